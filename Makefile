@@ -1,0 +1,82 @@
+# Flux — two commands: `make run` and `make test`. Everything else here serves them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+FLUX   := $(BIN)/flux
+UV_VERSION := 0.13.9
+STAMP  := $(VENV)/.flux-installed
+NEO4J_DIR := dagster_project/stack/neo4j_launcher
+NEO4J_CLASS := $(NEO4J_DIR)/target/classes/flux/neo4j/Neo4jLauncher.class
+FLUX_ALLOW_APT ?= true
+
+# The test stack has its own state folder and ports, so `make test` never touches your .flux data.
+TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389
+
+.PHONY: help setup up down status env dagster mlflow run test lint redis-server
+
+help:
+	@echo "make run    set up, start services, materialize everything, print a summary"
+	@echo "make test   set up, start the test stack, run every test"
+	@echo "make setup | up | down | status | env | dagster | mlflow | lint"
+
+setup: $(STAMP) $(NEO4J_CLASS) redis-server
+
+# Re-installs only when pyproject.toml or the lock changed; otherwise a no-op in well under a second.
+$(STAMP): pyproject.toml requirements.lock
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
+	$(BIN)/uv pip install -q --python $(BIN)/python -r requirements.lock
+	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
+	@touch $@
+
+$(NEO4J_CLASS): $(NEO4J_DIR)/pom.xml $(shell find $(NEO4J_DIR)/src -name '*.java')
+	cd $(NEO4J_DIR) && mvn -B -q package
+	@touch $@
+
+# Debian's redis-server; without it (or without permission to install) caches run in-process.
+redis-server:
+	@command -v redis-server >/dev/null 2>&1 || { \
+	  if [ "$(FLUX_ALLOW_APT)" = "true" ] && [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+	    echo "installing redis-server with apt-get"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null) \
+	      || echo "warning: could not install redis-server; caches will run in-process"; \
+	  else echo "note: redis-server not installed (FLUX_ALLOW_APT=$(FLUX_ALLOW_APT)); caches run in-process"; fi; }
+
+up: setup
+	$(FLUX) stack up
+
+down:
+	@test -x $(FLUX) && $(FLUX) stack down || echo "nothing to stop (no .venv)"
+
+status: setup
+	$(FLUX) stack status
+
+env: setup
+	@$(FLUX) env
+
+dagster: up
+	eval "$$($(FLUX) env)" && $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p $${FLUX_DAGSTER_PORT:-53000}
+
+mlflow: up
+	eval "$$($(FLUX) env)" && mkdir -p .flux/mlflow/artifacts && \
+	  $(BIN)/mlflow server --backend-store-uri "$$FLUX_MLFLOW_TRACKING_URI" \
+	  --default-artifact-root "$(CURDIR)/.flux/mlflow/artifacts" --host 127.0.0.1 --port $${FLUX_MLFLOW_PORT:-55000}
+
+run: up
+	$(FLUX) materialize
+	$(FLUX) summary
+
+lint: setup
+	$(BIN)/ruff check dagster_project retrieval serving tests benchmarks
+
+# The test stack is started here (and by the tests themselves when run directly) and stopped afterwards.
+test: setup
+	$(TEST_ENV) $(FLUX) stack up
+	$(BIN)/ruff check dagster_project retrieval serving tests benchmarks
+	set +e; $(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	  $(TEST_ENV) $(FLUX) stack down >/dev/null; \
+	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure, not a pass" >&2; rc=1; fi; \
+	  exit $$rc

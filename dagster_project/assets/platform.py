@@ -1,0 +1,46 @@
+"""Platform assets: the versioned schema of each store. Every data asset depends on these."""
+
+
+import dagster as dg
+
+from dagster_project.resources import Neo4jResource, PostgresResource
+from dagster_project.schema import apply_neo4j, apply_postgres
+from dagster_project.settings import get_settings
+
+PLATFORM_GROUP = "platform"
+
+
+@dg.asset(
+    group_name=PLATFORM_GROUP,
+    kinds={"postgres"},
+    description="Applies the ordered Postgres migrations (documents, chunks with vector(dim), HNSW index, "
+    "quarantine). Idempotent: a second run applies nothing.",
+)
+def postgres_schema(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
+    report = apply_postgres(postgres.get_engine(), get_settings())
+    context.log.info(f"postgres migrations applied={report.applied} already={report.already_applied}")
+    return dg.MaterializeResult(
+        metadata={
+            "schema_version": report.current_version,
+            "applied_now": dg.MetadataValue.json(report.applied),
+            "already_applied": len(report.already_applied),
+        }
+    )
+
+
+@dg.asset(
+    group_name=PLATFORM_GROUP,
+    kinds={"neo4j"},
+    description="Applies the Neo4j schema migrations (uniqueness constraints on Pathway, Reaction, Gene, "
+    "Compound, Paper ids; Species and Compartment by name). Idempotent.",
+)
+def neo4j_schema(context: dg.AssetExecutionContext, neo4j: Neo4jResource) -> dg.MaterializeResult:
+    report = apply_neo4j(neo4j.get_driver(), get_settings())
+    context.log.info(f"neo4j migrations applied={report.applied} already={report.already_applied}")
+    return dg.MaterializeResult(
+        metadata={
+            "schema_version": report.current_version,
+            "applied_now": dg.MetadataValue.json(report.applied),
+            "already_applied": len(report.already_applied),
+        }
+    )

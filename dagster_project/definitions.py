@@ -1,0 +1,19 @@
+"""The Flux code location: every asset, check, schedule and resource (workspace.yaml points here)."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from dagster_project.assets.platform import neo4j_schema, postgres_schema
+from dagster_project.checks.platform import PLATFORM_CHECKS
+from dagster_project.resources import build_resources, export_resource_env
+from dagster_project.settings import get_settings
+
+# Resolve service URLs from FLUX_ settings for any variable the shell did not set (fresh `dagster dev`).
+export_resource_env(get_settings())
+
+defs = dg.Definitions(
+    assets=[postgres_schema, neo4j_schema],
+    asset_checks=PLATFORM_CHECKS,
+    resources=build_resources(),
+)

@@ -1,0 +1,32 @@
+"""MLflow with a database backend store (the embedded Postgres by default) and artifacts under FLUX_HOME."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+from pydantic import Field
+
+
+def configure_mlflow(tracking_uri: str, experiment: str, artifact_root: Path) -> str:
+    """Point MLflow at the store and make sure the experiment exists; returns the experiment id."""
+    import mlflow
+
+    mlflow.set_tracking_uri(tracking_uri)
+    existing = mlflow.get_experiment_by_name(experiment)
+    if existing is not None:
+        mlflow.set_experiment(experiment)
+        return existing.experiment_id
+    artifact_root.mkdir(parents=True, exist_ok=True)
+    experiment_id = mlflow.create_experiment(experiment, artifact_location=artifact_root.resolve().as_uri())
+    mlflow.set_experiment(experiment)
+    return experiment_id
+
+
+class MLflowResource(dg.ConfigurableResource):
+    tracking_uri: str = Field(description="FLUX_MLFLOW_TRACKING_URI")
+    experiment: str = Field(default="flux", description="FLUX_MLFLOW_EXPERIMENT")
+    artifact_root: str = Field(description="FLUX_HOME/mlflow/artifacts")
+
+    def configure(self) -> str:
+        return configure_mlflow(self.tracking_uri, self.experiment, Path(self.artifact_root))

@@ -1,0 +1,25 @@
+"""Neo4j over Bolt with the official driver; one driver per (uri, user) per process."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import dagster as dg
+from neo4j import Driver, GraphDatabase
+from pydantic import Field
+
+
+@lru_cache(maxsize=8)
+def driver_for(uri: str, user: str, password: str) -> Driver:
+    return GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10)
+
+
+class Neo4jResource(dg.ConfigurableResource):
+    """The knowledge graph."""
+
+    uri: str = Field(description="Bolt URI (FLUX_NEO4J_URI)")
+    user: str = Field(default="neo4j", description="FLUX_NEO4J_USER")
+    password: str = Field(description="FLUX_NEO4J_PASSWORD")
+
+    def get_driver(self) -> Driver:
+        return driver_for(self.uri, self.user, self.password)

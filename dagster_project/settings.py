@@ -1,0 +1,174 @@
+"""One settings object for all of Flux: every variable is `FLUX_<FIELD>` and is documented in README.md.
+
+Service URLs are *derived* from the embedded-service ports unless the user names a server of their own with
+FLUX_DATABASE_URL / FLUX_NEO4J_URI / FLUX_REDIS_URL; then that server is used and nothing is started for it.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+class FluxConfigError(RuntimeError):
+    """A configuration or dependency problem that the user fixes by changing one variable or starting a service.
+
+    `variable` names the FLUX_ variable to look at; the CLI prints this as one line, never a traceback.
+    """
+
+    def __init__(self, variable: str, message: str) -> None:
+        super().__init__(f"{message} (check {variable})")
+        self.variable = variable
+
+
+class FluxSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="FLUX_", extra="ignore", frozen=True)
+
+    # Runtime state
+    home: Path = Field(default=REPO_ROOT / ".flux", description="All runtime state (databases, logs, stores).")
+    service_start_timeout: float = Field(default=120.0, description="Seconds to wait for a service to be ready.")
+
+    # Postgres
+    database_url: str | None = Field(default=None, description="Use this Postgres; nothing is started for it.")
+    pg_port: int = 55432
+    pg_user: str = "flux"
+    pg_password: SecretStr = SecretStr("flux")
+    pg_database: str = "flux"
+    dagster_database: str = "flux_dagster"
+    mlflow_database: str = "flux_mlflow"
+
+    # Neo4j
+    neo4j_uri: str | None = Field(default=None, description="Use this Neo4j; nothing is started for it.")
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("flux-local-neo4j")
+    neo4j_bolt_port: int = 57687
+    neo4j_heap: str = "1g"
+    neo4j_pagecache_mb: int = 256
+
+    # Redis
+    redis_url: str | None = Field(default=None, description="Use this Redis; nothing is started for it.")
+    redis_port: int = 56379
+    redis_server_bin: str = "redis-server"
+    allow_apt: bool = Field(default=True, description="`make setup` may apt-get install redis-server.")
+
+    # MLflow, Dagster, Ray
+    mlflow_tracking_uri: str | None = None
+    mlflow_port: int = 55000
+    mlflow_experiment: str = "flux"
+    dagster_port: int = 53000
+    ray_address: str | None = Field(default=None, description="Join this Ray cluster (RAY_ADDRESS also works).")
+    ray_num_cpus: int = 2
+
+    # Embeddings and the vector index
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_dim: int = Field(default=384, ge=1, le=16000)
+    embedding_batch_size: int = 64
+    embedding_query_prefix: str = ""
+    hnsw_m: int = Field(default=16, ge=2, le=100)
+    hnsw_ef_construction: int = Field(default=64, ge=4, le=1000)
+    hnsw_ef_search: int = Field(default=100, ge=1, le=1000)
+
+    # Sources
+    source_mode: Literal["live", "snapshot", "demo"] = "demo"
+    snapshot_dir: Path = REPO_ROOT.parent / "shared" / "data"
+    raw_root: str | None = Field(default=None, description="fsspec root of the raw zone; default <home>/raw.")
+
+    # --- derived paths ---------------------------------------------------------------------------------
+    @property
+    def logs_dir(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.home / "run"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.home / "dagster"
+
+    @property
+    def raw_root_path(self) -> str:
+        return self.raw_root or str(self.home / "raw")
+
+    # --- derived URLs ----------------------------------------------------------------------------------
+    # A URL that points at our own embedded port is not "external": that is what `eval $(flux env)` exports,
+    # and `flux stack down` must still be able to stop the server behind it.
+    @property
+    def postgres_external(self) -> bool:
+        return bool(self.database_url) and not _is_local_port(self.database_url, self.pg_port)
+
+    @property
+    def neo4j_external(self) -> bool:
+        return bool(self.neo4j_uri) and not _is_local_port(self.neo4j_uri, self.neo4j_bolt_port)
+
+    @property
+    def redis_external(self) -> bool:
+        return bool(self.redis_url) and not _is_local_port(self.redis_url, self.redis_port)
+
+    def _embedded_pg_url(self, database: str) -> str:
+        password = self.pg_password.get_secret_value()
+        return f"postgresql+psycopg://{self.pg_user}:{password}@127.0.0.1:{self.pg_port}/{database}"
+
+    @property
+    def platform_database_url(self) -> str:
+        """SQLAlchemy URL (psycopg 3) of the platform database."""
+        if self.database_url:
+            return _with_driver(self.database_url, "psycopg")
+        return self._embedded_pg_url(self.pg_database)
+
+    def sibling_database_url(self, database: str, driver: str = "psycopg") -> str:
+        """URL of another database on the same server as the platform database."""
+        url = make_url(self.platform_database_url).set(database=database)
+        return _with_driver(url.render_as_string(hide_password=False), driver)
+
+    @property
+    def dagster_database_url(self) -> str:
+        return self.sibling_database_url(self.dagster_database, driver="psycopg2")
+
+    @property
+    def resolved_mlflow_tracking_uri(self) -> str:
+        return self.mlflow_tracking_uri or self.sibling_database_url(self.mlflow_database, driver="psycopg2")
+
+    @property
+    def resolved_neo4j_uri(self) -> str:
+        return self.neo4j_uri or f"bolt://127.0.0.1:{self.neo4j_bolt_port}"
+
+    @property
+    def resolved_redis_url(self) -> str:
+        return self.redis_url or f"redis://127.0.0.1:{self.redis_port}/0"
+
+    @property
+    def resolved_ray_address(self) -> str | None:
+        return self.ray_address or os.environ.get("RAY_ADDRESS") or None
+
+
+def _is_local_port(url: str, port: int) -> bool:
+    parsed = urlsplit(url)
+    try:
+        return parsed.hostname in {"127.0.0.1", "localhost"} and parsed.port == port
+    except ValueError:
+        return False
+
+
+def _with_driver(url: str, driver: str) -> str:
+    """Force a SQLAlchemy driver: with SQLAlchemy 2.1 a bare postgresql:// means psycopg 3, which
+    dagster-postgres cannot use (see ENVIRONMENT.md), so every URL we hand out names its driver."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "postgresql":
+        raise FluxConfigError("FLUX_DATABASE_URL", f"not a PostgreSQL URL: {parsed.drivername}")
+    return parsed.set(drivername=f"postgresql+{driver}").render_as_string(hide_password=False)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> FluxSettings:
+    """The process-wide settings; tests that change the environment call `get_settings.cache_clear()`."""
+    return FluxSettings()

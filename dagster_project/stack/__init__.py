@@ -1,0 +1,124 @@
+"""The one local-services launcher: `flux stack up|down|status`, the Makefile and the tests all use it."""
+
+from __future__ import annotations
+
+import time
+
+from neo4j import GraphDatabase
+from neo4j import exceptions as neo4j_errors
+
+from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.stack.base import LocalService, ServiceState, ServiceStatus
+from dagster_project.stack.neo4j import Neo4jService
+from dagster_project.stack.postgres import PostgresService, connect_or_explain, ensure_databases
+from dagster_project.stack.process import ServiceStartError
+from dagster_project.stack.redis import RedisService
+
+__all__ = [
+    "ServiceStartError",
+    "ServiceState",
+    "ServiceStatus",
+    "Stack",
+    "check_neo4j",
+    "check_postgres",
+]
+
+
+def check_postgres(settings: FluxSettings) -> None:
+    """Open and close one connection to the platform database, or raise a one-line FluxConfigError."""
+    from sqlalchemy.engine import make_url
+
+    conninfo = make_url(settings.platform_database_url).set(drivername="postgresql")
+    with connect_or_explain(conninfo.render_as_string(hide_password=False)) as conn:
+        conn.execute("SELECT 1")
+
+
+def check_neo4j(settings: FluxSettings) -> None:
+    """Verify Bolt connectivity and credentials, or raise a one-line FluxConfigError."""
+    auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    try:
+        with GraphDatabase.driver(settings.resolved_neo4j_uri, auth=auth, connection_timeout=5) as driver:
+            driver.verify_connectivity()
+    except neo4j_errors.AuthError:
+        raise FluxConfigError("FLUX_NEO4J_PASSWORD", "Neo4j rejected the credentials") from None
+    except (neo4j_errors.ServiceUnavailable, neo4j_errors.DriverError, OSError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise FluxConfigError(
+            "FLUX_NEO4J_URI", f"Neo4j is not reachable at {settings.resolved_neo4j_uri}: {first}"
+        ) from None
+
+
+class Stack:
+    """Embedded Postgres, Neo4j and Redis, started only where no external URL names a server."""
+
+    def __init__(self, settings: FluxSettings) -> None:
+        self.settings = settings
+        self.postgres = PostgresService(settings)
+        self.neo4j = Neo4jService(settings)
+        self.redis = RedisService(settings)
+
+    @property
+    def services(self) -> list[LocalService]:
+        return [self.postgres, self.neo4j, self.redis]
+
+    def up(self) -> list[ServiceStatus]:
+        """Start what is not running, verify what is external; return each service's state and start time."""
+        results: list[ServiceStatus] = []
+        for service in self.services:
+            results.append(self._up_one(service))
+        return results
+
+    def _up_one(self, service: LocalService) -> ServiceStatus:
+        status = service.status()
+        if status.state is ServiceState.UNAVAILABLE:
+            return status
+        started = time.monotonic()
+        if status.state is ServiceState.STOPPED:
+            service.start()
+        elapsed = time.monotonic() - started if status.state is ServiceState.STOPPED else None
+        self._verify(service)
+        detail = "started" if elapsed is not None else "already running"
+        if status.state is ServiceState.EXTERNAL:
+            detail = "external, reachable"
+        final_state = ServiceState.EXTERNAL if service.external else ServiceState.RUNNING
+        return ServiceStatus(service.name, final_state, service.redacted_url, detail, elapsed)
+
+    def _verify(self, service: LocalService) -> None:
+        if service is self.postgres:
+            if service.external:
+                check_postgres(self.settings)
+            ensure_databases(self.settings)
+        elif service is self.neo4j:
+            check_neo4j(self.settings)
+
+    def down(self) -> list[ServiceStatus]:
+        results = []
+        for service in reversed(self.services):
+            if service.external:
+                results.append(ServiceStatus(service.name, ServiceState.EXTERNAL, service.redacted_url,
+                                             "left alone"))
+                continue
+            stopped = service.stop()
+            results.append(ServiceStatus(service.name, ServiceState.STOPPED, service.redacted_url,
+                                         "stopped" if stopped else "was not running"))
+        return results
+
+    def status(self) -> list[ServiceStatus]:
+        return [service.status() for service in self.services]
+
+    def running_urls(self) -> dict[str, str]:
+        """FLUX_* URL variables for every service that is running or external (for `flux env`)."""
+        env: dict[str, str] = {}
+        states = {s.name: s.state for s in self.status()}
+        live = {ServiceState.RUNNING, ServiceState.EXTERNAL}
+        if states["postgres"] in live:
+            env["FLUX_DATABASE_URL"] = self.settings.platform_database_url
+            env["FLUX_MLFLOW_TRACKING_URI"] = self.settings.resolved_mlflow_tracking_uri
+        if states["neo4j"] in live:
+            env["FLUX_NEO4J_URI"] = self.settings.resolved_neo4j_uri
+            env["FLUX_NEO4J_USER"] = self.settings.neo4j_user
+            env["FLUX_NEO4J_PASSWORD"] = self.settings.neo4j_password.get_secret_value()
+        if states["redis"] in live:
+            env["FLUX_REDIS_URL"] = self.settings.resolved_redis_url
+        env["DAGSTER_HOME"] = str(self.settings.dagster_home)
+        return env

@@ -1,0 +1,81 @@
+"""What every local service launcher provides, and the status vocabulary `flux stack status` prints."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from dagster_project.settings import FluxSettings
+
+
+class ServiceState(StrEnum):
+    RUNNING = "running"
+    STOPPED = "stopped"
+    EXTERNAL = "external"
+    UNAVAILABLE = "unavailable"
+
+
+@dataclass(frozen=True)
+class ServiceStatus:
+    name: str
+    state: ServiceState
+    url: str
+    detail: str = ""
+    start_seconds: float | None = None
+
+
+class LocalService(ABC):
+    """A server that `flux stack up` may start on 127.0.0.1 with its data under FLUX_HOME."""
+
+    name: str
+    url_variable: str
+
+    def __init__(self, settings: FluxSettings) -> None:
+        self.settings = settings
+
+    @property
+    def log_path(self) -> Path:
+        return self.settings.logs_dir / f"{self.name}.log"
+
+    @property
+    @abstractmethod
+    def external(self) -> bool: ...
+
+    @property
+    @abstractmethod
+    def url(self) -> str: ...
+
+    @abstractmethod
+    def is_running(self) -> bool: ...
+
+    @abstractmethod
+    def start(self) -> None:
+        """Start and wait for readiness; raise ServiceStartError naming the log file on failure."""
+
+    @abstractmethod
+    def stop(self) -> bool:
+        """Stop the server we started; return False if nothing was running."""
+
+    def unavailable_reason(self) -> str | None:
+        """Why this service cannot be had on this machine (None when it can)."""
+        return None
+
+    def status(self) -> ServiceStatus:
+        if self.external:
+            return ServiceStatus(self.name, ServiceState.EXTERNAL, self.redacted_url)
+        reason = self.unavailable_reason()
+        if reason:
+            return ServiceStatus(self.name, ServiceState.UNAVAILABLE, self.redacted_url, reason)
+        state = ServiceState.RUNNING if self.is_running() else ServiceState.STOPPED
+        return ServiceStatus(self.name, state, self.redacted_url)
+
+    @property
+    def redacted_url(self) -> str:
+        from sqlalchemy.engine import make_url
+
+        try:
+            return make_url(self.url).render_as_string(hide_password=True)
+        except Exception:  # not an SQLAlchemy-shaped URL (bolt://, redis://)
+            return self.url

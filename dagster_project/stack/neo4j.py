@@ -1,0 +1,121 @@
+"""Neo4j Community 5.26 LTS, embedded in a one-class Java launcher with a Bolt connector on 127.0.0.1.
+
+The launcher's pom.xml (neo4j_launcher/) resolves Neo4j from Maven Central; `make setup` builds it once.
+Data lives under FLUX_HOME/neo4j; the Python `neo4j` driver talks to it over Bolt like any other server.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from dagster_project.stack.base import LocalService
+from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
+
+LAUNCHER_DIR = Path(__file__).resolve().parent / "neo4j_launcher"
+LAUNCHER_CLASS = "flux.neo4j.Neo4jLauncher"
+READY_MARKER = "flux-neo4j: ready"
+
+# Neo4j on JDK 17 wants these opened for its off-heap memory and unsafe access.
+JVM_OPENS = [
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+]
+
+
+def launcher_built() -> bool:
+    jar_dir = LAUNCHER_DIR / "target"
+    cls = jar_dir / "classes" / "flux" / "neo4j" / "Neo4jLauncher.class"
+    if not cls.exists() or not (jar_dir / "lib").is_dir():
+        return False
+    sources = [LAUNCHER_DIR / "pom.xml", *LAUNCHER_DIR.glob("src/**/*.java")]
+    return all(src.stat().st_mtime <= cls.stat().st_mtime for src in sources)
+
+
+def build_launcher(log_path: Path) -> None:
+    """Resolve Neo4j from Maven Central and compile the launcher (a no-op when already built)."""
+    if launcher_built():
+        return
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise ServiceStartError("Maven (mvn) is needed to build the Neo4j launcher; install maven and Java 17")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log:
+        result = subprocess.run([mvn, "-B", "-q", "package"], cwd=LAUNCHER_DIR, stdout=log, stderr=log)
+    if result.returncode != 0:
+        raise ServiceStartError(f"building the Neo4j launcher failed; see {log_path}")
+
+
+class Neo4jService(LocalService):
+    name = "neo4j"
+    url_variable = "FLUX_NEO4J_URI"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.settings.home / "neo4j"
+
+    @property
+    def pidfile(self) -> PidFile:
+        return PidFile(self.settings.run_dir / "neo4j.pid", (LAUNCHER_CLASS,))
+
+    @property
+    def external(self) -> bool:
+        return self.settings.neo4j_external
+
+    @property
+    def url(self) -> str:
+        return self.settings.resolved_neo4j_uri
+
+    def is_running(self) -> bool:
+        return self.pidfile.live_pid() is not None
+
+    def _password_file(self) -> Path:
+        path = self.settings.run_dir / "neo4j.password"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600, exist_ok=True)
+        path.write_text(self.settings.neo4j_password.get_secret_value())
+        return path
+
+    def start(self) -> None:
+        if self.is_running():
+            return
+        build_launcher(self.settings.logs_dir / "neo4j-build.log")
+        java = shutil.which("java")
+        if java is None:
+            raise ServiceStartError("Java 17 is needed to run Neo4j (java not on PATH)")
+        target = LAUNCHER_DIR / "target"
+        argv = [
+            java, f"-Xmx{self.settings.neo4j_heap}", *JVM_OPENS,
+            "-cp", f"{target / 'classes'}:{target / 'lib'}/*", LAUNCHER_CLASS,
+            "--home", str(self.data_dir),
+            "--host", "127.0.0.1",
+            "--port", str(self.settings.neo4j_bolt_port),
+            "--pagecache-mb", str(self.settings.neo4j_pagecache_mb),
+            "--password-file", str(self._password_file()),
+        ]
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        pid = spawn_detached(argv, self.log_path)
+        self.pidfile.write(pid)
+
+        def ready() -> bool:
+            with self.log_path.open("rb") as fh:
+                fh.seek(offset)
+                return READY_MARKER.encode() in fh.read()
+
+        try:
+            wait_until(ready, timeout=self.settings.service_start_timeout, what="neo4j",
+                       log_path=self.log_path, alive=self.is_running)
+        except ServiceStartError as exc:
+            self.stop()
+            raise ServiceStartError(f"{exc}\n{tail(self.log_path)}") from None
+
+    def stop(self) -> bool:
+        pid = self.pidfile.live_pid()
+        self.pidfile.clear()
+        if pid is None:
+            return False
+        stop_pid(pid, timeout=60)
+        return True

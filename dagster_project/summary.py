@@ -1,0 +1,37 @@
+"""What `make run` prints at the end: row counts per table and node counts per label."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import text
+
+from dagster_project.resources.neo4j import driver_for
+from dagster_project.resources.postgres import engine_for
+from dagster_project.settings import FluxSettings
+
+SUMMARY_TABLES = ["schema_migrations", "documents", "chunks", "quarantine"]
+
+
+@dataclass(frozen=True)
+class PlatformSummary:
+    table_rows: dict[str, int]
+    node_labels: dict[str, int]
+
+
+def collect_summary(settings: FluxSettings) -> PlatformSummary:
+    tables: dict[str, int] = {}
+    with engine_for(settings.platform_database_url).connect() as conn:
+        present = set(conn.execute(text(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+        )).scalars())
+        for table in SUMMARY_TABLES:
+            if table in present:
+                # Table names come from the fixed list above, never from input.
+                tables[table] = conn.execute(text(f'SELECT count(*) FROM "{table}"')).scalar_one()
+    driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
+                        settings.neo4j_password.get_secret_value())
+    records = driver.execute_query(
+        "MATCH (n) UNWIND labels(n) AS label RETURN label, count(*) AS n ORDER BY label"
+    ).records
+    return PlatformSummary(tables, {rec["label"]: rec["n"] for rec in records})

@@ -1,0 +1,145 @@
+"""The `flux` command: local services, schema, materialization and (later) questions.
+
+Errors a user can fix (a dead service, a wrong password, a bad variable) print one line naming the variable
+and exit 2 — never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from dagster_project.settings import FluxConfigError, get_settings
+from dagster_project.stack.base import ServiceStatus
+
+app = typer.Typer(help="Flux: biology sources → documents, pgvector and a Neo4j graph.", no_args_is_help=True)
+stack_app = typer.Typer(help="Local services: embedded Postgres, Neo4j, Redis.", no_args_is_help=True)
+app.add_typer(stack_app, name="stack")
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _print_statuses(statuses: list[ServiceStatus]) -> None:
+    for st in statuses:
+        secs = f" ({st.start_seconds:.1f}s)" if st.start_seconds is not None else ""
+        detail = f"  {st.detail}" if st.detail else ""
+        print(f"{st.name:<9} {st.state.value:<12} {st.url}{detail}{secs}")
+
+
+@stack_app.command("up")
+def stack_up() -> None:
+    """Start every local service that no FLUX_*_URL/URI points elsewhere, and wait until each is ready."""
+    from dagster_project.instance import render_dagster_home
+    from dagster_project.stack import Stack
+
+    settings = get_settings()
+    statuses = Stack(settings).up()
+    render_dagster_home(settings)
+    _print_statuses(statuses)
+
+
+@stack_app.command("down")
+def stack_down() -> None:
+    """Stop the services this checkout started (by PID); external servers are left alone."""
+    from dagster_project.stack import Stack
+
+    _print_statuses(Stack(get_settings()).down())
+
+
+@stack_app.command("status")
+def stack_status() -> None:
+    """running / stopped / external / unavailable, per service."""
+    from dagster_project.stack import Stack
+
+    _print_statuses(Stack(get_settings()).status())
+
+
+@app.command("env")
+def env() -> None:
+    """Print `export FLUX_...=` lines for every running service (use: eval "$(flux env)")."""
+    from dagster_project.stack import Stack
+
+    for key, value in Stack(get_settings()).running_urls().items():
+        print(f"export {key}={shlex.quote(value)}")
+
+
+@app.command("migrate")
+def migrate() -> None:
+    """Apply the Postgres and Neo4j migrations outside Dagster (the platform assets do the same)."""
+    from dagster_project.resources.neo4j import driver_for
+    from dagster_project.resources.postgres import engine_for
+    from dagster_project.schema import apply_neo4j, apply_postgres
+    from dagster_project.stack import check_neo4j, check_postgres
+
+    settings = get_settings()
+    check_postgres(settings)
+    check_neo4j(settings)
+    pg = apply_postgres(engine_for(settings.platform_database_url), settings)
+    driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
+                        settings.neo4j_password.get_secret_value())
+    graph = apply_neo4j(driver, settings)
+    for report in (pg, graph):
+        console.print(f"{report.store}: version {report.current_version}, applied now: {report.applied or 'none'}")
+
+
+@app.command("materialize")
+def materialize(select: str = typer.Option("*", help="Dagster asset selection, e.g. 'group:platform'.")) -> None:
+    """Materialize assets in-process into the Dagster instance (runs show up in the UI)."""
+    from dagster_project.materialize import materialize_selection
+    from dagster_project.stack import check_neo4j, check_postgres
+
+    settings = get_settings()
+    check_postgres(settings)
+    check_neo4j(settings)
+    started = time.monotonic()
+    result = materialize_selection(settings, select)
+    console.print(
+        f"run {result.run_id}: {'success' if result.success else 'FAILED'} — {len(result.materialized)} "
+        f"assets materialized, checks passed {result.checks_passed}/{result.checks_total} "
+        f"in {time.monotonic() - started:.1f}s"
+    )
+    if not result.success:
+        raise typer.Exit(1)
+
+
+@app.command("summary")
+def summary() -> None:
+    """Counts per table and per node label."""
+    from dagster_project.stack import check_neo4j, check_postgres
+    from dagster_project.summary import collect_summary
+
+    settings = get_settings()
+    check_postgres(settings)
+    check_neo4j(settings)
+    result = collect_summary(settings)
+    table = Table("store", "table / label", "count")
+    for name, count in result.table_rows.items():
+        table.add_row("postgres", name, str(count))
+    for label, count in result.node_labels.items():
+        table.add_row("neo4j", label, str(count))
+    console.print(table)
+
+
+def main() -> None:
+    """Console-script entry point: user-fixable failures become one line on stderr and exit code 2."""
+    from dagster_project.stack import ServiceStartError
+
+    try:
+        app()
+    except FluxConfigError as exc:
+        err_console.print(f"flux: error: {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except ServiceStartError as exc:
+        err_console.print(f"flux: service failed to start: {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()

@@ -1,0 +1,106 @@
+"""Session fixtures. Integration tests talk to a real stack that this session starts with its own ports and
+state under .flux/test (never the developer's .flux data), in freshly created databases it drops afterwards."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from dagster_project.settings import REPO_ROOT, FluxSettings, get_settings
+
+# The environment as the user gave it, captured before test modules are imported: importing the Dagster
+# Definitions exports derived FLUX_ URLs, which must not leak into the test session's settings.
+_USER_ENV = dict(os.environ)
+
+TEST_DEFAULTS = {
+    "FLUX_HOME": str(REPO_ROOT / ".flux" / "test"),
+    "FLUX_PG_PORT": "55442",
+    "FLUX_NEO4J_BOLT_PORT": "57697",
+    "FLUX_REDIS_PORT": "56389",
+    "FLUX_RAY_NUM_CPUS": "2",
+}
+
+
+@pytest.fixture(scope="session")
+def flux_settings() -> Iterator[FluxSettings]:
+    """Test-session settings: test ports, and database names unique to this session."""
+    suffix = uuid.uuid4().hex[:8]
+    values = {key: _USER_ENV.get(key, default) for key, default in TEST_DEFAULTS.items()}
+    values |= {
+        "FLUX_PG_DATABASE": f"flux_t_{suffix}",
+        "FLUX_DAGSTER_DATABASE": f"flux_dagster_t_{suffix}",
+        "FLUX_MLFLOW_DATABASE": f"flux_mlflow_t_{suffix}",
+        "DAGSTER_HOME": str(Path(values["FLUX_HOME"]) / "dagster"),
+    }
+    saved = dict(os.environ)
+    for key in [k for k in os.environ if k.startswith("FLUX_") and k not in _USER_ENV]:
+        del os.environ[key]
+    os.environ.update(values)
+    get_settings.cache_clear()
+    try:
+        yield get_settings()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        get_settings.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def stack(flux_settings: FluxSettings) -> Iterator[FluxSettings]:
+    """The real services, up; stops at the end whatever this session started, and drops its databases."""
+    from dagster_project.instance import render_dagster_home
+    from dagster_project.stack import ServiceState, Stack
+
+    services = Stack(flux_settings)
+    was_stopped = {s.name for s in services.status() if s.state is ServiceState.STOPPED}
+    services.up()
+    render_dagster_home(flux_settings)
+    _reset_graph(flux_settings)
+    try:
+        yield flux_settings
+    finally:
+        _drop_session_databases(flux_settings)
+        for service in services.services:
+            if service.name in was_stopped:
+                service.stop()
+
+
+def _reset_graph(settings: FluxSettings) -> None:
+    """Neo4j Community has one user database: empty it (data and schema) so the session starts fresh."""
+    from neo4j import GraphDatabase
+
+    auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    with GraphDatabase.driver(settings.resolved_neo4j_uri, auth=auth) as driver:
+        driver.execute_query("MATCH (n) DETACH DELETE n")
+        for record in driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name").records:
+            driver.execute_query(f"DROP CONSTRAINT `{record['name']}` IF EXISTS")
+        for record in driver.execute_query(
+            "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
+        ).records:
+            driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS")
+
+
+def _drop_session_databases(settings: FluxSettings) -> None:
+    from dagster_project.resources.postgres import engine_for
+    from dagster_project.stack.postgres import admin_conninfo
+
+    engine_for.cache_clear()  # pooled connections would block DROP DATABASE
+    with psycopg.connect(admin_conninfo(settings), autocommit=True) as conn:
+        for name in (settings.pg_database, settings.dagster_database, settings.mlflow_database):
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark tests by folder so `-m integration` / `-m "not integration"` select them."""
+    for item in items:
+        parts = Path(str(item.fspath)).parts
+        if "integration" in parts:
+            item.add_marker(pytest.mark.integration)
+        elif "e2e" in parts:
+            item.add_marker(pytest.mark.e2e)

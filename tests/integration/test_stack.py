@@ -1,0 +1,157 @@
+"""The real stack: Postgres+pgvector, Neo4j over Bolt, Redis — started by the launcher the Makefile uses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import redis
+from neo4j import GraphDatabase
+from sqlalchemy import text
+
+from dagster_project.resources import resource_env
+from dagster_project.resources.postgres import engine_for
+from dagster_project.schema import apply_neo4j, apply_postgres
+from dagster_project.settings import FluxSettings, get_settings
+from dagster_project.stack import ServiceState, Stack
+
+
+def _driver(s: FluxSettings):  # type: ignore[no-untyped-def]
+    return GraphDatabase.driver(s.resolved_neo4j_uri, auth=(s.neo4j_user, s.neo4j_password.get_secret_value()))
+
+
+def _pg_schema_fingerprint(s: FluxSettings) -> list[tuple]:
+    with engine_for(s.platform_database_url).connect() as conn:
+        columns = conn.execute(text(
+            "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns"
+            " WHERE table_schema = 'public' ORDER BY 1, 2"
+        )).all()
+        indexes = conn.execute(text("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'"
+                                    " ORDER BY 1")).all()
+        ledger = conn.execute(text("SELECT version, checksum, applied_at FROM schema_migrations ORDER BY 1")).all()
+    return [tuple(r) for r in (*columns, *indexes, *ledger)]
+
+
+def _constraints(s: FluxSettings) -> set[tuple[str, str, str]]:
+    with _driver(s) as driver:
+        records = driver.execute_query(
+            "SHOW CONSTRAINTS YIELD type, labelsOrTypes, properties RETURN type, labelsOrTypes, properties"
+        ).records
+    return {(r["type"], r["labelsOrTypes"][0], r["properties"][0]) for r in records}
+
+
+@pytest.fixture(scope="module")
+def migrated(stack: FluxSettings) -> FluxSettings:
+    apply_postgres(engine_for(stack.platform_database_url), stack)
+    with _driver(stack) as driver:
+        apply_neo4j(driver, stack)
+    return stack
+
+
+def test_every_service_reports_running(stack: FluxSettings) -> None:
+    states = {st.name: st for st in Stack(stack).status()}
+    assert states["postgres"].state is ServiceState.RUNNING
+    assert states["neo4j"].state is ServiceState.RUNNING
+    if states["redis"].state is ServiceState.UNAVAILABLE:
+        assert "in-process" in states["redis"].detail
+    else:
+        assert states["redis"].state is ServiceState.RUNNING
+        assert redis.Redis.from_url(stack.resolved_redis_url).ping()
+
+
+def test_vector_extension_and_hnsw_index_exist(migrated: FluxSettings) -> None:
+    with engine_for(migrated.platform_database_url).connect() as conn:
+        version = conn.execute(text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).scalar()
+        indexdef = conn.execute(text("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_embedding_hnsw'"))
+        indexdef = indexdef.scalar_one()
+        coltype = conn.execute(text(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+            " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'")).scalar_one()
+        # A real cosine query through the index's operator works.
+        conn.execute(text("SET LOCAL hnsw.ef_search = 40"))
+        hits = conn.execute(text("SELECT count(*) FROM chunks ORDER BY 1 LIMIT 1")).scalar_one()
+    assert version is not None and tuple(int(p) for p in version.split(".")[:2]) >= (0, 8)
+    assert "USING hnsw" in indexdef and "vector_cosine_ops" in indexdef
+    assert f"m='{migrated.hnsw_m}'" in indexdef.replace(" ", "")
+    assert coltype == f"vector({migrated.embedding_dim})"
+    assert hits == 0
+
+
+def test_unique_keys_hold_on_documents_and_chunks(migrated: FluxSettings) -> None:
+    engine = engine_for(migrated.platform_database_url)
+    upsert = text(
+        "INSERT INTO documents (type, source, external_id, title, content, content_hash)"
+        " VALUES ('pathway', 'test', 'X1', 't', 'c', :h)"
+        " ON CONFLICT (source, external_id) DO UPDATE SET content_hash = EXCLUDED.content_hash RETURNING id"
+    )
+    with engine.begin() as conn:
+        first = conn.execute(upsert, {"h": "a" * 64}).scalar_one()
+        second = conn.execute(upsert, {"h": "b" * 64}).scalar_one()
+        rows = conn.execute(text("SELECT count(*) FROM documents WHERE source = 'test'")).scalar_one()
+        conn.execute(text("DELETE FROM documents WHERE source = 'test'"))
+    assert first == second and rows == 1
+
+
+def test_neo4j_constraints_exist(migrated: FluxSettings) -> None:
+    constraints = _constraints(migrated)
+    for label in ("Pathway", "Reaction", "Gene", "Compound"):
+        assert ("UNIQUENESS", label, "id") in constraints
+    assert ("UNIQUENESS", "Species", "name") in constraints
+
+
+def test_migrations_applied_twice_change_nothing(migrated: FluxSettings) -> None:
+    before_pg, before_graph = _pg_schema_fingerprint(migrated), _constraints(migrated)
+    pg = apply_postgres(engine_for(migrated.platform_database_url), migrated)
+    with _driver(migrated) as driver:
+        graph = apply_neo4j(driver, migrated)
+    assert pg.applied == [] and graph.applied == []
+    assert pg.already_applied and graph.already_applied
+    assert _pg_schema_fingerprint(migrated) == before_pg
+    assert _constraints(migrated) == before_graph
+
+
+def test_flux_env_exports_every_running_service(stack: FluxSettings) -> None:
+    out = subprocess.run([sys.executable, "-m", "serving.cli", "env"], capture_output=True, text=True,
+                         check=True).stdout
+    exports = dict(line.removeprefix("export ").split("=", 1) for line in out.splitlines())
+    assert exports["FLUX_DATABASE_URL"].endswith(f":{stack.pg_port}/{stack.pg_database}")
+    assert exports["FLUX_NEO4J_URI"] == f"bolt://127.0.0.1:{stack.neo4j_bolt_port}"
+    assert exports["DAGSTER_HOME"] == str(stack.dagster_home)
+
+
+def _flux(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the CLI as a user would: with the session's FLUX_ settings but none of the derived URLs that
+    in-process Dagster runs exported (those would mask a wrong password)."""
+    derived = set(resource_env(get_settings()))
+    base = {k: v for k, v in os.environ.items() if k not in derived}
+    return subprocess.run([sys.executable, "-m", "serving.cli", *args], capture_output=True, text=True,
+                          env={**base, **env}, timeout=120)
+
+
+@pytest.mark.parametrize(
+    ("env", "variable"),
+    [
+        ({"FLUX_NEO4J_URI": "bolt://127.0.0.1:1"}, "FLUX_NEO4J_URI"),
+        ({"FLUX_DATABASE_URL": "postgresql://flux:flux@127.0.0.1:1/flux"}, "FLUX_DATABASE_URL"),
+        ({"FLUX_PG_PASSWORD": "definitely-wrong"}, "FLUX_PG_PASSWORD"),
+        ({"FLUX_NEO4J_PASSWORD": "definitely-wrong"}, "FLUX_NEO4J_PASSWORD"),
+    ],
+)
+def test_dead_or_misconfigured_dependency_is_one_line_naming_the_variable(
+    stack: FluxSettings, env: dict[str, str], variable: str
+) -> None:
+    result = _flux("migrate", **env)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, result.stderr
+    assert variable in lines[0]
+
+
+def test_missing_redis_binary_is_reported_not_fatal(stack: FluxSettings) -> None:
+    result = _flux("stack", "status", FLUX_REDIS_SERVER_BIN="/nonexistent/redis-server")
+    assert result.returncode == 0
+    redis_line = next(ln for ln in result.stdout.splitlines() if ln.startswith("redis"))
+    assert "unavailable" in redis_line and "in-process" in redis_line
