@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 
 import dagster as dg
@@ -27,8 +28,9 @@ def materialize_selection(settings: FluxSettings, selection: str = "*") -> Mater
     from dagster_project.definitions import defs
 
     job = defs.resolve_implicit_global_asset_job_def()
-    selected = dg.AssetSelection.from_string(selection)
-    asset_keys = selected.resolve(defs.resolve_asset_graph())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.BetaWarning)  # selection strings are stable enough for a CLI
+        asset_keys = dg.AssetSelection.from_string(selection).resolve(defs.resolve_asset_graph())
     with dg.DagsterInstance.get() as instance:
         result = job.execute_in_process(
             instance=instance,

@@ -32,6 +32,7 @@ def collect_summary(settings: FluxSettings) -> PlatformSummary:
     driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
                         settings.neo4j_password.get_secret_value())
     records = driver.execute_query(
-        "MATCH (n) UNWIND labels(n) AS label RETURN label, count(*) AS n ORDER BY label"
+        "MATCH (n) UNWIND labels(n) AS label WITH label WHERE label <> 'FluxMigration'"
+        " RETURN label, count(*) AS n ORDER BY label"
     ).records
     return PlatformSummary(tables, {rec["label"]: rec["n"] for rec in records})

@@ -99,7 +99,7 @@ def materialize(select: str = typer.Option("*", help="Dagster asset selection, e
     check_neo4j(settings)
     started = time.monotonic()
     result = materialize_selection(settings, select)
-    console.print(
+    print(
         f"run {result.run_id}: {'success' if result.success else 'FAILED'} — {len(result.materialized)} "
         f"assets materialized, checks passed {result.checks_passed}/{result.checks_total} "
         f"in {time.monotonic() - started:.1f}s"

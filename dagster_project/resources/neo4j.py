@@ -11,7 +11,8 @@ from pydantic import Field
 
 @lru_cache(maxsize=8)
 def driver_for(uri: str, user: str, password: str) -> Driver:
-    return GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10)
+    # Notifications ("label does not exist yet") are advice for query authors, not for pipeline logs.
+    return GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10, notifications_min_severity="OFF")
 
 
 class Neo4jResource(dg.ConfigurableResource):

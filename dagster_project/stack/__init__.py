@@ -37,7 +37,8 @@ def check_neo4j(settings: FluxSettings) -> None:
     """Verify Bolt connectivity and credentials, or raise a one-line FluxConfigError."""
     auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
     try:
-        with GraphDatabase.driver(settings.resolved_neo4j_uri, auth=auth, connection_timeout=5) as driver:
+        with GraphDatabase.driver(settings.resolved_neo4j_uri, auth=auth, connection_timeout=5,
+                                  notifications_min_severity="OFF") as driver:
             driver.verify_connectivity()
     except neo4j_errors.AuthError:
         raise FluxConfigError("FLUX_NEO4J_PASSWORD", "Neo4j rejected the credentials") from None
