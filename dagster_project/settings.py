@@ -81,6 +81,24 @@ class FluxSettings(BaseSettings):
     source_mode: Literal["live", "snapshot", "demo"] = "demo"
     snapshot_dir: Path = REPO_ROOT.parent / "shared" / "data"
     raw_root: str | None = Field(default=None, description="fsspec root of the raw zone; default <home>/raw.")
+    max_quarantine_rate: float = Field(default=0.10, ge=0.0, le=1.0)
+
+    # Live-mode clients
+    contact_email: str = "flux@example.org"
+    http_timeout: float = 30.0
+    http_max_attempts: int = Field(default=5, ge=1, le=20)
+    reactome_url: str = "https://reactome.org/ContentService"
+    reactome_download_url: str = "https://reactome.org/download/current"
+    kegg_url: str = "https://rest.kegg.jp"
+    openalex_url: str = "https://api.openalex.org"
+    openalex_filter: str = "concepts.id:C54355233,has_abstract:true"
+    openalex_max_records: int = 200
+    hgnc_url: str = "https://storage.googleapis.com/public-download-files/hgnc/tsv/tsv/hgnc_complete_set.txt"
+    eutils_url: str = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+    ncbi_api_key: SecretStr | None = None
+    pubmed_query: str = "(pathway[Title/Abstract]) AND (signaling OR metabolism) AND hasabstract"
+    pubmed_max_records: int = 200
+    live_max_pathways: int | None = Field(default=None, description="Cap per-pathway live calls (None = all).")
 
     # --- derived paths ---------------------------------------------------------------------------------
     @property

@@ -10,13 +10,15 @@ from dagster_project.resources.neo4j import driver_for
 from dagster_project.resources.postgres import engine_for
 from dagster_project.settings import FluxSettings
 
-SUMMARY_TABLES = ["schema_migrations", "documents", "chunks", "quarantine"]
+SUMMARY_TABLES = ["schema_migrations", "raw_pulls", "documents", "pathways", "pathway_members",
+                  "gene_identifiers", "reactions", "chunks", "quarantine"]
 
 
 @dataclass(frozen=True)
 class PlatformSummary:
     table_rows: dict[str, int]
     node_labels: dict[str, int]
+    per_source: dict[str, dict[str, int]]
 
 
 def collect_summary(settings: FluxSettings) -> PlatformSummary:
@@ -29,10 +31,25 @@ def collect_summary(settings: FluxSettings) -> PlatformSummary:
             if table in present:
                 # Table names come from the fixed list above, never from input.
                 tables[table] = conn.execute(text(f'SELECT count(*) FROM "{table}"')).scalar_one()
+        per_source = _per_source(conn) if {"documents", "quarantine"} <= present else {}
     driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
                         settings.neo4j_password.get_secret_value())
     records = driver.execute_query(
         "MATCH (n) UNWIND labels(n) AS label WITH label WHERE label <> 'FluxMigration'"
         " RETURN label, count(*) AS n ORDER BY label"
     ).records
-    return PlatformSummary(tables, {rec["label"]: rec["n"] for rec in records})
+    return PlatformSummary(tables, {rec["label"]: rec["n"] for rec in records}, per_source)
+
+
+def _per_source(conn) -> dict[str, dict[str, int]]:  # type: ignore[no-untyped-def]
+    """Active documents, gone documents and quarantined records per source."""
+    out: dict[str, dict[str, int]] = {}
+    for row in conn.execute(text("SELECT source, status, count(*) AS n FROM documents GROUP BY 1, 2")):
+        out.setdefault(row.source, {})[f"documents_{row.status}"] = row.n
+    for row in conn.execute(text("SELECT source, count(*) AS n FROM quarantine GROUP BY 1")):
+        out.setdefault(row.source, {})["quarantined"] = row.n
+    if conn.execute(text("SELECT to_regclass('gene_identifiers') IS NOT NULL")).scalar_one():
+        genes = conn.execute(text("SELECT count(*) FROM gene_identifiers")).scalar_one()
+        if genes:
+            out.setdefault("hgnc", {})["genes"] = genes
+    return out

@@ -124,6 +124,12 @@ def summary() -> None:
     for label, count in result.node_labels.items():
         table.add_row("neo4j", label, str(count))
     console.print(table)
+    if result.per_source:
+        by_source = Table("source", "documents (active)", "documents (gone)", "genes", "quarantined")
+        for source, counts in sorted(result.per_source.items()):
+            by_source.add_row(source, *(str(counts.get(k, 0)) for k in
+                                        ("documents_active", "documents_gone", "genes", "quarantined")))
+        console.print(by_source)
 
 
 def main() -> None:

@@ -104,3 +104,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.integration)
         elif "e2e" in parts:
             item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture
+def fault_server() -> Iterator[object]:
+    """A local stand-in for a remote API on 127.0.0.1 (see tests/support/fault_server.py)."""
+    from tests.support.fault_server import FaultServer
+
+    server = FaultServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -97,8 +97,8 @@ class Neo4jService(LocalService):
             "--password-file", str(self._password_file()),
         ]
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-        pid = spawn_detached(argv, self.log_path)
-        self.pidfile.write(pid)
+        proc = spawn_detached(argv, self.log_path)
+        self.pidfile.write(proc.pid)
 
         def ready() -> bool:
             with self.log_path.open("rb") as fh:
@@ -107,9 +107,10 @@ class Neo4jService(LocalService):
 
         try:
             wait_until(ready, timeout=self.settings.service_start_timeout, what="neo4j",
-                       log_path=self.log_path, alive=self.is_running)
+                       log_path=self.log_path, alive=lambda: proc.poll() is None)
         except ServiceStartError as exc:
-            self.stop()
+            stop_pid(proc.pid, timeout=20)
+            self.pidfile.clear()
             raise ServiceStartError(f"{exc}\n{tail(self.log_path)}") from None
 
     def stop(self) -> bool:

@@ -55,8 +55,11 @@ class PidFile:
         self.path.unlink(missing_ok=True)
 
 
-def spawn_detached(argv: Sequence[str], log_path: Path, env: dict[str, str] | None = None) -> int:
-    """Start a long-running server in its own session so it outlives the CLI that started it."""
+def spawn_detached(argv: Sequence[str], log_path: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start a long-running server in its own session so it outlives the CLI that started it.
+
+    Readiness waits use the returned handle's `poll()` to notice an early exit: right after the fork the
+    child's command line is still ours, so a command-line check would misreport it as dead."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
         proc = subprocess.Popen(
@@ -67,7 +70,7 @@ def spawn_detached(argv: Sequence[str], log_path: Path, env: dict[str, str] | No
             start_new_session=True,
             env=env,
         )
-    return proc.pid
+    return proc
 
 
 def stop_pid(pid: int, timeout: float = 60.0) -> None:

@@ -68,13 +68,14 @@ class RedisService(LocalService):
             "--save", "300 10",
             "--appendonly", "no",
         ]
-        pid = spawn_detached(argv, self.log_path)
-        self.pidfile.write(pid)
+        proc = spawn_detached(argv, self.log_path)
+        self.pidfile.write(proc.pid)
         try:
             wait_until(self._ping, timeout=self.settings.service_start_timeout, what="redis",
-                       log_path=self.log_path, alive=self.is_running)
+                       log_path=self.log_path, alive=lambda: proc.poll() is None)
         except ServiceStartError as exc:
-            self.stop()
+            stop_pid(proc.pid, timeout=20)
+            self.pidfile.clear()
             raise ServiceStartError(f"{exc}\n{tail(self.log_path)}") from None
 
     def stop(self) -> bool:

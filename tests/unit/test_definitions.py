@@ -6,11 +6,16 @@ from dagster_project.definitions import defs
 from dagster_project.resources import export_resource_env
 from dagster_project.settings import get_settings
 
-EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema"}
+SOURCES = ["reactome", "kegg", "hgnc", "openalex", "pubmed"]
+EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema"} | {f"{s}_raw" for s in SOURCES} | {
+    f"{s}_documents" for s in SOURCES}
 EXPECTED_CHECKS = {
     ("postgres_schema", "migrations_ledger_valid"),
     ("postgres_schema", "vector_index_present"),
     ("neo4j_schema", "graph_constraints_present"),
+    ("hgnc_documents", "gene_identifiers_valid"),
+    *{(f"{s}_documents", "documents_valid") for s in SOURCES if s != "hgnc"},
+    *{(f"{s}_documents", "quarantine_rate_ok") for s in SOURCES},
 }
 
 
@@ -20,6 +25,17 @@ def test_asset_graph_is_the_expected_one() -> None:
     assert keys == EXPECTED_ASSETS
     checks = {(c.asset_key.to_user_string(), c.name) for c in graph.asset_check_keys}
     assert checks == EXPECTED_CHECKS
+
+
+def test_each_source_flows_raw_then_documents_after_the_schema() -> None:
+    graph = defs.resolve_asset_graph()
+    for source in SOURCES:
+        parents = {k.to_user_string() for k in graph.get(dg.AssetKey(f"{source}_documents")).parent_keys}
+        assert parents == {f"{source}_raw", "postgres_schema"}
+        raw_parents = {k.to_user_string() for k in graph.get(dg.AssetKey(f"{source}_raw")).parent_keys}
+        assert raw_parents == {"postgres_schema"}
+    blocking = {key.name for key in graph.asset_check_keys if graph.get_check_spec(key).blocking}
+    assert {"documents_valid", "quarantine_rate_ok", "gene_identifiers_valid"} <= blocking
 
 
 def test_every_asset_has_a_group_and_a_description() -> None:

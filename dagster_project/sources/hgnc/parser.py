@@ -1,0 +1,67 @@
+"""HGNC gene table → GeneRecords. Reads the HGNC complete set (lower-case headers, '|' multi-values) and the
+HGNC custom-download export (title-case headers, ', ' multi-values) used by the snapshot."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+
+from dagster_project.sources.ids import ENTREZ, UNIPROT, split_multi, uniprot_base
+from dagster_project.sources.model import GeneRecord, ParseResult, Quarantined
+
+SOURCE = "hgnc"
+# logical field -> accepted header names (complete set first, custom download second)
+COLUMNS = {
+    "hgnc_id": ("hgnc_id", "HGNC ID"),
+    "symbol": ("symbol", "Approved symbol"),
+    "name": ("name", "Approved name"),
+    "status": ("status", "Status"),
+    "aliases": ("alias_symbol", "Alias symbols"),
+    "previous": ("prev_symbol", "Previous symbols"),
+    "entrez": ("entrez_id", "NCBI Gene ID(supplied by NCBI)", "NCBI Gene ID"),
+    "uniprot": ("uniprot_ids", "UniProt ID(supplied by UniProt)", "UniProt ID"),
+    "locus_type": ("locus_type", "Locus type"),
+}
+
+
+def _resolve_header(header: list[str]) -> dict[str, str]:
+    resolved = {}
+    for field, names in COLUMNS.items():
+        match = next((n for n in names if n in header), None)
+        if match:
+            resolved[field] = match
+    missing = {"hgnc_id", "symbol"} - set(resolved)
+    if missing:
+        raise ValueError(f"HGNC table lacks columns for {sorted(missing)}; header was {header[:6]}…")
+    return resolved
+
+
+def parse_hgnc(data: bytes, raw_ref: str) -> ParseResult:
+    text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8-sig")
+    reader = csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
+    cols = _resolve_header(reader.fieldnames or [])
+    result = ParseResult()
+    for row in reader:
+        values = {field: (row.get(header) or "").strip() for field, header in cols.items()}
+        get = values.get
+        hgnc_id, symbol = values["hgnc_id"], values["symbol"]
+        if not hgnc_id.startswith("HGNC:") or not symbol:
+            result.quarantined.append(Quarantined(SOURCE, hgnc_id or "?", raw_ref, "row without HGNC id or symbol",
+                                                  json.dumps(row)[:2000]))
+            continue
+        entrez = get("entrez", "")
+        uniprot = tuple(dict.fromkeys(uniprot_base(u) for u in split_multi(get("uniprot")) if UNIPROT.match(u)))
+        result.genes.append(GeneRecord(
+            hgnc_id=hgnc_id,
+            symbol=symbol,
+            name=get("name", ""),
+            status=get("status") or "Approved",
+            aliases=split_multi(get("aliases")),
+            previous_symbols=split_multi(get("previous")),
+            entrez_id=entrez if ENTREZ.match(entrez) else None,
+            uniprot_ids=uniprot,
+            locus_type=get("locus_type", ""),
+        ))
+    return result

