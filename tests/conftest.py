@@ -59,13 +59,14 @@ def stack(flux_settings: FluxSettings) -> Iterator[FluxSettings]:
 
     services = Stack(flux_settings)
     was_stopped = {s.name for s in services.status() if s.state is ServiceState.STOPPED}
-    services.up()
-    render_dagster_home(flux_settings)
-    _reset_graph(flux_settings)
     try:
+        services.up()
+        render_dagster_home(flux_settings)
+        _reset_graph(flux_settings)
         yield flux_settings
     finally:
-        _drop_session_databases(flux_settings)
+        if services.postgres.is_running():
+            _drop_session_databases(flux_settings)
         for service in services.services:
             if service.name in was_stopped:
                 service.stop()
