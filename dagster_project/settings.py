@@ -73,6 +73,10 @@ class FluxSettings(BaseSettings):
     embedding_dim: int = Field(default=384, ge=1, le=16000)
     embedding_batch_size: int = 64
     embedding_query_prefix: str = ""
+    embedding_actors: int = Field(default=1, ge=1, description="Ray actors that each hold one model copy.")
+    embedding_write_batch: int = Field(default=512, ge=1, description="Vectors written per transaction.")
+    chunk_min_chars: int = Field(default=200, ge=0)
+    chunk_max_chars: int = Field(default=1500, ge=50)
     hnsw_m: int = Field(default=16, ge=2, le=100)
     hnsw_ef_construction: int = Field(default=64, ge=4, le=1000)
     hnsw_ef_search: int = Field(default=100, ge=1, le=1000)

@@ -31,6 +31,8 @@ def collect_summary(settings: FluxSettings) -> PlatformSummary:
             if table in present:
                 # Table names come from the fixed list above, never from input.
                 tables[table] = conn.execute(text(f'SELECT count(*) FROM "{table}"')).scalar_one()
+        if "chunks" in present:
+            tables["chunks (with a vector)"] = conn.execute(text("SELECT count(embedding) FROM chunks")).scalar_one()
         per_source = _per_source(conn) if {"documents", "quarantine"} <= present else {}
     driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
                         settings.neo4j_password.get_secret_value())

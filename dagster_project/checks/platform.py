@@ -37,18 +37,6 @@ def migrations_ledger_valid(postgres: PostgresResource) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset=postgres_schema, blocking=True,
-                description="pgvector is installed and chunks.embedding has an HNSW vector_cosine_ops index.")
-def vector_index_present(postgres: PostgresResource) -> dg.AssetCheckResult:
-    with postgres.get_engine().connect() as conn:
-        ext = conn.execute(text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).scalar()
-        indexdef = conn.execute(text(
-            "SELECT indexdef FROM pg_indexes WHERE tablename = 'chunks' AND indexdef ILIKE '%USING hnsw%'"
-        )).scalar()
-    ok = ext is not None and indexdef is not None and "vector_cosine_ops" in indexdef
-    return dg.AssetCheckResult(passed=ok, metadata={"pgvector": str(ext), "index": str(indexdef)})
-
-
 @dg.asset_check(asset=neo4j_schema, blocking=True,
                 description="Uniqueness constraints exist for every stable id the graph loaders MERGE on.")
 def graph_constraints_present(neo4j: Neo4jResource) -> dg.AssetCheckResult:
@@ -63,4 +51,4 @@ def graph_constraints_present(neo4j: Neo4jResource) -> dg.AssetCheckResult:
     )
 
 
-PLATFORM_CHECKS = [migrations_ledger_valid, vector_index_present, graph_constraints_present]
+PLATFORM_CHECKS = [migrations_ledger_valid, graph_constraints_present]

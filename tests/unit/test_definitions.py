@@ -7,11 +7,15 @@ from dagster_project.resources import export_resource_env
 from dagster_project.settings import get_settings
 
 SOURCES = ["reactome", "kegg", "hgnc", "openalex", "pubmed"]
-EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema"} | {f"{s}_raw" for s in SOURCES} | {
-    f"{s}_documents" for s in SOURCES}
+EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema", "chunks", "chunk_embeddings", "chunk_vector_index"} | {
+    f"{s}_raw" for s in SOURCES} | {f"{s}_documents" for s in SOURCES}
 EXPECTED_CHECKS = {
     ("postgres_schema", "migrations_ledger_valid"),
-    ("postgres_schema", "vector_index_present"),
+    ("chunk_vector_index", "vector_index_present"),
+    ("chunks", "every_document_has_chunks"),
+    ("chunks", "no_orphan_chunks"),
+    ("chunk_embeddings", "one_current_vector_per_chunk"),
+    ("chunk_embeddings", "vector_norms_sane"),
     ("neo4j_schema", "graph_constraints_present"),
     ("hgnc_documents", "gene_identifiers_valid"),
     *{(f"{s}_documents", "documents_valid") for s in SOURCES if s != "hgnc"},
@@ -34,6 +38,11 @@ def test_each_source_flows_raw_then_documents_after_the_schema() -> None:
         assert parents == {f"{source}_raw", "postgres_schema"}
         raw_parents = {k.to_user_string() for k in graph.get(dg.AssetKey(f"{source}_raw")).parent_keys}
         assert raw_parents == {"postgres_schema"}
+    index_chain = [("chunks", "chunk_embeddings"), ("chunk_embeddings", "chunk_vector_index")]
+    for parent, child in index_chain:
+        assert dg.AssetKey(parent) in graph.get(dg.AssetKey(child)).parent_keys
+    assert {f"{s}_documents" for s in SOURCES} == {
+        k.to_user_string() for k in graph.get(dg.AssetKey("chunks")).parent_keys}
     blocking = {key.name for key in graph.asset_check_keys if graph.get_check_spec(key).blocking}
     assert {"documents_valid", "quarantine_rate_ok", "gene_identifiers_valid"} <= blocking
 

@@ -1,0 +1,180 @@
+"""Semantic chunking: pure functions, no I/O. The embedder is passed in, so tests use a tiny deterministic one.
+
+Prose: split into sentences (pysbd, rule-based, no model download), embed them, and break after sentence i
+when the cosine distance between sentences i and i+1 is above the 75th percentile of this document's distances.
+Chunks smaller than `min_chars` are merged into a neighbour, chunks larger than `max_chars` are split at sentence
+boundaries (a single overlong sentence at word boundaries). A document too short to split is one chunk. The title
+is kept with the first chunk.
+
+Lists (member genes, compounds, …): packed in order into chunks of at most `max_chars`, each prefixed with the
+title and the list's label, because a percentile of distances between gene symbols means nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+EmbedFn = Callable[[Sequence[str]], np.ndarray]
+CHUNKER_VERSION = "semantic-v1"
+_LIST_LINE = re.compile(r"^\s*([A-Za-z][\w /()-]{0,60}):\s*(.+)$")
+
+
+@dataclass(frozen=True)
+class ChunkerConfig:
+    min_chars: int = 200
+    max_chars: int = 1500
+    percentile: float = 75.0
+
+    @property
+    def signature(self) -> str:
+        return f"{CHUNKER_VERSION}:{self.min_chars}:{self.max_chars}:{self.percentile:g}"
+
+
+@lru_cache(maxsize=1)
+def _segmenter():  # type: ignore[no-untyped-def]
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+def split_sentences(text: str) -> list[str]:
+    text = text.strip()
+    if not text:
+        return []
+    return [s.strip() for s in _segmenter().segment(text) if s.strip()]
+
+
+def breakpoints(embeddings: np.ndarray, percentile: float) -> list[int]:
+    """Indices i after which to break: distance(i, i+1) strictly above the document's percentile."""
+    if len(embeddings) < 3:
+        return []
+    norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
+    unit = embeddings / np.clip(norms, 1e-12, None)
+    distances = 1.0 - np.sum(unit[:-1] * unit[1:], axis=1)
+    threshold = float(np.percentile(distances, percentile))
+    return [i for i, d in enumerate(distances) if d > threshold]
+
+
+def _group(sentences: list[str], cuts: list[int]) -> list[str]:
+    groups, start = [], 0
+    for cut in cuts:
+        groups.append(" ".join(sentences[start:cut + 1]))
+        start = cut + 1
+    groups.append(" ".join(sentences[start:]))
+    return [g for g in groups if g]
+
+
+def _split_long(text: str, max_chars: int) -> list[str]:
+    """Split at sentence boundaries; a sentence that alone exceeds max_chars is split between words."""
+    out: list[str] = []
+    current = ""
+    for sentence in split_sentences(text) or [text]:
+        pieces = [sentence] if len(sentence) <= max_chars else _split_words(sentence, max_chars)
+        for piece in pieces:
+            if current and len(current) + 1 + len(piece) > max_chars:
+                out.append(current)
+                current = piece
+            else:
+                current = f"{current} {piece}".strip()
+    if current:
+        out.append(current)
+    return out
+
+
+def _split_words(text: str, max_chars: int) -> list[str]:
+    out, current = [], ""
+    for word in text.split():
+        while len(word) > max_chars:  # a "word" longer than a chunk (sequences, URLs): cut it
+            if current:
+                out.append(current)
+                current = ""
+            out.append(word[:max_chars])
+            word = word[max_chars:]
+        if current and len(current) + 1 + len(word) > max_chars:
+            out.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    if current:
+        out.append(current)
+    return out
+
+
+def _merge_small(chunks: list[str], min_chars: int, max_chars: int) -> list[str]:
+    """Merge each chunk under min_chars into its next neighbour (the last one into its previous), as long as
+    the result stays within max_chars."""
+    merged: list[str] = []
+    carry = ""
+    for chunk in chunks:
+        text = f"{carry} {chunk}".strip() if carry else chunk
+        if len(text) < min_chars:
+            carry = text
+            continue
+        merged.append(text)
+        carry = ""
+    if carry:
+        if merged and len(merged[-1]) + 1 + len(carry) <= max_chars:
+            merged[-1] = f"{merged[-1]} {carry}"
+        else:
+            merged.append(carry)
+    return merged
+
+
+def parse_list(text: str) -> tuple[str, list[str]] | None:
+    """'Member genes: TP53, MDM2, …' (one labelled, comma-separated list) → (label, items); else None."""
+    match = _LIST_LINE.match(text.strip())
+    if not match or "\n" in text.strip():
+        return None
+    items = [i.strip() for i in match.group(2).split(",") if i.strip()]
+    if len(items) < 3 or any(len(i) > 60 or (i.endswith(".") and " " in i) for i in items):
+        return None
+    return match.group(1), items
+
+
+def chunk_list(title: str, label: str, items: list[str], max_chars: int) -> list[str]:
+    prefix = f"{title} — {label}: " if title else f"{label}: "
+    chunks, current = [], []
+    for item in items:
+        candidate = prefix + ", ".join([*current, item])
+        if current and len(candidate) > max_chars:
+            chunks.append(prefix + ", ".join(current))
+            current = [item]
+        else:
+            current.append(item)
+    if current:
+        chunks.append(prefix + ", ".join(current))
+    return chunks
+
+
+def chunk_document(title: str, content: str, embed: EmbedFn, config: ChunkerConfig) -> list[str]:
+    """The chunk texts of one document, in order. Never empty when title or content is non-empty."""
+    listed = parse_list(content)
+    if listed is not None:
+        return chunk_list(title, *listed, config.max_chars)
+    sentences = split_sentences(content)
+    if len(sentences) <= 2 or len(content) <= config.min_chars:
+        chunks = [" ".join(sentences)] if sentences else []
+    else:
+        cuts = breakpoints(np.asarray(embed(sentences)), config.percentile)
+        chunks = _merge_small(_group(sentences, cuts), config.min_chars, config.max_chars)
+    chunks = [piece for chunk in chunks for piece in
+              (_split_long(chunk, config.max_chars) if len(chunk) > config.max_chars else [chunk])]
+    return _with_title(title.strip(), chunks, config.max_chars)
+
+
+def _with_title(title: str, chunks: list[str], max_chars: int) -> list[str]:
+    """Prefix the title to the first chunk, re-splitting that chunk if the title would push it past max_chars."""
+    if not title:
+        return chunks
+    if not chunks:
+        return [title]
+    room = max_chars - len(title) - 2
+    head = [chunks[0]]
+    if len(chunks[0]) > room and room >= 20:
+        head = _split_long(chunks[0], room)
+    return [f"{title}\n\n{head[0]}", *head[1:], *chunks[1:]]
