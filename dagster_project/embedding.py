@@ -51,7 +51,11 @@ def embed_on_ray(rows: pd.DataFrame, model_name: str, *, actors: int, batch_size
     gpu = cuda_available() if use_gpu is None else use_gpu
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
-    dataset = ray.data.from_pandas(rows[["id", "content", "content_hash"]])
+    # Many small input blocks, not one big one: outputs then stream back block by block, so vectors are written
+    # (and progress shown) while later blocks are still being encoded.
+    rows = rows[["id", "content", "content_hash"]].reset_index(drop=True)
+    block = batch_size * 4
+    dataset = ray.data.from_pandas([rows.iloc[i:i + block] for i in range(0, len(rows), block)])
     embedded = dataset.map_batches(
         EmbedBatch,
         fn_constructor_kwargs={"model_name": model_name, "encode_batch_size": batch_size, "use_gpu": gpu,

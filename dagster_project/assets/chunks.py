@@ -19,7 +19,7 @@ DOCS_PER_TRANSACTION = 200
 @dg.asset(
     group_name=INDEX_GROUP,
     kinds={"postgres", "python"},
-    deps=[a.key for a in DOCUMENT_ASSETS],
+    deps=[*(a.key for a in DOCUMENT_ASSETS), "postgres_schema"],
     description="Semantic chunks (sentence embeddings, breaks above the 75th percentile of consecutive cosine "
     "distances, min/max sizes, title kept with the first chunk; member lists packed). Re-chunks only documents "
     "whose content_hash or chunker settings changed; chunk ids are {source}_{external_id}_{chunk_index}.",

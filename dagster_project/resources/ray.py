@@ -26,13 +26,15 @@ def ray_temp_dir(preferred: Path) -> str:
 
 def ensure_ray(address: str | None, num_cpus: int, temp_dir: Path) -> dict[str, object]:
     """Initialise Ray once per process; returns the cluster resources it sees."""
+    import logging
+
     import ray
 
     if not ray.is_initialized():
         # Local clusters here are single-user and loopback-only; token auth would write ~/.ray.
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")
         if address:
-            ray.init(address=address, log_to_driver=False)
+            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
         else:
             temp = ray_temp_dir(temp_dir)
             Path(temp).mkdir(parents=True, exist_ok=True)
@@ -42,7 +44,9 @@ def ensure_ray(address: str | None, num_cpus: int, temp_dir: Path) -> dict[str, 
                 include_dashboard=False,
                 _node_ip_address="127.0.0.1",
                 log_to_driver=False,
+                logging_level=logging.WARNING,
             )
+        logging.getLogger("ray.data").setLevel(logging.WARNING)
     return dict(ray.cluster_resources())
 
 

@@ -1,0 +1,55 @@
+"""Resolution scores and classes on small hand-made sets, checked against scipy's own implementations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import false_discovery_control, hypergeom
+
+from dagster_project.resolution import PathwaySets, benjamini_hochberg, classify, name_similarity, score_pairs
+
+
+def sets(pairs: dict[str, tuple[str, range]]) -> PathwaySets:
+    ids = list(pairs)
+    return PathwaySets(ids, [pairs[i][0] for i in ids], [frozenset(f"P{n:05d}" for n in pairs[i][1]) for i in ids])
+
+
+REACTOME = sets({
+    "R-HSA-1": ("Glycolysis", range(0, 40)),
+    "R-HSA-2": ("Mitotic processes", range(100, 800)),
+    "R-HSA-3": ("Unrelated signalling", range(900, 940)),
+})
+KEGG = sets({
+    "hsa00010": ("Glycolysis / Gluconeogenesis", range(5, 50)),
+    "hsa04110": ("Cell cycle", range(150, 210)),
+    "hsa09999": ("Something else", range(938, 1000)),
+})
+
+
+def test_scores_match_set_arithmetic_and_scipy() -> None:
+    scores = score_pairs(REACTOME, KEGG).set_index(["reactome_id", "kegg_id"])
+    row = scores.loc[("R-HSA-1", "hsa00010")]
+    assert (row.shared, row.reactome_size, row.kegg_size) == (35, 40, 45)
+    assert row.overlap == pytest.approx(35 / 40) and row.jaccard == pytest.approx(35 / 50)
+    universe = len(set().union(*REACTOME.members, *KEGG.members))
+    assert row.p_value == pytest.approx(hypergeom.sf(34, universe, 40, 45))
+    assert ("R-HSA-1", "hsa04110") not in scores.index, "pairs sharing nothing are not materialized"
+
+
+def test_benjamini_hochberg_counts_the_untested_pairs() -> None:
+    p = np.array([0.001, 0.02, 0.04, 0.5])
+    padded = np.concatenate([p, np.ones(6)])
+    assert benjamini_hochberg(p, total_tests=10) == pytest.approx(false_discovery_control(padded)[:4])
+
+
+def test_classes_and_part_of_direction() -> None:
+    classes = classify(score_pairs(REACTOME, KEGG)).set_index(["reactome_id", "kegg_id"])
+    assert classes.loc[("R-HSA-1", "hsa00010"), "relation"] == "equivalent"
+    part = classes.loc[("R-HSA-2", "hsa04110")]
+    assert (part.relation, part.direction) == ("part_of", "kegg_in_reactome")
+    assert classes.loc[("R-HSA-3", "hsa09999"), "relation"] == "unrelated"  # 2 shared proteins: not enough
+
+
+def test_name_similarity_ignores_filler_words() -> None:
+    assert name_similarity("Signaling by WNT", "Wnt signaling pathway") == 1.0
+    assert name_similarity("Apoptosis", "Cell cycle") == 0.0
