@@ -19,7 +19,7 @@ from dagster_project.resources.embedder import load_model
 from dagster_project.resources.postgres import engine_for
 from dagster_project.settings import get_settings
 
-EF_SEARCH = (10, 20, 40, 64, 100, 200)
+EF_SEARCH = (10, 20, 40, 64, 100, 128, 160, 200)
 TOP_K = 10
 
 

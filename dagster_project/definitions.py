@@ -7,9 +7,12 @@ import dagster as dg
 from dagster_project.assets.chunks import chunks
 from dagster_project.assets.documents import DOCUMENT_ASSETS
 from dagster_project.assets.embeddings import chunk_embeddings
+from dagster_project.assets.graph import knowledge_graph, pathway_vectors
 from dagster_project.assets.platform import neo4j_schema, postgres_schema
 from dagster_project.assets.raw_pulls import RAW_ASSETS
+from dagster_project.assets.resolution import pathway_resolution
 from dagster_project.assets.vector_index import chunk_vector_index
+from dagster_project.checks.graph import GRAPH_CHECKS
 from dagster_project.checks.index import INDEX_CHECKS
 from dagster_project.checks.platform import PLATFORM_CHECKS
 from dagster_project.checks.sources import SOURCE_CHECKS
@@ -21,7 +24,7 @@ export_resource_env(get_settings())
 
 defs = dg.Definitions(
     assets=[postgres_schema, neo4j_schema, *RAW_ASSETS, *DOCUMENT_ASSETS, chunks, chunk_embeddings,
-            chunk_vector_index],
-    asset_checks=[*PLATFORM_CHECKS, *SOURCE_CHECKS, *INDEX_CHECKS],
+            chunk_vector_index, knowledge_graph, pathway_vectors, pathway_resolution],
+    asset_checks=[*PLATFORM_CHECKS, *SOURCE_CHECKS, *INDEX_CHECKS, *GRAPH_CHECKS],
     resources=build_resources(),
 )

@@ -1,7 +1,7 @@
 """Reactome ↔ KEGG pathway resolution in UniProt space: all-pairs scores with sparse matrices, then classes.
 
-For every Reactome × KEGG pair: |A∩B|, overlap coefficient |A∩B|/min(|A|,|B|), Jaccard, the hypergeometric
-upper tail P(X ≥ |A∩B|) over the union of all member proteins, its Benjamini–Hochberg q-value over all pairs, and
+For every Reactome x KEGG pair: |A∩B|, overlap coefficient |A∩B|/min(|A|,|B|), Jaccard, the hypergeometric
+upper tail P(X ≥ |A∩B|) over the union of all member proteins, its Benjamini-Hochberg q-value over all pairs, and
 a token-set similarity of the names. Pure functions: the asset feeds them sets read from Postgres.
 """
 

@@ -78,7 +78,7 @@ class FluxSettings(BaseSettings):
     chunk_min_chars: int = Field(default=200, ge=0)
     chunk_max_chars: int = Field(default=1500, ge=50)
     hnsw_m: int = Field(default=16, ge=2, le=100)
-    hnsw_ef_construction: int = Field(default=64, ge=4, le=1000)
+    hnsw_ef_construction: int = Field(default=200, ge=4, le=1000)
     hnsw_ef_search: int = Field(default=100, ge=1, le=1000)
 
     # Sources

@@ -11,7 +11,7 @@ from dagster_project.resources.postgres import engine_for
 from dagster_project.settings import FluxSettings
 
 SUMMARY_TABLES = ["schema_migrations", "raw_pulls", "documents", "pathways", "pathway_members",
-                  "gene_identifiers", "reactions", "chunks", "quarantine"]
+                  "gene_identifiers", "reactions", "chunks", "quarantine", "pathway_mappings"]
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,7 @@ class PlatformSummary:
     table_rows: dict[str, int]
     node_labels: dict[str, int]
     per_source: dict[str, dict[str, int]]
+    equivalences: list[dict[str, object]]
 
 
 def collect_summary(settings: FluxSettings) -> PlatformSummary:
@@ -34,13 +35,25 @@ def collect_summary(settings: FluxSettings) -> PlatformSummary:
         if "chunks" in present:
             tables["chunks (with a vector)"] = conn.execute(text("SELECT count(embedding) FROM chunks")).scalar_one()
         per_source = _per_source(conn) if {"documents", "quarantine"} <= present else {}
+        equivalences = _equivalences(conn) if "pathway_mappings" in present else []
     driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
                         settings.neo4j_password.get_secret_value())
     records = driver.execute_query(
         "MATCH (n) UNWIND labels(n) AS label WITH label WHERE label <> 'FluxMigration'"
         " RETURN label, count(*) AS n ORDER BY label"
     ).records
-    return PlatformSummary(tables, {rec["label"]: rec["n"] for rec in records}, per_source)
+    return PlatformSummary(tables, {rec["label"]: rec["n"] for rec in records}, per_source, equivalences)
+
+
+def _equivalences(conn, limit: int = 15) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """The best-scoring resolved Reactome pathway for each KEGG pathway."""
+    rows = conn.execute(text("""
+        SELECT DISTINCT ON (m.kegg_id) m.reactome_id, r.name AS reactome_name, m.kegg_id, k.name AS kegg_name,
+               m.relation, m.shared, m.jaccard
+        FROM pathway_mappings m JOIN pathways r ON r.pathway_id = m.reactome_id
+        JOIN pathways k ON k.pathway_id = m.kegg_id
+        WHERE m.relation <> 'unrelated' ORDER BY m.kegg_id, m.jaccard DESC, m.reactome_size LIMIT :n"""), {"n": limit})
+    return [dict(row._mapping) for row in rows]
 
 
 def _per_source(conn) -> dict[str, dict[str, int]]:  # type: ignore[no-untyped-def]

@@ -21,7 +21,7 @@ from dagster_project.stack.base import ServiceStatus
 app = typer.Typer(help="Flux: biology sources → documents, pgvector and a Neo4j graph.", no_args_is_help=True)
 stack_app = typer.Typer(help="Local services: embedded Postgres, Neo4j, Redis.", no_args_is_help=True)
 app.add_typer(stack_app, name="stack")
-console = Console()
+console = Console(width=int(os.environ.get("COLUMNS", "120")))
 err_console = Console(stderr=True)
 
 
@@ -130,6 +130,12 @@ def summary() -> None:
             by_source.add_row(source, *(str(counts.get(k, 0)) for k in
                                         ("documents_active", "documents_gone", "genes", "quarantined")))
         console.print(by_source)
+    if result.equivalences:
+        eq = Table("Reactome", "KEGG", "relation", "shared", "Jaccard", title="Reactome ↔ KEGG (strongest per KEGG)")
+        for row in result.equivalences:
+            eq.add_row(f"{row['reactome_id']} {row['reactome_name']}", f"{row['kegg_id']} {row['kegg_name']}",
+                       row["relation"], str(row["shared"]), f"{row['jaccard']:.2f}")
+        console.print(eq)
 
 
 def main() -> None:

@@ -9,9 +9,7 @@ from collections.abc import Iterator
 
 import dagster as dg
 import numpy as np
-import psycopg
 import pytest
-from psycopg import sql
 from sqlalchemy import text
 
 from dagster_project.embedding import embed_on_ray
@@ -21,30 +19,9 @@ from dagster_project.resources.postgres import engine_for
 from dagster_project.resources.ray import ensure_ray
 from dagster_project.settings import FluxSettings, get_settings
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
-from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from dagster_project.storage.chunks import chunks_to_embed, write_vector_batches
 
-EVERYTHING = "group:raw or group:sources or group:index or key:postgres_schema"
 INDEX = "group:index"
-
-
-@pytest.fixture(scope="module")
-def demo_index(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FluxSettings]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FLUX_PG_DATABASE", f"{stack.pg_database}_idx")
-        mp.setenv("FLUX_SOURCE_MODE", "demo")
-        mp.setenv("FLUX_RAW_ROOT", str(tmp_path_factory.mktemp("raw")))
-        mp.setenv("FLUX_EMBEDDING_BATCH_SIZE", "8")  # several write batches even on the small demo
-        get_settings.cache_clear()
-        settings = get_settings()
-        ensure_databases(settings)
-        outcome = materialize_selection(settings, EVERYTHING)
-        assert outcome.success and outcome.checks_passed == outcome.checks_total, outcome
-        yield settings
-    get_settings.cache_clear()
-    with psycopg.connect(admin_conninfo(stack), autocommit=True) as conn:
-        name = sql.Identifier(f"{stack.pg_database}_idx")
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
 
 
 def _meta(asset: str) -> dict[str, object]:
@@ -59,8 +36,8 @@ def _vectors(settings: FluxSettings) -> dict[str, tuple[str, str]]:
         return {r[0]: (r[1], r[2]) for r in rows}
 
 
-def test_cold_run_chunks_and_embeds_every_document(demo_index: FluxSettings) -> None:
-    with engine_for(demo_index.platform_database_url).connect() as conn:
+def test_cold_run_chunks_and_embeds_every_document(demo_platform: FluxSettings) -> None:
+    with engine_for(demo_platform.platform_database_url).connect() as conn:
         docs = conn.execute(text("SELECT count(*) FROM documents WHERE status = 'active'")).scalar_one()
         chunk_docs = conn.execute(text("SELECT count(DISTINCT document_id) FROM chunks")).scalar_one()
         bad_ids = conn.execute(text(
@@ -70,42 +47,42 @@ def test_cold_run_chunks_and_embeds_every_document(demo_index: FluxSettings) -> 
                                   " WHERE c.chunk_index = 0 LIMIT 1")).one()
     assert docs > 60 and chunk_docs == docs and bad_ids == 0
     assert first.content.startswith(first.title)
-    assert all(vec is not None for vec, _ in _vectors(demo_index).values())
+    assert all(vec is not None for vec, _ in _vectors(demo_platform).values())
 
 
-def test_unchanged_input_embeds_nothing(demo_index: FluxSettings) -> None:
-    before = _vectors(demo_index)
-    assert materialize_selection(demo_index, INDEX).success
+def test_unchanged_input_embeds_nothing(demo_platform: FluxSettings) -> None:
+    before = _vectors(demo_platform)
+    assert materialize_selection(demo_platform, INDEX).success
     assert _meta("chunks")["documents_chunked"] == 0
     assert _meta("chunk_embeddings")["chunks_embedded"] == 0
     assert _meta("chunk_vector_index")["action"] == "kept"
-    assert _vectors(demo_index) == before
+    assert _vectors(demo_platform) == before
 
 
-def test_one_changed_document_re_embeds_only_its_chunks(demo_index: FluxSettings) -> None:
-    manifest = latest_manifest("openalex", demo_index.raw_root_path)
-    files = load_files(manifest, demo_index.raw_root_path)
+def test_one_changed_document_re_embeds_only_its_chunks(demo_platform: FluxSettings) -> None:
+    manifest = latest_manifest("openalex", demo_platform.raw_root_path)
+    files = load_files(manifest, demo_platform.raw_root_path)
     page = json.loads(files["works_page1.json"])
     work = page["results"][0]
     work_id = work["id"].rsplit("/", 1)[-1]
     work["abstract_inverted_index"] = {"Completely": [0], "new": [1], "findings": [2], "on": [3], "MDM2.": [4]}
     files["works_page1.json"] = json.dumps(page).encode()
-    write_pull(RawPull("openalex", files, release=manifest.release), demo_index.raw_root_path)
-    before = _vectors(demo_index)
+    write_pull(RawPull("openalex", files, release=manifest.release), demo_platform.raw_root_path)
+    before = _vectors(demo_platform)
 
-    assert materialize_selection(demo_index, "key:openalex_documents or group:index").success
-    after = _vectors(demo_index)
+    assert materialize_selection(demo_platform, "key:openalex_documents or group:index").success
+    after = _vectors(demo_platform)
     changed = {cid for cid in after if before.get(cid) != after[cid]}
     assert changed and all(cid.startswith(f"openalex_{work_id}_") for cid in changed)
     assert _meta("chunks")["documents_chunked"] == 1
     assert _meta("chunk_embeddings")["chunks_embedded"] == len(changed)
 
 
-def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_index: FluxSettings) -> None:
+def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_platform: FluxSettings) -> None:
     new_model = resolve_model_path("all-MiniLM-L6-v2")  # same weights under another name: a "new model"
-    engine = engine_for(demo_index.platform_database_url)
+    engine = engine_for(demo_platform.platform_database_url)
     pending = chunks_to_embed(engine, new_model)
-    ensure_ray(None, demo_index.ray_num_cpus, demo_index.home / "ray")
+    ensure_ray(None, demo_platform.ray_num_cpus, demo_platform.home / "ray")
 
     def dies_after_first_batch() -> Iterator[dict[str, np.ndarray]]:
         for n, batch in enumerate(embed_on_ray(pending, new_model, actors=1, batch_size=8, cpus_per_actor=2)):
@@ -127,12 +104,12 @@ def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_index: F
         assert outcome.success and outcome.checks_passed == outcome.checks_total
         assert _meta("chunk_embeddings")["chunks_embedded"] == len(pending) - done
     get_settings.cache_clear()
-    assert {model for _, model in _vectors(demo_index).values()} == {new_model}
+    assert {model for _, model in _vectors(demo_platform).values()} == {new_model}
 
 
-def test_model_change_re_embeds_everything(demo_index: FluxSettings) -> None:
-    total = len(_vectors(demo_index))
-    outcome = materialize_selection(demo_index, INDEX)  # back to the default model name
+def test_model_change_re_embeds_everything(demo_platform: FluxSettings) -> None:
+    total = len(_vectors(demo_platform))
+    outcome = materialize_selection(demo_platform, INDEX)  # back to the default model name
     assert outcome.success
     assert _meta("chunk_embeddings")["chunks_embedded"] == total
-    assert {model for _, model in _vectors(demo_index).values()} == {demo_index.embedding_model}
+    assert {model for _, model in _vectors(demo_platform).values()} == {demo_platform.embedding_model}

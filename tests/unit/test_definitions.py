@@ -7,7 +7,8 @@ from dagster_project.resources import export_resource_env
 from dagster_project.settings import get_settings
 
 SOURCES = ["reactome", "kegg", "hgnc", "openalex", "pubmed"]
-EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema", "chunks", "chunk_embeddings", "chunk_vector_index"} | {
+EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema", "chunks", "chunk_embeddings", "chunk_vector_index",
+                   "knowledge_graph", "pathway_vectors", "pathway_resolution"} | {
     f"{s}_raw" for s in SOURCES} | {f"{s}_documents" for s in SOURCES}
 EXPECTED_CHECKS = {
     ("postgres_schema", "migrations_ledger_valid"),
@@ -16,6 +17,9 @@ EXPECTED_CHECKS = {
     ("chunks", "no_orphan_chunks"),
     ("chunk_embeddings", "one_current_vector_per_chunk"),
     ("chunk_embeddings", "vector_norms_sane"),
+    ("knowledge_graph", "graph_matches_postgres"),
+    ("knowledge_graph", "every_pathway_has_one_species"),
+    ("pathway_resolution", "resolution_edges_valid"),
     ("neo4j_schema", "graph_constraints_present"),
     ("hgnc_documents", "gene_identifiers_valid"),
     *{(f"{s}_documents", "documents_valid") for s in SOURCES if s != "hgnc"},

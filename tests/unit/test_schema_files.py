@@ -18,8 +18,10 @@ def test_shipped_migrations_are_ordered_and_render_their_placeholders() -> None:
 
 
 def test_neo4j_migrations_split_into_single_statements() -> None:
-    statements = [s for m in load_migrations("neo4j") for s in split_statements(m.path.read_text())]
-    assert all(stmt.upper().startswith("CREATE CONSTRAINT") for stmt in statements)
+    settings = FluxSettings(embedding_dim=768)
+    statements = [s for m in load_migrations("neo4j") for s in split_statements(m.render(settings))]
+    assert all(stmt.upper().startswith(("CREATE CONSTRAINT", "CREATE VECTOR INDEX")) for stmt in statements)
+    assert any("`vector.dimensions`: 768" in stmt for stmt in statements)
     assert all(";" not in stmt and "//" not in stmt for stmt in statements)
     labels = " ".join(statements)
     for label in ("Pathway", "Reaction", "Gene", "Compound", "Species", "Compartment"):

@@ -1,0 +1,72 @@
+"""Stage 6 — the knowledge graph: pathways, hierarchy, species, genes, compounds, papers and their gene mentions,
+projected from Postgres into Neo4j with MERGE; then one vector per pathway for the Neo4j vector index."""
+
+import time
+
+import dagster as dg
+import numpy as np
+from sqlalchemy import text
+
+from dagster_project.assets.documents import DOCUMENT_ASSETS
+from dagster_project.assets.vector_index import chunk_vector_index
+from dagster_project.graph import loader
+from dagster_project.graph.rows import COMPOUND_MEMBERS, GENE_MEMBERS, GENES, HIERARCHY, PATHWAYS, fetch, paper_rows
+from dagster_project.resources import Neo4jResource, PostgresResource
+
+GRAPH_GROUP = "graph"
+
+
+@dg.asset(
+    group_name=GRAPH_GROUP,
+    kinds={"neo4j"},
+    deps=[*(a.key for a in DOCUMENT_ASSETS), "neo4j_schema"],
+    description="Projects the structured tables into Neo4j: Pathway (both sources) -IN_SPECIES-> Species, "
+    "-SUBPATHWAY_OF-> Pathway, -HAS_MEMBER-> Gene (HGNC) / Compound; Paper -MENTIONS-> Gene (HGNC symbol "
+    "dictionary). MERGE on stable ids in batched UNWIND transactions; loading twice changes nothing.",
+)
+def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                    neo4j: Neo4jResource) -> dg.MaterializeResult:
+    engine, driver = postgres.get_engine(), neo4j.get_driver()
+    started = time.monotonic()
+    steps = [
+        ("pathways", loader.MERGE_PATHWAYS, lambda: fetch(engine, PATHWAYS)),
+        ("hierarchy", loader.MERGE_HIERARCHY, lambda: fetch(engine, HIERARCHY)),
+        ("genes", loader.MERGE_GENES, lambda: fetch(engine, GENES)),
+        ("gene_members", loader.SYNC_GENE_MEMBERS, lambda: fetch(engine, GENE_MEMBERS)),
+        ("compound_members", loader.SYNC_COMPOUND_MEMBERS, lambda: fetch(engine, COMPOUND_MEMBERS)),
+        ("papers", loader.MERGE_PAPERS, lambda: paper_rows(engine)),
+    ]
+    sent: dict[str, int] = {}
+    for name, query, rows in steps:
+        sent[name] = loader.run_batched(driver, query, rows())
+        context.log.info(f"graph: {name} {sent[name]} rows merged")
+    labels, types = loader.graph_counts(driver)
+    return dg.MaterializeResult(metadata={
+        **{f"rows_{k}": v for k, v in sent.items()},
+        **{f"nodes_{k}": v for k, v in labels.items()},
+        **{f"relationships_{k}": v for k, v in types.items()},
+        "seconds": round(time.monotonic() - started, 1),
+    })
+
+
+@dg.asset(
+    group_name=GRAPH_GROUP,
+    kinds={"neo4j"},
+    deps=[knowledge_graph, chunk_vector_index],
+    description="One embedding per Pathway node (the normalized mean of its document's chunk vectors) in the "
+    "Neo4j vector index `pathway_embedding`, so the k pathways most similar to a text are one Cypher query.",
+)
+def pathway_vectors(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                    neo4j: Neo4jResource) -> dg.MaterializeResult:
+    with postgres.get_engine().connect() as conn:
+        rows = conn.execute(text(
+            "SELECT d.external_id, avg(c.embedding)::text FROM documents d JOIN chunks c ON c.document_id = d.id"
+            " WHERE d.type = 'pathway' AND d.status = 'active' AND c.embedding IS NOT NULL GROUP BY d.external_id"
+        )).all()
+    payload = []
+    for pathway_id, mean_text in rows:
+        vector = np.asarray([float(x) for x in mean_text.strip("[]").split(",")], dtype=np.float64)
+        payload.append({"id": pathway_id, "vector": (vector / max(np.linalg.norm(vector), 1e-12)).tolist()})
+    written = loader.run_batched(neo4j.get_driver(), loader.SET_PATHWAY_VECTORS, payload)
+    context.log.info(f"{written} pathway vectors set")
+    return dg.MaterializeResult(metadata={"pathway_vectors": written})

@@ -1,0 +1,102 @@
+"""Neo4j loaders: MERGE on stable ids in batched UNWIND statements, one transaction per batch. Never CREATE:
+loading twice yields the same graph. Rows come from the Postgres tables, so the graph never disagrees with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from neo4j import Driver, ManagedTransaction
+
+BATCH = 5000
+
+MERGE_PATHWAYS = """
+UNWIND $rows AS row
+MERGE (p:Pathway {id: row.id})
+SET p.source = row.source, p.name = row.name, p.category = row.category, p.subcategory = row.subcategory
+MERGE (s:Species {name: row.species})
+MERGE (p)-[:IN_SPECIES]->(s)
+"""
+MERGE_HIERARCHY = """
+UNWIND $rows AS row
+MATCH (child:Pathway {id: row.child}) MATCH (parent:Pathway {id: row.parent})
+MERGE (child)-[:SUBPATHWAY_OF]->(parent)
+"""
+MERGE_GENES = """
+UNWIND $rows AS row
+MERGE (g:Gene {id: row.id})
+SET g.symbol = row.symbol, g.name = row.name, g.entrez = row.entrez, g.uniprot = row.uniprot
+"""
+# Members of each pathway in the batch are made exactly `row.members`: stale edges go, new ones are merged.
+SYNC_GENE_MEMBERS = """
+UNWIND $rows AS row
+MATCH (p:Pathway {id: row.pathway})
+OPTIONAL MATCH (p)-[old:HAS_MEMBER]->(g:Gene) WHERE NOT g.id IN row.members
+DELETE old
+WITH DISTINCT p, row
+UNWIND row.members AS gene_id
+MATCH (g:Gene {id: gene_id})
+MERGE (p)-[:HAS_MEMBER]->(g)
+"""
+SYNC_COMPOUND_MEMBERS = """
+UNWIND $rows AS row
+MATCH (p:Pathway {id: row.pathway})
+OPTIONAL MATCH (p)-[old:HAS_MEMBER]->(c:Compound) WHERE NOT c.id IN row.members
+DELETE old
+WITH DISTINCT p, row
+UNWIND row.members AS compound_id
+MERGE (c:Compound {id: compound_id})
+MERGE (p)-[:HAS_MEMBER]->(c)
+"""
+MERGE_PAPERS = """
+UNWIND $rows AS row
+MERGE (paper:Paper {id: row.id})
+SET paper.source = row.source, paper.title = row.title, paper.year = row.year
+WITH paper, row
+OPTIONAL MATCH (paper)-[old:MENTIONS]->(g:Gene) WHERE NOT g.id IN row.genes
+DELETE old
+WITH DISTINCT paper, row
+UNWIND row.genes AS gene_id
+MATCH (g:Gene {id: gene_id})
+MERGE (paper)-[:MENTIONS]->(g)
+"""
+SET_PATHWAY_VECTORS = """
+UNWIND $rows AS row
+MATCH (p:Pathway {id: row.id})
+CALL db.create.setNodeVectorProperty(p, 'embedding', row.vector)
+"""
+
+
+def batched(rows: Sequence[dict[str, Any]] | Iterable[dict[str, Any]], size: int = BATCH) -> Iterator[list]:
+    batch: list[dict[str, Any]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def run_batched(driver: Driver, query: str, rows: Iterable[dict[str, Any]]) -> int:
+    """One write transaction per batch; returns the number of rows sent."""
+    sent = 0
+
+    def work(tx: ManagedTransaction, batch: list[dict[str, Any]]) -> None:
+        tx.run(query, rows=batch).consume()
+
+    with driver.session() as session:
+        for batch in batched(rows):
+            session.execute_write(work, batch)
+            sent += len(batch)
+    return sent
+
+
+def graph_counts(driver: Driver) -> tuple[dict[str, int], dict[str, int]]:
+    labels = {r["label"]: r["n"] for r in driver.execute_query(
+        "MATCH (n) UNWIND labels(n) AS label WITH label WHERE label <> 'FluxMigration'"
+        " RETURN label, count(*) AS n").records}
+    types = {r["type"]: r["n"] for r in driver.execute_query(
+        "MATCH ()-[r]->() RETURN type(r) AS type, count(*) AS n").records}
+    return labels, types

@@ -1,0 +1,63 @@
+"""Rows for the graph, read from Postgres (the graph is a projection of the structured tables)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, text
+
+from dagster_project.graph.mentions import build_dictionary, find_mentions
+
+PATHWAYS = """
+SELECT pathway_id AS id, source, name, species, category, subcategory FROM pathways WHERE status = 'active'
+"""
+HIERARCHY = """
+SELECT p.pathway_id AS child, parent FROM pathways p CROSS JOIN LATERAL unnest(p.parents) AS parent
+JOIN pathways q ON q.pathway_id = parent AND q.status = 'active' WHERE p.status = 'active'
+"""
+GENES = """
+SELECT hgnc_id AS id, symbol, name, entrez_id AS entrez, uniprot_ids AS uniprot FROM gene_identifiers
+WHERE status = 'Approved'
+"""
+# Every gene member, whatever its id space, becomes the HGNC gene it names.
+GENE_MEMBERS = """
+WITH acc AS (SELECT unnest(uniprot_ids) AS member_id, hgnc_id FROM gene_identifiers WHERE status = 'Approved'),
+     sym AS (SELECT symbol AS member_id, hgnc_id FROM gene_identifiers WHERE status = 'Approved'),
+     ent AS (SELECT entrez_id AS member_id, hgnc_id FROM gene_identifiers
+             WHERE status = 'Approved' AND entrez_id IS NOT NULL),
+     mapped AS (
+        SELECT m.pathway_id, coalesce(acc.hgnc_id, sym.hgnc_id, ent.hgnc_id) AS hgnc_id
+        FROM pathway_members m JOIN pathways p USING (pathway_id)
+        LEFT JOIN acc ON m.id_space = 'uniprot' AND acc.member_id = m.member_id
+        LEFT JOIN sym ON m.id_space = 'hgnc_symbol' AND sym.member_id = m.member_id
+        LEFT JOIN ent ON m.id_space = 'entrez' AND ent.member_id = m.member_id
+        WHERE p.status = 'active' AND m.member_kind = 'gene')
+SELECT pathway_id AS pathway, array_agg(DISTINCT hgnc_id ORDER BY hgnc_id) AS members
+FROM mapped WHERE hgnc_id IS NOT NULL GROUP BY pathway_id
+"""
+COMPOUND_MEMBERS = """
+SELECT m.pathway_id AS pathway,
+       array_agg(DISTINCT CASE m.id_space WHEN 'chebi' THEN m.member_id ELSE 'KEGG:' || m.member_id END) AS members
+FROM pathway_members m JOIN pathways p USING (pathway_id)
+WHERE p.status = 'active' AND m.member_kind = 'compound' GROUP BY m.pathway_id
+"""
+PAPERS = """
+SELECT source || ':' || external_id AS id, source, title, content, (metadata ->> 'year')::int AS year
+FROM documents WHERE type = 'paper' AND status = 'active'
+"""
+
+
+def fetch(engine: Engine, query: str) -> list[dict[str, Any]]:
+    with engine.connect() as conn:
+        return [dict(row._mapping) for row in conn.execute(text(query))]
+
+
+def paper_rows(engine: Engine) -> list[dict[str, Any]]:
+    with engine.connect() as conn:
+        genes = conn.execute(text("SELECT hgnc_id, symbol, aliases FROM gene_identifiers"
+                                  " WHERE status = 'Approved'")).all()
+    dictionary = build_dictionary((g.hgnc_id, g.symbol, list(g.aliases)) for g in genes)
+    papers = fetch(engine, PAPERS)
+    for paper in papers:
+        paper["genes"] = find_mentions(f"{paper['title']} {paper.pop('content')}", dictionary)
+    return papers

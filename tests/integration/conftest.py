@@ -1,0 +1,33 @@
+"""A demo platform built once per session in a database of its own: every asset materialized from the bundled
+demo (sources, chunks, Ray embeddings, HNSW index, graph, resolution)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from dagster_project.materialize import materialize_selection
+from dagster_project.settings import FluxSettings, get_settings
+from dagster_project.stack.postgres import admin_conninfo, ensure_databases
+
+
+@pytest.fixture(scope="session")
+def demo_platform(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FluxSettings]:
+    database = f"{stack.pg_database}_demo"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FLUX_PG_DATABASE", database)
+        mp.setenv("FLUX_SOURCE_MODE", "demo")
+        mp.setenv("FLUX_RAW_ROOT", str(tmp_path_factory.mktemp("raw")))
+        mp.setenv("FLUX_EMBEDDING_BATCH_SIZE", "8")  # several write batches even on the small demo
+        get_settings.cache_clear()
+        settings = get_settings()
+        ensure_databases(settings)
+        outcome = materialize_selection(settings, "*")
+        assert outcome.success and outcome.checks_passed == outcome.checks_total, outcome
+        yield settings
+    get_settings.cache_clear()
+    with psycopg.connect(admin_conninfo(stack), autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
