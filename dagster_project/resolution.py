@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from scipy.special import gammaln
 from scipy.stats import hypergeom
 
 # Class thresholds (README "Reactome ↔ KEGG resolution" shows the distributions they were read from).
@@ -49,9 +50,24 @@ def name_tokens(name: str) -> frozenset[str]:
     return frozenset(w for w in words if w not in _STOP)
 
 
-def name_similarity(a: str, b: str) -> float:
-    ta, tb = name_tokens(a), name_tokens(b)
+def _token_jaccard(ta: frozenset[str], tb: frozenset[str]) -> float:
     return len(ta & tb) / len(ta | tb) if ta and tb else 0.0
+
+
+def name_similarity(a: str, b: str) -> float:
+    return _token_jaccard(name_tokens(a), name_tokens(b))
+
+
+def upper_tail(k: np.ndarray, population: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hypergeometric P(X >= k). For k = 1 (most pairs) it is 1 - P(X = 0), computed in closed form with
+    log-gamma; scipy's exact tail sum runs only where k >= 2 (it is a Python-speed loop per pair)."""
+    p = np.empty(len(k), dtype=np.float64)
+    single = k == 1
+    log_p0 = (gammaln(population - a[single] + 1) + gammaln(population - b[single] + 1)
+              - gammaln(population + 1) - gammaln(population - a[single] - b[single] + 1))
+    p[single] = -np.expm1(log_p0)
+    p[~single] = hypergeom.sf(k[~single] - 1, population, a[~single], b[~single])
+    return np.clip(p, 0.0, 1.0)
 
 
 def _incidence(sets: Sequence[frozenset[str]], index: dict[str, int]) -> sparse.csr_matrix:
@@ -79,7 +95,7 @@ def score_pairs(reactome: PathwaySets, kegg: PathwaySets) -> pd.DataFrame:
     ri, ki, k = shared.row, shared.col, shared.data.astype(np.int64)
     a = np.asarray(r_mat.sum(axis=1)).ravel()[ri]
     b = np.asarray(k_mat.sum(axis=1)).ravel()[ki]
-    p = hypergeom.sf(k - 1, len(universe), a, b)
+    p = upper_tail(k, len(universe), a, b)
     frame = pd.DataFrame({
         "reactome_id": np.asarray(reactome.ids)[ri],
         "kegg_id": np.asarray(kegg.ids)[ki],
@@ -93,7 +109,9 @@ def score_pairs(reactome: PathwaySets, kegg: PathwaySets) -> pd.DataFrame:
     })
     r_names = dict(zip(reactome.ids, reactome.names, strict=True))
     k_names = dict(zip(kegg.ids, kegg.names, strict=True))
-    frame["name_similarity"] = [name_similarity(r_names[r], k_names[g])
+    r_tokens = {i: name_tokens(n) for i, n in r_names.items()}
+    k_tokens = {i: name_tokens(n) for i, n in k_names.items()}
+    frame["name_similarity"] = [_token_jaccard(r_tokens[r], k_tokens[g])
                                 for r, g in zip(frame["reactome_id"], frame["kegg_id"], strict=True)]
     frame["reactome_name"] = frame["reactome_id"].map(r_names)
     frame["kegg_name"] = frame["kegg_id"].map(k_names)

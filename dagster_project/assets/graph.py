@@ -37,14 +37,24 @@ def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResourc
         ("papers", loader.MERGE_PAPERS, lambda: paper_rows(engine)),
     ]
     sent: dict[str, int] = {}
+    keep: dict[str, list[str]] = {}
     for name, query, rows in steps:
-        sent[name] = loader.run_batched(driver, query, rows())
+        batch = rows()
+        if name in {"pathways", "genes", "papers"}:
+            keep[name] = [row["id"] for row in batch]
+        sent[name] = loader.run_batched(driver, query, batch)
         context.log.info(f"graph: {name} {sent[name]} rows merged")
+    pruned = {label: loader.prune(driver, label, keep[key])
+              for label, key in (("Pathway", "pathways"), ("Gene", "genes"), ("Paper", "papers"))}
+    with driver.session() as session:
+        pruned["Compound"] = session.run(loader.PRUNE_COMPOUNDS).consume().counters.nodes_deleted
+    context.log.info(f"graph: pruned nodes no longer in Postgres {pruned}")
     labels, types = loader.graph_counts(driver)
     return dg.MaterializeResult(metadata={
         **{f"rows_{k}": v for k, v in sent.items()},
         **{f"nodes_{k}": v for k, v in labels.items()},
         **{f"relationships_{k}": v for k, v in types.items()},
+        **{f"pruned_{k}": v for k, v in pruned.items()},
         "seconds": round(time.monotonic() - started, 1),
     })
 

@@ -64,7 +64,7 @@ def _plot(classified: pd.DataFrame) -> str:
 @dg.asset(
     group_name=GRAPH_GROUP,
     kinds={"postgres", "neo4j", "scipy"},
-    deps=[knowledge_graph],
+    deps=[knowledge_graph, "postgres_schema"],
     description="Scores every Reactome x KEGG pair in UniProt space (overlap coefficient, Jaccard, hypergeometric "
     "p with Benjamini-Hochberg q, name similarity), classifies equivalent / part_of / unrelated by the README's "
     "thresholds, and writes pathway_mappings plus EQUIVALENT_TO / PART_OF edges with every score.",

@@ -61,6 +61,13 @@ UNWIND row.genes AS gene_id
 MATCH (g:Gene {id: gene_id})
 MERGE (paper)-[:MENTIONS]->(g)
 """
+# Nodes whose row is gone from Postgres (a pathway dropped by its source, a withdrawn gene) leave the graph too.
+PRUNE = {
+    label: f"MATCH (n:{label}) WHERE NOT n.id IN $ids CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS"
+    for label in ("Pathway", "Gene", "Paper")
+}
+PRUNE_COMPOUNDS = "MATCH (c:Compound) WHERE NOT (c)<-[:HAS_MEMBER]-() DETACH DELETE c"
+
 SET_PATHWAY_VECTORS = """
 UNWIND $rows AS row
 MATCH (p:Pathway {id: row.id})
@@ -91,6 +98,13 @@ def run_batched(driver: Driver, query: str, rows: Iterable[dict[str, Any]]) -> i
             session.execute_write(work, batch)
             sent += len(batch)
     return sent
+
+
+def prune(driver: Driver, label: str, keep_ids: list[str]) -> int:
+    """Delete `label` nodes not in `keep_ids` (auto-commit: CALL … IN TRANSACTIONS needs its own transaction)."""
+    with driver.session() as session:
+        summary = session.run(PRUNE[label], ids=keep_ids).consume()
+    return summary.counters.nodes_deleted
 
 
 def graph_counts(driver: Driver) -> tuple[dict[str, int], dict[str, int]]:

@@ -53,3 +53,12 @@ def test_classes_and_part_of_direction() -> None:
 def test_name_similarity_ignores_filler_words() -> None:
     assert name_similarity("Signaling by WNT", "Wnt signaling pathway") == 1.0
     assert name_similarity("Apoptosis", "Cell cycle") == 0.0
+
+
+def test_closed_form_upper_tail_matches_scipy() -> None:
+    from dagster_project.resolution import upper_tail
+
+    k = np.array([1, 1, 2, 5, 1])
+    a = np.array([10, 300, 40, 50, 2])
+    b = np.array([20, 150, 60, 45, 3])
+    assert upper_tail(k, 20_000, a, b) == pytest.approx(hypergeom.sf(k - 1, 20_000, a, b), rel=1e-6)
