@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import dagster as dg
 
 from dagster_project.instance import render_dagster_home
-from dagster_project.resources import export_resource_env
+from dagster_project.resources import export_resource_env, resource_env
 from dagster_project.settings import FluxSettings
 
 
@@ -24,7 +24,21 @@ class MaterializeOutcome:
 
 def materialize_selection(settings: FluxSettings, selection: str = "*") -> MaterializeOutcome:
     os.environ["DAGSTER_HOME"] = render_dagster_home(settings)
+    # The resources read EnvVars: point them at `settings` for this run only, then put the caller's
+    # environment back, so a later FluxSettings() is never silently redirected by a previous run.
+    saved = {key: os.environ.get(key) for key in resource_env(settings)}
     export_resource_env(settings, override=True)
+    try:
+        return _execute(selection)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _execute(selection: str) -> MaterializeOutcome:
     from dagster_project.definitions import defs
 
     job = defs.resolve_implicit_global_asset_job_def()
