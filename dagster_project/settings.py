@@ -102,6 +102,7 @@ class FluxSettings(BaseSettings):
     ncbi_api_key: SecretStr | None = None
     pubmed_query: str = "(pathway[Title/Abstract]) AND (signaling OR metabolism) AND hasabstract"
     pubmed_max_records: int = 200
+    reactome_reactions: bool = Field(default=False, description="Live: one containedEvents call per pathway.")
     live_max_pathways: int | None = Field(default=None, description="Cap per-pathway live calls (None = all).")
 
     # --- derived paths ---------------------------------------------------------------------------------

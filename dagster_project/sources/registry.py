@@ -42,7 +42,7 @@ def _http(settings: FluxSettings, base_url: str, per_second: float) -> HttpClien
 
 def _live_reactome(s: FluxSettings) -> RawPull:
     client = reactome_client.ReactomeClient(_http(s, s.reactome_url, 5), _http(s, s.reactome_download_url, 5))
-    return client.pull(s.live_max_pathways)
+    return client.pull(s.live_max_pathways, with_reactions=s.reactome_reactions)
 
 
 def _live_kegg(s: FluxSettings) -> RawPull:

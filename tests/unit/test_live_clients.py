@@ -81,8 +81,13 @@ def test_reactome_downloads_and_summations(fault_server: FaultServer) -> None:
     summation = [{"stId": "R-HSA-389357", "summation": [{"text": "CD28 <b>recruits</b> PI3K.<br>AKT follows."}]}]
     fault_server.script("/cs/data/query/ids", Reply.error(502), Reply.json(json.dumps(summation)))
 
+    events = [{"stId": "R-HSA-389348", "displayName": "CD28 binds PI3K", "schemaClass": "Reaction"},
+              {"stId": "R-HSA-389359", "displayName": "CD28 dependent Vav1 pathway", "schemaClass": "Pathway"}]
+    fault_server.default("/cs/data/pathway/R-HSA-389357/containedEvents", Reply.json(json.dumps(events)))
+    for pid in ("R-HSA-389356", "R-HSA-389359", "R-HSA-388841"):
+        fault_server.default(f"/cs/data/pathway/{pid}/containedEvents", Reply.json("[]"))
     client = ReactomeClient(http(fault_server, "/cs"), http(fault_server, "/dl"))
-    pulled = client.pull()
+    pulled = client.pull(with_reactions=True)
     assert pulled.release == "Reactome v94"
     posted = fault_server.hits("/cs/data/query/ids")[-1].body.decode().split(",")
     assert sorted(posted) == ["R-HSA-388841", "R-HSA-389356", "R-HSA-389357", "R-HSA-389359"]
@@ -93,4 +98,5 @@ def test_reactome_downloads_and_summations(fault_server: FaultServer) -> None:
     assert by_id["R-HSA-389357"].parents == ("R-HSA-389356",)
     assert all(m.pathway_id.startswith("R-HSA-") for m in records.members), "non-human rows are skipped"
     kinds = {(m.member_kind, m.id_space) for m in records.members}
-    assert kinds == {("gene", "uniprot"), ("compound", "chebi")}
+    assert kinds == {("gene", "uniprot"), ("compound", "chebi"), ("reaction", "reactome")}
+    assert [(r.id, r.pathway_id) for r in records.reactions] == [("R-HSA-389348", "R-HSA-389357")]

@@ -44,12 +44,18 @@ class ReactomeClient:
             out.extend(self.content.post_json("data/query/ids", ",".join(batch)))
         return out
 
-    def pull(self, max_pathways: int | None = None) -> RawPull:
+    def contained_events(self, pathway_ids: list[str]) -> dict[str, list[dict]]:
+        """Reactions (and sub-events) per pathway: one ContentService call each."""
+        return {pid: self.content.get_json(f"data/pathway/{pid}/containedEvents") for pid in pathway_ids}
+
+    def pull(self, max_pathways: int | None = None, with_reactions: bool = False) -> RawPull:
         release = self.release()
         files = {name: self.download(name) for name in DOWNLOAD_FILES}
         human = [ln.split("\t")[0] for ln in files["ReactomePathways.txt"].decode().splitlines()
                  if ln.endswith("\tHomo sapiens")]
         files["summations.json"] = json.dumps(self.summations(human[:max_pathways])).encode()
+        if with_reactions:
+            files["reactions.json"] = json.dumps(self.contained_events(human[:max_pathways])).encode()
         return RawPull("reactome", files, release=f"Reactome v{release}")
 
 
