@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
 from dagster_project.settings import FluxSettings
+from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
 
 
 class ServiceState(StrEnum):
@@ -79,3 +81,36 @@ class LocalService(ABC):
             return make_url(self.url).render_as_string(hide_password=True)
         except Exception:  # not an SQLAlchemy-shaped URL (bolt://, redis://)
             return self.url
+
+
+class ProcessService(LocalService):
+    """A server we run as a detached child process tracked by a PID file (Neo4j, Redis)."""
+
+    stop_timeout: float = 20.0
+
+    @property
+    @abstractmethod
+    def pidfile(self) -> PidFile: ...
+
+    def is_running(self) -> bool:
+        return self.pidfile.live_pid() is not None
+
+    def spawn_and_wait(self, argv: list[str], ready: Callable[[], bool]) -> None:
+        """Start `argv`, record its PID and wait for `ready`; on failure kill it and name the log file."""
+        proc = spawn_detached(argv, self.log_path)
+        self.pidfile.write(proc.pid)
+        try:
+            wait_until(ready, timeout=self.settings.service_start_timeout, what=self.name,
+                       log_path=self.log_path, alive=lambda: proc.poll() is None)
+        except ServiceStartError as exc:
+            stop_pid(proc.pid, timeout=20)
+            self.pidfile.clear()
+            raise ServiceStartError(f"{exc}\n{tail(self.log_path)}") from None
+
+    def stop(self) -> bool:
+        pid = self.pidfile.live_pid()
+        self.pidfile.clear()
+        if pid is None:
+            return False
+        stop_pid(pid, timeout=self.stop_timeout)
+        return True

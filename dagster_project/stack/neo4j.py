@@ -10,8 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from dagster_project.stack.base import LocalService
-from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
+from dagster_project.stack.base import ProcessService
+from dagster_project.stack.process import PidFile, ServiceStartError
 
 LAUNCHER_DIR = Path(__file__).resolve().parent / "neo4j_launcher"
 LAUNCHER_CLASS = "flux.neo4j.Neo4jLauncher"
@@ -49,8 +49,9 @@ def build_launcher(log_path: Path) -> None:
         raise ServiceStartError(f"building the Neo4j launcher failed; see {log_path}")
 
 
-class Neo4jService(LocalService):
+class Neo4jService(ProcessService):
     name = "neo4j"
+    stop_timeout = 60.0
     url_variable = "FLUX_NEO4J_URI"
 
     @property
@@ -68,9 +69,6 @@ class Neo4jService(LocalService):
     @property
     def url(self) -> str:
         return self.settings.resolved_neo4j_uri
-
-    def is_running(self) -> bool:
-        return self.pidfile.live_pid() is not None
 
     def _password_file(self) -> Path:
         path = self.settings.run_dir / "neo4j.password"
@@ -97,26 +95,10 @@ class Neo4jService(LocalService):
             "--password-file", str(self._password_file()),
         ]
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-        proc = spawn_detached(argv, self.log_path)
-        self.pidfile.write(proc.pid)
 
         def ready() -> bool:
             with self.log_path.open("rb") as fh:
                 fh.seek(offset)
                 return READY_MARKER.encode() in fh.read()
 
-        try:
-            wait_until(ready, timeout=self.settings.service_start_timeout, what="neo4j",
-                       log_path=self.log_path, alive=lambda: proc.poll() is None)
-        except ServiceStartError as exc:
-            stop_pid(proc.pid, timeout=20)
-            self.pidfile.clear()
-            raise ServiceStartError(f"{exc}\n{tail(self.log_path)}") from None
-
-    def stop(self) -> bool:
-        pid = self.pidfile.live_pid()
-        self.pidfile.clear()
-        if pid is None:
-            return False
-        stop_pid(pid, timeout=60)
-        return True
+        self.spawn_and_wait(argv, ready)

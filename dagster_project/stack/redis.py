@@ -7,11 +7,11 @@ import shutil
 import redis
 
 from dagster_project.settings import FluxSettings
-from dagster_project.stack.base import LocalService
-from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
+from dagster_project.stack.base import ProcessService
+from dagster_project.stack.process import PidFile, ServiceStartError
 
 
-class RedisService(LocalService):
+class RedisService(ProcessService):
     name = "redis"
     url_variable = "FLUX_REDIS_URL"
 
@@ -41,9 +41,6 @@ class RedisService(LocalService):
             )
         return None
 
-    def is_running(self) -> bool:
-        return self.pidfile.live_pid() is not None
-
     def _ping(self) -> bool:
         try:
             return bool(redis.Redis.from_url(self.url, socket_timeout=0.5).ping())
@@ -68,20 +65,4 @@ class RedisService(LocalService):
             "--save", "300 10",
             "--appendonly", "no",
         ]
-        proc = spawn_detached(argv, self.log_path)
-        self.pidfile.write(proc.pid)
-        try:
-            wait_until(self._ping, timeout=self.settings.service_start_timeout, what="redis",
-                       log_path=self.log_path, alive=lambda: proc.poll() is None)
-        except ServiceStartError as exc:
-            stop_pid(proc.pid, timeout=20)
-            self.pidfile.clear()
-            raise ServiceStartError(f"{exc}\n{tail(self.log_path)}") from None
-
-    def stop(self) -> bool:
-        pid = self.pidfile.live_pid()
-        self.pidfile.clear()
-        if pid is None:
-            return False
-        stop_pid(pid, timeout=20)
-        return True
+        self.spawn_and_wait(argv, self._ping)
