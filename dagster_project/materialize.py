@@ -10,7 +10,7 @@ import dagster as dg
 
 from dagster_project.instance import render_dagster_home
 from dagster_project.resources import export_resource_env, resource_env
-from dagster_project.settings import FluxSettings
+from dagster_project.settings import FluxSettings, use_settings
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,8 @@ def materialize_selection(settings: FluxSettings, selection: str = "*") -> Mater
     saved = {key: os.environ.get(key) for key in resource_env(settings)}
     export_resource_env(settings, override=True)
     try:
-        return _execute(selection)
+        with use_settings(settings):
+            return _execute(selection)
     finally:
         for key, value in saved.items():
             if value is None:

@@ -24,10 +24,12 @@ def demo_platform(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory)
         mp.setenv("FLUX_EMBEDDING_BATCH_SIZE", "8")  # several write batches even on the small demo
         get_settings.cache_clear()
         settings = get_settings()
-        ensure_databases(settings)
-        outcome = materialize_selection(settings, "*")
-        assert outcome.success and outcome.checks_passed == outcome.checks_total, outcome
-        yield settings
+    # The environment is back to the session's: only this settings object (passed explicitly) names the demo
+    # database, so no other test can be redirected to it.
     get_settings.cache_clear()
+    ensure_databases(settings)
+    outcome = materialize_selection(settings, "*")
+    assert outcome.success and outcome.checks_passed == outcome.checks_total, outcome
+    yield settings
     with psycopg.connect(admin_conninfo(stack), autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))

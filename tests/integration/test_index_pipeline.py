@@ -17,7 +17,7 @@ from dagster_project.materialize import materialize_selection
 from dagster_project.resources.embedder import resolve_model_path
 from dagster_project.resources.postgres import engine_for
 from dagster_project.resources.ray import ensure_ray
-from dagster_project.settings import FluxSettings, get_settings
+from dagster_project.settings import FluxSettings
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from dagster_project.storage.chunks import chunks_to_embed, write_vector_batches
 
@@ -97,13 +97,9 @@ def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_platform
         done = done.scalar_one()
     assert done == 32, "exactly one whole write batch (4 x encode batch) committed"
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FLUX_EMBEDDING_MODEL", new_model)
-        get_settings.cache_clear()
-        outcome = materialize_selection(get_settings(), INDEX)
-        assert outcome.success and outcome.checks_passed == outcome.checks_total
-        assert _meta("chunk_embeddings")["chunks_embedded"] == len(pending) - done
-    get_settings.cache_clear()
+    outcome = materialize_selection(demo_platform.model_copy(update={"embedding_model": new_model}), INDEX)
+    assert outcome.success and outcome.checks_passed == outcome.checks_total
+    assert _meta("chunk_embeddings")["chunks_embedded"] == len(pending) - done
     assert {model for _, model in _vectors(demo_platform).values()} == {new_model}
 
 
