@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from dagster_project.assets.chunks import chunks
+from dagster_project.assets.dbt import SOURCE_TABLE_SPECS, flux_dbt_models
 from dagster_project.assets.documents import DOCUMENT_ASSETS
 from dagster_project.assets.embeddings import chunk_embeddings
 from dagster_project.assets.graph import knowledge_graph, pathway_vectors
@@ -24,7 +25,8 @@ export_resource_env(get_settings())
 
 defs = dg.Definitions(
     assets=[postgres_schema, neo4j_schema, *RAW_ASSETS, *DOCUMENT_ASSETS, chunks, chunk_embeddings,
-            chunk_vector_index, knowledge_graph, pathway_vectors, pathway_resolution],
+            chunk_vector_index, knowledge_graph, pathway_vectors, pathway_resolution, flux_dbt_models,
+            *SOURCE_TABLE_SPECS],
     asset_checks=[*PLATFORM_CHECKS, *SOURCE_CHECKS, *INDEX_CHECKS, *GRAPH_CHECKS],
     resources=build_resources(),
 )

@@ -45,7 +45,10 @@ def _execute(selection: str) -> MaterializeOutcome:
     job = defs.resolve_implicit_global_asset_job_def()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dg.BetaWarning)  # selection strings are stable enough for a CLI
-        asset_keys = dg.AssetSelection.from_string(selection).resolve(defs.resolve_asset_graph())
+        graph = defs.resolve_asset_graph()
+        # Source-table specs (dbt's inputs) are observed, not materialized: keep only executable assets.
+        asset_keys = {k for k in dg.AssetSelection.from_string(selection).resolve(graph)
+                      if graph.get(k).is_executable}
     with dg.DagsterInstance.get() as instance:
         result = job.execute_in_process(
             instance=instance,

@@ -176,6 +176,18 @@ class FluxSettings(BaseSettings):
         return self.ray_address or os.environ.get("RAY_ADDRESS") or None
 
 
+def dbt_env(settings: FluxSettings) -> dict[str, str]:
+    """dbt/profiles.yml reads these; derived from the platform URL so dbt and Flux share one database."""
+    url = make_url(settings.platform_database_url)
+    return {
+        "FLUX_DBT_HOST": url.host or "127.0.0.1",
+        "FLUX_DBT_PORT": str(url.port or 5432),
+        "FLUX_DBT_USER": url.username or "",
+        "FLUX_DBT_PASSWORD": url.password or "",
+        "FLUX_DBT_DBNAME": url.database or "",
+    }
+
+
 def _is_local_port(url: str, port: int) -> bool:
     parsed = urlsplit(url)
     try:

@@ -7,8 +7,11 @@ them as defaults so `dagster dev` works on a fresh shell, while a variable the u
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import dagster as dg
+from dagster_dbt import DbtCliResource
 
 from dagster_project.resources.embedder import EmbedderResource
 from dagster_project.resources.mlflow import MLflowResource
@@ -16,7 +19,7 @@ from dagster_project.resources.neo4j import Neo4jResource
 from dagster_project.resources.postgres import PostgresResource
 from dagster_project.resources.ray import RayResource
 from dagster_project.resources.redis import RedisResource
-from dagster_project.settings import FluxSettings
+from dagster_project.settings import REPO_ROOT, FluxSettings, dbt_env
 
 __all__ = [
     "EmbedderResource",
@@ -26,6 +29,7 @@ __all__ = [
     "RayResource",
     "RedisResource",
     "build_resources",
+    "dbt_env",
     "export_resource_env",
     "resource_env",
 ]
@@ -48,6 +52,7 @@ def resource_env(settings: FluxSettings) -> dict[str, str]:
         "FLUX_MLFLOW_TRACKING_URI": settings.resolved_mlflow_tracking_uri,
         "FLUX_MLFLOW_EXPERIMENT": settings.mlflow_experiment,
         "FLUX_MLFLOW_ARTIFACT_ROOT": str(settings.home / "mlflow" / "artifacts"),
+        **dbt_env(settings),
     }
 
 
@@ -85,4 +90,7 @@ def build_resources() -> dict[str, dg.ConfigurableResource]:
             experiment=dg.EnvVar("FLUX_MLFLOW_EXPERIMENT"),
             artifact_root=dg.EnvVar("FLUX_MLFLOW_ARTIFACT_ROOT"),
         ),
+        # The dbt next to this interpreter: tests and `make` run .venv/bin/python without .venv/bin on PATH.
+        "dbt": DbtCliResource(project_dir=str(REPO_ROOT / "dbt"), profiles_dir=str(REPO_ROOT / "dbt"),
+                              dbt_executable=str(Path(sys.executable).parent / "dbt")),
     }

@@ -7,7 +7,7 @@ import time
 from neo4j import GraphDatabase
 from neo4j import exceptions as neo4j_errors
 
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.settings import FluxConfigError, FluxSettings, dbt_env
 from dagster_project.stack.base import LocalService, ServiceState, ServiceStatus
 from dagster_project.stack.neo4j import Neo4jService
 from dagster_project.stack.postgres import PostgresService, connect_or_explain, ensure_databases
@@ -115,6 +115,7 @@ class Stack:
         if states["postgres"] in live:
             env["FLUX_DATABASE_URL"] = self.settings.platform_database_url
             env["FLUX_MLFLOW_TRACKING_URI"] = self.settings.resolved_mlflow_tracking_uri
+            env |= dbt_env(self.settings)
         if states["neo4j"] in live:
             env["FLUX_NEO4J_URI"] = self.settings.resolved_neo4j_uri
             env["FLUX_NEO4J_USER"] = self.settings.neo4j_user

@@ -89,3 +89,25 @@ def test_demo_counterparts_are_resolved_and_explainable(demo_platform: FluxSetti
         "MATCH (:Pathway {id: 'R-HSA-70171'})-[:HAS_MEMBER]->(g:Gene)<-[:HAS_MEMBER]-(:Pathway {id: 'hsa00010'})"
         " RETURN collect(g.symbol) AS genes").records[0]["genes"]
     assert {"HK1", "GAPDH", "PKM"} <= set(shared)
+
+
+def test_dbt_mart_matches_the_resolution_and_dbt_build_runs_on_its_own(demo_platform: FluxSettings) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from dagster_project.resources import dbt_env
+    from dagster_project.settings import REPO_ROOT
+
+    with engine_for(demo_platform.platform_database_url).connect() as conn:
+        resolved = conn.execute(text("SELECT count(*) FROM pathway_mappings WHERE relation <> 'unrelated'")).scalar()
+        mart = conn.execute(text("SELECT count(*), count(*) FILTER (WHERE shared = shared_in_sql)"
+                                 " FROM analytics.pathway_equivalences")).one()
+    assert resolved > 0 and tuple(mart) == (resolved, resolved)
+    dbt = str(Path(sys.executable).parent / "dbt")
+    result = subprocess.run([dbt, "build", "--project-dir", "dbt", "--profiles-dir", "dbt"], cwd=REPO_ROOT,
+                            env={**os.environ, **dbt_env(demo_platform)}, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "ERROR=0" in result.stdout and "unit test" in result.stdout
