@@ -10,7 +10,16 @@ from sqlalchemy import text
 from dagster_project.assets.documents import DOCUMENT_ASSETS
 from dagster_project.assets.vector_index import chunk_vector_index
 from dagster_project.graph import loader
-from dagster_project.graph.rows import COMPOUND_MEMBERS, GENE_MEMBERS, GENES, HIERARCHY, PATHWAYS, fetch, paper_rows
+from dagster_project.graph.rows import (
+    COMPOUND_MEMBERS,
+    GENE_MEMBERS,
+    GENES,
+    HIERARCHY,
+    PATHWAYS,
+    REACTIONS,
+    fetch,
+    paper_rows,
+)
 from dagster_project.resources import Neo4jResource, PostgresResource
 
 GRAPH_GROUP = "graph"
@@ -21,8 +30,8 @@ GRAPH_GROUP = "graph"
     kinds={"neo4j"},
     deps=[*(a.key for a in DOCUMENT_ASSETS), "neo4j_schema"],
     description="Projects the structured tables into Neo4j: Pathway (both sources) -IN_SPECIES-> Species, "
-    "-SUBPATHWAY_OF-> Pathway, -HAS_MEMBER-> Gene (HGNC) / Compound; Paper -MENTIONS-> Gene (HGNC symbol "
-    "dictionary). MERGE on stable ids in batched UNWIND transactions; loading twice changes nothing.",
+    "-SUBPATHWAY_OF-> Pathway, -HAS_REACTION-> Reaction, -HAS_MEMBER-> Gene (HGNC) / Compound; "
+    "Paper -MENTIONS-> Gene (HGNC symbol dictionary). MERGE on stable ids in batched UNWIND transactions; loading twice changes nothing.",
 )
 def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResource,
                     neo4j: Neo4jResource) -> dg.MaterializeResult:
@@ -31,6 +40,7 @@ def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResourc
     steps = [
         ("pathways", loader.MERGE_PATHWAYS, lambda: fetch(engine, PATHWAYS)),
         ("hierarchy", loader.MERGE_HIERARCHY, lambda: fetch(engine, HIERARCHY)),
+        ("reactions", loader.MERGE_REACTIONS, lambda: fetch(engine, REACTIONS)),
         ("genes", loader.MERGE_GENES, lambda: fetch(engine, GENES)),
         ("gene_members", loader.SYNC_GENE_MEMBERS, lambda: fetch(engine, GENE_MEMBERS)),
         ("compound_members", loader.SYNC_COMPOUND_MEMBERS, lambda: fetch(engine, COMPOUND_MEMBERS)),
@@ -40,12 +50,13 @@ def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResourc
     keep: dict[str, list[str]] = {}
     for name, query, rows in steps:
         batch = rows()
-        if name in {"pathways", "genes", "papers"}:
+        if name in {"pathways", "genes", "papers", "reactions"}:
             keep[name] = [row["id"] for row in batch]
         sent[name] = loader.run_batched(driver, query, batch)
         context.log.info(f"graph: {name} {sent[name]} rows merged")
     pruned = {label: loader.prune(driver, label, keep[key])
-              for label, key in (("Pathway", "pathways"), ("Gene", "genes"), ("Paper", "papers"))}
+              for label, key in (("Pathway", "pathways"), ("Gene", "genes"), ("Paper", "papers"),
+                                 ("Reaction", "reactions"))}
     with driver.session() as session:
         pruned["Compound"] = session.run(loader.PRUNE_COMPOUNDS).consume().counters.nodes_deleted
     context.log.info(f"graph: pruned nodes no longer in Postgres {pruned}")

@@ -23,6 +23,14 @@ UNWIND $rows AS row
 MATCH (child:Pathway {id: row.child}) MATCH (parent:Pathway {id: row.parent})
 MERGE (child)-[:SUBPATHWAY_OF]->(parent)
 """
+MERGE_REACTIONS = """
+UNWIND $rows AS row
+MERGE (r:Reaction {id: row.id})
+SET r.name = row.name
+WITH r, row
+MATCH (p:Pathway {id: row.pathway})
+MERGE (p)-[:HAS_REACTION]->(r)
+"""
 MERGE_GENES = """
 UNWIND $rows AS row
 MERGE (g:Gene {id: row.id})
@@ -64,7 +72,7 @@ MERGE (paper)-[:MENTIONS]->(g)
 # Nodes whose row is gone from Postgres (a pathway dropped by its source, a withdrawn gene) leave the graph too.
 PRUNE = {
     label: f"MATCH (n:{label}) WHERE NOT n.id IN $ids CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS"
-    for label in ("Pathway", "Gene", "Paper")
+    for label in ("Pathway", "Gene", "Paper", "Reaction")
 }
 PRUNE_COMPOUNDS = "MATCH (c:Compound) WHERE NOT (c)<-[:HAS_MEMBER]-() DETACH DELETE c"
 

@@ -15,6 +15,10 @@ HIERARCHY = """
 SELECT p.pathway_id AS child, parent FROM pathways p CROSS JOIN LATERAL unnest(p.parents) AS parent
 JOIN pathways q ON q.pathway_id = parent AND q.status = 'active' WHERE p.status = 'active'
 """
+REACTIONS = """
+SELECT r.reaction_id AS id, r.name, r.pathway_id AS pathway FROM reactions r
+JOIN pathways p ON p.pathway_id = r.pathway_id AND p.status = 'active'
+"""
 GENES = """
 SELECT hgnc_id AS id, symbol, name, entrez_id AS entrez, uniprot_ids AS uniprot FROM gene_identifiers
 WHERE status = 'Approved'
