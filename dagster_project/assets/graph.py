@@ -31,7 +31,8 @@ GRAPH_GROUP = "graph"
     deps=[*(a.key for a in DOCUMENT_ASSETS), "neo4j_schema"],
     description="Projects the structured tables into Neo4j: Pathway (both sources) -IN_SPECIES-> Species, "
     "-SUBPATHWAY_OF-> Pathway, -HAS_REACTION-> Reaction, -HAS_MEMBER-> Gene (HGNC) / Compound; "
-    "Paper -MENTIONS-> Gene (HGNC symbol dictionary). MERGE on stable ids in batched UNWIND transactions; loading twice changes nothing.",
+    "Paper -MENTIONS-> Gene (HGNC symbol dictionary). MERGE on stable ids in batched UNWIND transactions; "
+    "loading twice changes nothing.",
 )
 def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResource,
                     neo4j: Neo4jResource) -> dg.MaterializeResult:
