@@ -11,6 +11,8 @@ STAMP  := $(VENV)/.flux-installed
 NEO4J_DIR := dagster_project/stack/neo4j_launcher
 NEO4J_CLASS := $(NEO4J_DIR)/target/classes/flux/neo4j/Neo4jLauncher.class
 FLUX_ALLOW_APT ?= true
+# Tools installed in the venv (dbt, dagster, mlflow) are found by everything make starts.
+export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 # The test stack has its own state folder and ports, so `make test` never touches your .flux data.
 TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389

@@ -90,7 +90,7 @@ def build_resources() -> dict[str, dg.ConfigurableResource]:
             experiment=dg.EnvVar("FLUX_MLFLOW_EXPERIMENT"),
             artifact_root=dg.EnvVar("FLUX_MLFLOW_ARTIFACT_ROOT"),
         ),
-        # The dbt next to this interpreter: tests and `make` run .venv/bin/python without .venv/bin on PATH.
+        # The dbt next to this interpreter: tests and `make` may run .venv/bin/python without .venv/bin on PATH.
         "dbt": DbtCliResource(project_dir=str(REPO_ROOT / "dbt"), profiles_dir=str(REPO_ROOT / "dbt"),
                               dbt_executable=str(Path(sys.executable).parent / "dbt")),
     }
