@@ -28,6 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=5000)
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--actors", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args()
     settings = get_settings()
     with engine_for(settings.platform_database_url).connect() as conn:
@@ -46,7 +47,7 @@ def main() -> None:
     print(f"{'plain encode':<28}{plain_rate:>10.1f} chunks/s  1.00x")
 
     ensure_ray(settings.resolved_ray_address, settings.ray_num_cpus, settings.home / "ray")
-    for actors in (1, 2):
+    for actors in args.actors:
         start = time.perf_counter()
         out = list(embed_on_ray(rows, settings.embedding_model, actors=actors, batch_size=args.batch_size,
                                 cpus_per_actor=max(1, settings.ray_num_cpus // actors)))
