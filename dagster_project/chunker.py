@@ -69,40 +69,32 @@ def _group(sentences: list[str], cuts: list[int]) -> list[str]:
     return [g for g in groups if g]
 
 
-def _split_long(text: str, max_chars: int) -> list[str]:
-    """Split at sentence boundaries; a sentence that alone exceeds max_chars is split between words."""
+def _pack(pieces: list[str], max_chars: int) -> list[str]:
+    """Greedily join pieces with spaces into strings of at most max_chars (each piece fits on its own)."""
     out: list[str] = []
     current = ""
-    for sentence in split_sentences(text) or [text]:
-        pieces = [sentence] if len(sentence) <= max_chars else _split_words(sentence, max_chars)
-        for piece in pieces:
-            if current and len(current) + 1 + len(piece) > max_chars:
-                out.append(current)
-                current = piece
-            else:
-                current = f"{current} {piece}".strip()
+    for piece in pieces:
+        if current and len(current) + 1 + len(piece) > max_chars:
+            out.append(current)
+            current = piece
+        else:
+            current = f"{current} {piece}".strip()
     if current:
         out.append(current)
     return out
+
+
+def _split_long(text: str, max_chars: int) -> list[str]:
+    """Split at sentence boundaries; a sentence that alone exceeds max_chars is split between words."""
+    pieces = [piece for sentence in split_sentences(text) or [text]
+              for piece in ([sentence] if len(sentence) <= max_chars else _split_words(sentence, max_chars))]
+    return _pack(pieces, max_chars)
 
 
 def _split_words(text: str, max_chars: int) -> list[str]:
-    out, current = [], ""
-    for word in text.split():
-        while len(word) > max_chars:  # a "word" longer than a chunk (sequences, URLs): cut it
-            if current:
-                out.append(current)
-                current = ""
-            out.append(word[:max_chars])
-            word = word[max_chars:]
-        if current and len(current) + 1 + len(word) > max_chars:
-            out.append(current)
-            current = word
-        else:
-            current = f"{current} {word}".strip()
-    if current:
-        out.append(current)
-    return out
+    # A "word" longer than a chunk (sequences, URLs) is cut into max_chars slices first.
+    words = [word[i:i + max_chars] for word in text.split() for i in range(0, len(word), max_chars)]
+    return _pack(words, max_chars)
 
 
 def _merge_small(chunks: list[str], min_chars: int, max_chars: int) -> list[str]:

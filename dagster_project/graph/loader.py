@@ -36,27 +36,26 @@ UNWIND $rows AS row
 MERGE (g:Gene {id: row.id})
 SET g.symbol = row.symbol, g.name = row.name, g.entrez = row.entrez, g.uniprot = row.uniprot
 """
-# Members of each pathway in the batch are made exactly `row.members`: stale edges go, new ones are merged.
-SYNC_GENE_MEMBERS = """
+
+
+def _sync_members(label: str, create_missing: bool) -> str:
+    """Make each pathway's `label` members exactly `row.members`: stale edges go, new ones are merged.
+    Genes must already exist (loaded from HGNC); compounds have no table of their own and are merged here."""
+    find = "MERGE" if create_missing else "MATCH"
+    return f"""
 UNWIND $rows AS row
-MATCH (p:Pathway {id: row.pathway})
-OPTIONAL MATCH (p)-[old:HAS_MEMBER]->(g:Gene) WHERE NOT g.id IN row.members
+MATCH (p:Pathway {{id: row.pathway}})
+OPTIONAL MATCH (p)-[old:HAS_MEMBER]->(m:{label}) WHERE NOT m.id IN row.members
 DELETE old
 WITH DISTINCT p, row
-UNWIND row.members AS gene_id
-MATCH (g:Gene {id: gene_id})
-MERGE (p)-[:HAS_MEMBER]->(g)
+UNWIND row.members AS member_id
+{find} (m:{label} {{id: member_id}})
+MERGE (p)-[:HAS_MEMBER]->(m)
 """
-SYNC_COMPOUND_MEMBERS = """
-UNWIND $rows AS row
-MATCH (p:Pathway {id: row.pathway})
-OPTIONAL MATCH (p)-[old:HAS_MEMBER]->(c:Compound) WHERE NOT c.id IN row.members
-DELETE old
-WITH DISTINCT p, row
-UNWIND row.members AS compound_id
-MERGE (c:Compound {id: compound_id})
-MERGE (p)-[:HAS_MEMBER]->(c)
-"""
+
+
+SYNC_GENE_MEMBERS = _sync_members("Gene", create_missing=False)
+SYNC_COMPOUND_MEMBERS = _sync_members("Compound", create_missing=True)
 MERGE_PAPERS = """
 UNWIND $rows AS row
 MERGE (paper:Paper {id: row.id})
