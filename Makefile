@@ -15,14 +15,15 @@ FLUX_ALLOW_APT ?= true
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 # The test stack has its own state folder and ports, so `make test` never touches your .flux data.
+SAMPLE_QUESTION ?= Which KEGG pathway corresponds to Reactome's glycolysis, and which genes do they share?
 TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389
 
-.PHONY: help setup up down status env dagster mlflow run test lint redis-server
+.PHONY: help setup up down status env dagster mlflow run serve test lint redis-server
 
 help:
-	@echo "make run    set up, start services, materialize everything, print a summary"
+	@echo "make run    set up, start services, materialize everything, print a summary, answer a sample question"
 	@echo "make test   set up, start the test stack, run every test"
-	@echo "make setup | up | down | status | env | dagster | mlflow | lint"
+	@echo "make setup | up | down | status | env | dagster | mlflow | serve | lint"
 
 setup: $(STAMP) $(NEO4J_CLASS) redis-server
 
@@ -70,6 +71,11 @@ mlflow: up
 run: up
 	$(FLUX) materialize
 	$(FLUX) summary
+	$(FLUX) ask "$(SAMPLE_QUESTION)"
+
+# The HTTP API (OpenAPI docs at http://127.0.0.1:8000/docs); the index must have been published (make run).
+serve: up
+	$(FLUX) serve
 
 lint: setup
 	$(BIN)/ruff check dagster_project retrieval serving tests benchmarks

@@ -107,6 +107,43 @@ class FluxSettings(BaseSettings):
     reactome_reactions: bool = Field(default=False, description="Live: one containedEvents call per pathway.")
     live_max_pathways: int | None = Field(default=None, description="Cap per-pathway live calls (None = all).")
 
+    # Retrieval (DESIGN.md "Retrieval and answering")
+    dense_top_k: int = Field(default=20, ge=1, le=200, description="pgvector candidates per query.")
+    bm25_top_k: int = Field(default=20, ge=1, le=200, description="BM25 candidates per query.")
+    rerank_keep: int = Field(default=5, ge=1, le=50, description="Chunks kept per query after reranking.")
+    graph_top_k: int = Field(default=5, ge=0, le=50, description="Pathways from the Neo4j vector index per query.")
+    bm25_k1: float = Field(default=1.5, gt=0.0)
+    bm25_b: float = Field(default=0.75, ge=0.0, le=1.0)
+    reranker_model: str | None = Field(default=None, description="CrossEncoder name or path; unset = RRF fallback.")
+    rrf_k: int = Field(default=60, ge=1)
+    rrf_cosine_weight: float = Field(default=0.0, ge=0.0, description="Bi-encoder cosine added to the RRF score.")
+    answer_mode: Literal["quick", "thinking"] = "thinking"
+    judge_max_attempts: int = Field(default=3, ge=0, le=10, description="Re-retrieval attempts in thinking mode.")
+    judge_min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+    max_question_chars: int = Field(default=2000, ge=10)
+    max_request_bytes: int = Field(default=16384, ge=1024)
+
+    # LLM (OpenAI-compatible); unset base URL = the offline deterministic provider
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: SecretStr | None = None
+    llm_timeout: float = Field(default=30.0, gt=0.0)
+    llm_max_attempts: int = Field(default=3, ge=1, le=10)
+    llm_requests_per_minute: float = Field(default=60.0, gt=0.0)
+    llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+
+    # Caches (Redis, in-process fallback)
+    cache_enabled: bool = True
+    cache_embedding_ttl: int = Field(default=7 * 24 * 3600, ge=1)
+    cache_retrieval_ttl: int = Field(default=3600, ge=1)
+    cache_answer_ttl: int = Field(default=30 * 24 * 3600, ge=1)
+    semantic_cache_threshold: float = Field(default=0.95, ge=0.0, le=1.0)
+
+    # Serving
+    serve_host: str = "127.0.0.1"
+    serve_port: int = 8000
+    log_queries_to_mlflow: bool = True
+
     # --- derived paths ---------------------------------------------------------------------------------
     @property
     def logs_dir(self) -> Path:

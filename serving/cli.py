@@ -138,6 +138,59 @@ def summary() -> None:
         console.print(eq)
 
 
+@app.command("ask")
+def ask(
+    question: str = typer.Argument(..., help="The question, in quotes."),
+    mode: str = typer.Option(None, help="quick (one retrieval pass) or thinking (judge loop); default "
+                             "FLUX_ANSWER_MODE."),
+    as_json: bool = typer.Option(False, "--json", help="Print the FinalAnswer as JSON."),
+) -> None:
+    """Answer a question from the published index, with numbered citations (logged to MLflow)."""
+    from retrieval.guardrails import install_log_redaction
+    from retrieval.pipeline import Pipeline
+    from serving.ask import print_answer
+    from serving.tracking import QueryLogger
+
+    if mode not in (None, "quick", "thinking"):
+        raise typer.BadParameter("mode must be quick or thinking", param_hint="--mode")
+    if not question.strip():
+        raise typer.BadParameter("the question is empty", param_hint="QUESTION")
+    from dagster_project.stack import check_neo4j, check_postgres
+
+    install_log_redaction()
+    settings = get_settings()
+    check_postgres(settings)
+    check_neo4j(settings)
+    with err_console.status("loading models and connecting…") as status:
+        pipeline = Pipeline.from_settings(settings)
+        try:
+            answer = pipeline.ask(question.strip(), mode,  # type: ignore[arg-type]
+                                  on_event=lambda step, _payload: status.update(f"{step}…"))
+        finally:
+            pipeline.close()
+        tracker = QueryLogger(settings)
+        tracker.submit(answer, "cli")
+        status.update("logging the run to MLflow…")
+        if not tracker.flush(timeout=120) or tracker.failed:
+            err_console.print("flux: warning: the MLflow run for this query was not logged")
+    if as_json:
+        print(answer.model_dump_json(indent=2))
+    else:
+        print_answer(console, answer)
+
+
+@app.command("serve")
+def serve(host: str = typer.Option(None, help="Bind address (FLUX_SERVE_HOST, default 127.0.0.1)."),
+          port: int = typer.Option(None, help="Port (FLUX_SERVE_PORT, default 8000).")) -> None:
+    """Run the HTTP API (OpenAPI docs at /docs)."""
+    import uvicorn
+
+    from serving.api import create_app
+
+    settings = get_settings()
+    uvicorn.run(create_app(settings), host=host or settings.serve_host, port=port or settings.serve_port)
+
+
 def main() -> None:
     """Console-script entry point: user-fixable failures become one line on stderr and exit code 2."""
     from dagster_project.stack import ServiceStartError

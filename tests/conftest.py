@@ -117,3 +117,15 @@ def fault_server() -> Iterator[object]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def llm_server() -> Iterator[object]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 (see tests/support/llm_server.py)."""
+    from tests.support.llm_server import LLMServer
+
+    server = LLMServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

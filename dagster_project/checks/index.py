@@ -1,12 +1,17 @@
 """Checks on chunks, vectors and the vector index (SQL aggregates: these tables can hold millions of rows)."""
 
+import json
+
 import dagster as dg
 from sqlalchemy import text
 
 from dagster_project.assets.chunks import chunks
 from dagster_project.assets.embeddings import chunk_embeddings
+from dagster_project.assets.search_index import ACTIVE_CHUNKS, bm25_root, chunk_bm25_index, published_index
 from dagster_project.assets.vector_index import INDEX_NAME, chunk_vector_index
 from dagster_project.resources import EmbedderResource, PostgresResource
+from dagster_project.settings import get_settings
+from retrieval.bm25 import IDS_FILE, bm25_version
 
 
 def _scalar(postgres: PostgresResource, sql: str, **params: object) -> object:
@@ -57,5 +62,34 @@ def vector_index_present(postgres: PostgresResource) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=ok, metadata={"pgvector": str(ext), "index": str(indexdef)})
 
 
+@dg.asset_check(asset=chunk_bm25_index, blocking=True,
+                description="The BM25 index for the current chunks exists and holds exactly the active chunk ids.")
+def bm25_index_matches_chunks(postgres: PostgresResource) -> dg.AssetCheckResult:
+    settings = get_settings()
+    with postgres.get_engine().connect() as conn:
+        rows = conn.execute(text(ACTIVE_CHUNKS.replace(", c.content FROM", " FROM"))).all()
+    directory = bm25_root(settings) / bm25_version(((r.id, r.content_hash) for r in rows), settings.bm25_k1,
+                                                   settings.bm25_b)
+    indexed = json.loads((directory / IDS_FILE).read_text()) if (directory / IDS_FILE).exists() else []
+    expected = [r.id for r in rows]
+    return dg.AssetCheckResult(passed=indexed == expected, metadata={
+        "path": str(directory), "indexed": len(indexed), "active_chunks": len(expected)})
+
+
+@dg.asset_check(asset=published_index, blocking=True,
+                description="The version serving reads is the latest published one, its BM25 files exist and its "
+                "counts match the chunk table.")
+def published_index_is_servable(postgres: PostgresResource) -> dg.AssetCheckResult:
+    from retrieval.index_state import current_index
+
+    engine = postgres.get_engine()
+    index = current_index(engine)
+    with engine.connect() as conn:
+        chunks_now, vectors_now = conn.execute(text("SELECT count(*), count(embedding) FROM chunks")).one()
+    ok = index.bm25_path.exists() and (index.chunk_count, index.vector_count) == (chunks_now, vectors_now)
+    return dg.AssetCheckResult(passed=ok, metadata={"index_version": index.version, "chunks": chunks_now,
+                                                    "bm25_present": index.bm25_path.exists()})
+
+
 INDEX_CHECKS = [every_document_has_chunks, no_orphan_chunks, one_current_vector_per_chunk, vector_norms_sane,
-                vector_index_present]
+                vector_index_present, bm25_index_matches_chunks, published_index_is_servable]

@@ -40,7 +40,7 @@ class EmbedderResource(dg.ConfigurableResource):
 
     def model(self) -> SentenceTransformer:
         model = load_model(self.model_name)
-        actual = model.get_sentence_embedding_dimension()
+        actual = model.get_embedding_dimension()
         if actual != self.dimension:
             raise ValueError(
                 f"model {self.model_name} gives {actual}-d vectors but FLUX_EMBEDDING_DIM is {self.dimension}"

@@ -8,6 +8,7 @@ from dagster_project.settings import get_settings
 
 SOURCES = ["reactome", "kegg", "hgnc", "openalex", "pubmed"]
 EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema", "chunks", "chunk_embeddings", "chunk_vector_index",
+                   "chunk_bm25_index", "published_index",
                    "knowledge_graph", "pathway_vectors", "pathway_resolution",
                    "stg_pathways", "stg_pathway_members", "stg_gene_identifiers", "stg_pathway_mappings",
                    "int_pathway_uniprot_sets", "int_pathway_pair_overlaps", "pathway_equivalences",
@@ -17,6 +18,8 @@ EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema", "chunks", "chunk_embedding
 EXPECTED_CHECKS = {
     ("postgres_schema", "migrations_ledger_valid"),
     ("chunk_vector_index", "vector_index_present"),
+    ("chunk_bm25_index", "bm25_index_matches_chunks"),
+    ("published_index", "published_index_is_servable"),
     ("chunks", "every_document_has_chunks"),
     ("chunks", "no_orphan_chunks"),
     ("chunk_embeddings", "one_current_vector_per_chunk"),
@@ -56,7 +59,15 @@ def test_each_source_flows_raw_then_documents_after_the_schema() -> None:
     assert {f"{s}_documents" for s in SOURCES} | {"postgres_schema"} == {
         k.to_user_string() for k in graph.get(dg.AssetKey("chunks")).parent_keys}
     blocking = {key.name for key in graph.asset_check_keys if graph.get_check_spec(key).blocking}
-    assert {"documents_valid", "quarantine_rate_ok", "gene_identifiers_valid"} <= blocking
+    assert {"documents_valid", "quarantine_rate_ok", "gene_identifiers_valid", "bm25_index_matches_chunks",
+            "published_index_is_servable"} <= blocking
+
+
+def test_serving_reads_an_index_published_only_after_every_part_is_built() -> None:
+    graph = defs.resolve_asset_graph()
+    parents = {k.to_user_string() for k in graph.get(dg.AssetKey("published_index")).parent_keys}
+    assert parents == {"chunk_vector_index", "chunk_bm25_index", "pathway_vectors", "pathway_resolution"}
+    assert {k.to_user_string() for k in graph.get(dg.AssetKey("chunk_bm25_index")).parent_keys} == {"chunks"}
 
 
 def test_every_asset_has_a_group_and_a_description() -> None:

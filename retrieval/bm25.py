@@ -1,0 +1,87 @@
+"""True BM25 (k1, b) over chunk text with bm25s. The index is built by the `chunk_bm25_index` asset into a
+directory named by its version (a hash of the chunk ids, their content hashes and k1/b), so a rebuild never
+overwrites the index that serving is reading, and an unchanged corpus is never rebuilt."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+IDS_FILE = "chunk_ids.json"
+META_FILE = "flux_meta.json"
+_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+
+
+def tokenize(texts: list[str]) -> list[list[str]]:
+    """Lower-cased word tokens without English stopwords (the same function for the corpus and for queries)."""
+    return bm25s.tokenize(texts, lower=True, token_pattern=_TOKEN_PATTERN, stopwords="english",
+                          return_ids=False, show_progress=False)
+
+
+def bm25_version(rows: Iterable[tuple[str, str]], k1: float, b: float) -> str:
+    """Content version of an index over (chunk_id, content_hash) rows, sorted by chunk id by the caller."""
+    digest = hashlib.sha256(f"bm25s:{bm25s.__version__}:k1={k1}:b={b}".encode())
+    for chunk_id, content_hash in rows:
+        digest.update(f"\n{chunk_id}:{content_hash}".encode())
+    return digest.hexdigest()[:16]
+
+
+def build_index(chunk_ids: list[str], texts: list[str], k1: float, b: float, directory: Path) -> int:
+    """Build and save an index; written to a temporary sibling and renamed, so a reader never sees half of it."""
+    if directory.exists():
+        return len(json.loads((directory / IDS_FILE).read_text()))
+    staging = directory.with_name(directory.name + ".tmp")
+    staging.mkdir(parents=True, exist_ok=True)
+    retriever = bm25s.BM25(k1=k1, b=b)
+    retriever.index(tokenize(texts), show_progress=False)
+    retriever.save(str(staging), show_progress=False)
+    (staging / IDS_FILE).write_text(json.dumps(chunk_ids))
+    (staging / META_FILE).write_text(json.dumps({"k1": k1, "b": b, "documents": len(chunk_ids)}))
+    staging.rename(directory)
+    return len(chunk_ids)
+
+
+@dataclass
+class BM25Index:
+    directory: Path
+    retriever: bm25s.BM25
+    chunk_ids: list[str]
+
+    @classmethod
+    def load(cls, directory: Path) -> BM25Index:
+        retriever = bm25s.BM25.load(str(directory), load_corpus=False, show_progress=False)
+        return cls(directory, retriever, json.loads((directory / IDS_FILE).read_text()))
+
+    def search(self, query: str, k: int, sources: list[str] | None = None) -> list[tuple[str, float]]:
+        """(chunk_id, bm25 score) best first; only positive scores. `sources` filters by the chunk id prefix."""
+        tokens = tokenize([query])
+        if not tokens[0] or not self.chunk_ids:
+            return []
+        wanted = k * 8 if sources else k  # over-fetch, then filter by source
+        docs, scores = self.retriever.retrieve(tokens, k=min(wanted, len(self.chunk_ids)), show_progress=False,
+                                               n_threads=1)
+        hits = [(self.chunk_ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True)
+                if s > 0 and np.isfinite(s)]
+        if sources:
+            prefixes = tuple(f"{s}_" for s in sources)
+            hits = [h for h in hits if h[0].startswith(prefixes)]
+        return hits[:k]
+
+
+_loaded: dict[Path, BM25Index] = {}
+_lock = threading.Lock()
+
+
+def load_index(directory: Path) -> BM25Index:
+    """One loaded copy per directory per process (an index directory never changes once written)."""
+    with _lock:
+        if directory not in _loaded:
+            _loaded[directory] = BM25Index.load(directory)
+        return _loaded[directory]

@@ -1,0 +1,72 @@
+"""Postgres retriever: pgvector top-k (HNSW, cosine) and BM25 top-k, united by chunk id (a chunk found by both
+is one candidate carrying both ranks), reranked, best `keep` returned as citable chunk evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from sqlalchemy import bindparam, text
+from sqlalchemy.engine import Connection, Engine
+
+from retrieval.bm25 import BM25Index
+from retrieval.rerank import Reranker
+from retrieval.types import Evidence
+
+_COLUMNS = ("c.id, c.content, d.source, d.title, d.external_id, 1 - (c.embedding <=> CAST(:v AS vector)) AS cosine"
+            " FROM chunks c JOIN documents d ON d.id = c.document_id")
+DENSE = text(f"SELECT {_COLUMNS} WHERE c.embedding IS NOT NULL AND d.status = 'active'"
+             " ORDER BY c.embedding <=> CAST(:v AS vector) LIMIT :k")
+DENSE_IN_SOURCES = text(f"SELECT {_COLUMNS} WHERE c.embedding IS NOT NULL AND d.status = 'active'"
+                        " AND d.source IN :sources ORDER BY c.embedding <=> CAST(:v AS vector) LIMIT :k"
+                        ).bindparams(bindparam("sources", expanding=True))
+BY_IDS = text(f"SELECT {_COLUMNS} WHERE c.id IN :ids").bindparams(bindparam("ids", expanding=True))
+
+
+def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+class PostgresRetriever:
+    def __init__(self, engine: Engine, bm25: BM25Index, reranker: Reranker, *, dense_k: int, bm25_k: int,
+                 keep: int, ef_search: int) -> None:
+        self.engine = engine
+        self.bm25 = bm25
+        self.reranker = reranker
+        self.dense_k, self.bm25_k, self.keep, self.ef_search = dense_k, bm25_k, keep, ef_search
+
+    def candidates(self, query: str, vector: Sequence[float], sources: list[str] | None = None) -> list[Evidence]:
+        """The union of both searches, before reranking; each candidate carries the ranks that found it."""
+        literal = vector_literal(vector)
+        lexical = self.bm25.search(query, self.bm25_k, sources)
+        with self.engine.begin() as conn:
+            # ef_search bounds the HNSW candidate list; SET LOCAL keeps it to this transaction.
+            conn.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.ef_search)}"))
+            statement = DENSE_IN_SOURCES if sources else DENSE
+            params = {"v": literal, "k": self.dense_k} | ({"sources": list(sources)} if sources else {})
+            dense_rows = conn.execute(statement, params).all()
+            rows = {r.id: r for r in dense_rows}
+            missing = [cid for cid, _ in lexical if cid not in rows]
+            rows |= _by_ids(conn, missing, literal)
+        merged: dict[str, dict[str, float]] = {}
+        for rank, row in enumerate(dense_rows, start=1):
+            merged[row.id] = {"dense_rank": rank, "cosine": float(row.cosine)}
+        for rank, (chunk_id, score) in enumerate(lexical, start=1):
+            if chunk_id in rows:
+                merged.setdefault(chunk_id, {"cosine": float(rows[chunk_id].cosine or 0.0)})
+                merged[chunk_id] |= {"bm25_rank": rank, "bm25": score}
+        return [_evidence(rows[cid], signals, query) for cid, signals in merged.items()]
+
+    def retrieve(self, query: str, vector: Sequence[float], sources: list[str] | None = None) -> list[Evidence]:
+        return self.reranker.rerank(query, self.candidates(query, vector, sources))[: self.keep]
+
+
+def _by_ids(conn: Connection, ids: list[str], literal: str) -> dict[str, object]:
+    if not ids:
+        return {}
+    return {r.id: r for r in conn.execute(BY_IDS, {"ids": ids, "v": literal}).all()}
+
+
+def _evidence(row: object, signals: dict[str, float], query: str) -> Evidence:
+    return Evidence(id=row.id, kind="chunk", text=row.content, title=row.title, source=row.source,  # type: ignore[attr-defined]
+                    scores=signals, query=query)

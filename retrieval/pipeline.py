@@ -1,0 +1,290 @@
+"""The one retrieval entry point that serving (HTTP, CLI) and the eval scorecards call.
+
+ask(): input guardrail → answer cache → route → retrieve (Postgres hybrid + graph, per query) → judge loop
+(thinking mode) → generate → three-pass validation → output guardrail → provenance stamps → cache.
+search(): the same routing and retrieval, evidence only. Every stage is timed; `on_event` sees each step (SSE).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from neo4j import Driver
+from pydantic import BaseModel, Field
+from sqlalchemy.engine import Engine
+
+from dagster_project.settings import FluxSettings
+from dagster_project.versions import pipeline_version
+from retrieval import guardrails
+from retrieval.answer import FinalAnswer, fallback_answer, refusal_answer, validate_answer
+from retrieval.bm25 import load_index
+from retrieval.cache import Cache
+from retrieval.genes import load_lexicon
+from retrieval.graph_retriever import GraphRetriever
+from retrieval.index_state import IndexState, current_index
+from retrieval.judge import aspect_queries, merge_evidence, should_reretrieve
+from retrieval.pg_retriever import PostgresRetriever
+from retrieval.rerank import Reranker, build_reranker
+from retrieval.router import route
+from retrieval.types import Evidence, Filters, JudgeResult, LLMProvider, Mode, ProviderError, RoutePlan
+
+log = logging.getLogger(__name__)
+EventSink = Callable[[str, dict[str, Any]], None]
+INDEX_STATE_TTL = 2.0  # seconds a published-index lookup is reused; a new publish is seen within this
+
+
+class SearchResult(BaseModel):
+    question: str
+    plan: RoutePlan
+    evidence: list[Evidence]
+    index_version: str
+    reranker: str
+    cached_queries: int = 0
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class Timer:
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.ms[name] = round(self.ms.get(name, 0.0) + (time.perf_counter() - started) * 1000, 2)
+
+
+def question_hash(question: str) -> str:
+    return hashlib.sha256(question.encode()).hexdigest()[:16]
+
+
+class Pipeline:
+    def __init__(self, settings: FluxSettings, engine: Engine, driver: Driver, cache: Cache, reranker: Reranker,
+                 provider: LLMProvider, embed: Callable[[str], list[float]]) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.driver = driver
+        self.cache = cache
+        self.reranker = reranker
+        self.provider = provider
+        self._embed = embed
+        self._index: tuple[float, IndexState] | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: FluxSettings, *, cache: Cache | None = None,
+                      provider: LLMProvider | None = None) -> Pipeline:
+        """Everything from configuration; `cache` / `provider` replace the configured ones (evals, tests)."""
+        from dagster_project.resources.embedder import EmbedderResource
+        from dagster_project.resources.neo4j import driver_for
+        from dagster_project.resources.postgres import engine_for
+        from retrieval.llm import OpenAICompatibleProvider
+        from retrieval.offline import OfflineProvider
+
+        embedder = EmbedderResource(model_name=settings.embedding_model, dimension=settings.embedding_dim,
+                                    query_prefix=settings.embedding_query_prefix)
+        embedder.model()  # load (and check the dimension) once, up front
+        if provider is None:
+            provider = (OpenAICompatibleProvider.from_settings(settings) if settings.llm_base_url
+                        else OfflineProvider())
+        driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
+                            settings.neo4j_password.get_secret_value())
+        return cls(settings, engine_for(settings.platform_database_url), driver, cache or Cache.from_settings(settings),
+                   build_reranker(settings), provider, lambda q: embedder.embed_query(q).tolist())
+
+    # --- state -------------------------------------------------------------------------------------------
+    def index(self) -> IndexState:
+        with self._lock:
+            now = time.monotonic()
+            if self._index is None or now - self._index[0] > INDEX_STATE_TTL:
+                self._index = (now, current_index(self.engine))
+            return self._index[1]
+
+    def embed(self, query: str) -> list[float]:
+        model = self.settings.embedding_model
+        cached = self.cache.get_embedding(model, query)
+        if cached is not None:
+            return cached
+        vector = self._embed(query)
+        self.cache.set_embedding(model, query, vector)
+        return vector
+
+    @property
+    def retrieval_variant(self) -> str:
+        s = self.settings
+        return f"{self.reranker.name}|d{s.dense_top_k}|b{s.bm25_top_k}|k{s.rerank_keep}|g{s.graph_top_k}"
+
+    # --- retrieval -----------------------------------------------------------------------------------------
+    def _retrieve_query(self, query: str, index: IndexState, filters: Filters | None, timer: Timer) -> tuple[
+            list[Evidence], bool]:
+        cacheable = self.cache.cacheable(filters)
+        if cacheable:
+            hit = self.cache.get_retrieval(index.version, self.retrieval_variant, query)
+            if hit is not None:
+                return [Evidence.model_validate(e) for e in hit], True
+        sources = filters.sources if filters else None
+        with timer.stage("embed"):
+            vector = self.embed(query)
+        pg = PostgresRetriever(self.engine, load_index(index.bm25_path), self.reranker,
+                               dense_k=self.settings.dense_top_k, bm25_k=self.settings.bm25_top_k,
+                               keep=self.settings.rerank_keep, ef_search=self.settings.hnsw_ef_search)
+        with timer.stage("retrieve_pg"):
+            candidates = pg.candidates(query, vector, sources)
+        with timer.stage("rerank"):
+            chunks = self.reranker.rerank(query, candidates)[: self.settings.rerank_keep]
+        with timer.stage("retrieve_graph"):
+            genes = load_lexicon(self.engine, index.version).find(query)
+            graph = GraphRetriever(self.driver, self.settings.graph_top_k).retrieve(query, vector, genes, sources)
+        evidence = chunks + graph
+        if cacheable:
+            self.cache.set_retrieval(index.version, self.retrieval_variant, query,
+                                     [e.model_dump(mode="json") for e in evidence])
+        return evidence, False
+
+    def _retrieve(self, queries: list[str], index: IndexState, filters: Filters | None, timer: Timer,
+                  emit: EventSink, evidence: list[Evidence] | None = None) -> tuple[list[Evidence], int]:
+        evidence = list(evidence or [])
+        cached = 0
+        for query in queries:
+            found, was_cached = self._retrieve_query(query, index, filters, timer)
+            cached += was_cached
+            evidence, added = merge_evidence(evidence, found)
+            emit("retrieve", {"query": query, "chunks": sum(e.kind == "chunk" for e in found),
+                              "graph": sum(e.kind == "graph" for e in found), "new": added, "cached": was_cached})
+        return evidence, cached
+
+    def _plan(self, question: str, index: IndexState, timer: Timer) -> RoutePlan:
+        with timer.stage("route"):
+            return route(question, load_lexicon(self.engine, index.version), self.provider)
+
+    def search(self, question: str, filters: Filters | None = None, on_event: EventSink | None = None
+               ) -> SearchResult:
+        emit = on_event or (lambda _name, _payload: None)
+        timer = Timer()
+        with timer.stage("total"):
+            index = self.index()
+            plan = self._plan(question, index, timer)
+            emit("route", plan.model_dump())
+            evidence, cached = self._retrieve(plan.queries, index, filters, timer, emit)
+        return SearchResult(question=question, plan=plan, evidence=evidence, index_version=index.version,
+                            reranker=self.reranker.name, cached_queries=cached, timings_ms=timer.ms)
+
+    # --- answering -----------------------------------------------------------------------------------------
+    def ask(self, question: str, mode: Mode | None = None, filters: Filters | None = None,
+            on_event: EventSink | None = None) -> FinalAnswer:
+        emit = on_event or (lambda _name, _payload: None)
+        mode = mode or self.settings.answer_mode
+        timer = Timer()
+        started = time.perf_counter()
+        refusal = guardrails.screen_question(question) or self._screen_with_provider(question)
+        if refusal:
+            answer = refusal_answer(question, refusal)
+            answer.mode, answer.provider, answer.reranker = mode, self.provider.name, self.reranker.name
+            answer.pipeline_version = pipeline_version()
+            answer.timings_ms = {"total": round((time.perf_counter() - started) * 1000, 2)}
+            emit("refused", {"reason": refusal})
+            return answer
+        index = self.index()
+        # The serving code's version is part of the key: a new generator must not serve the old one's answers.
+        variant = f"{mode}|{self.provider.name}|{self.retrieval_variant}|{pipeline_version()}"
+        cacheable = self.cache.cacheable(filters)
+        qvec: list[float] | None = None
+        if cacheable:
+            with timer.stage("embed"):
+                qvec = self.embed(question)
+            hit = self.cache.get_answer(index.version, variant, question, qvec)
+            if hit is not None:
+                answer = FinalAnswer.model_validate(hit[0])
+                answer.cached = hit[1]
+                answer.question = question
+                answer.timings_ms = {**timer.ms, "total": round((time.perf_counter() - started) * 1000, 2)}
+                emit("cache", {"hit": hit[1]})
+                return answer
+        plan = self._plan(question, index, timer)
+        emit("route", plan.model_dump())
+        evidence, _ = self._retrieve(plan.queries, index, filters, timer, emit)
+        judged, evidence, attempts = self._judge_loop(question, plan, evidence, index, filters, timer, emit, mode)
+        emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
+        answer = self._generate(question, evidence, timer)
+        self._stamp(answer, index, plan, mode, attempts, judged)
+        answer.timings_ms = {**timer.ms, "total": round((time.perf_counter() - started) * 1000, 2)}
+        if cacheable and answer.confidence > 0 and not answer.refused:
+            self.cache.set_answer(index.version, variant, question, qvec, answer.model_dump(mode="json"))
+        return answer
+
+    def _screen_with_provider(self, question: str) -> str | None:
+        try:
+            return self.provider.screen(question)
+        except ProviderError as exc:
+            log.warning("LLM input screen unavailable: %s", exc)
+            return None
+
+    def _judge_loop(self, question: str, plan: RoutePlan, evidence: list[Evidence], index: IndexState,
+                    filters: Filters | None, timer: Timer, emit: EventSink, mode: Mode
+                    ) -> tuple[JudgeResult | None, list[Evidence], int]:
+        if mode == "quick":
+            return None, evidence, 0
+        attempts = 0
+        asked = {q.lower() for q in plan.queries}
+        while True:
+            with timer.stage("judge"):
+                try:
+                    result = self.provider.judge(question, evidence)
+                except ProviderError as exc:
+                    result = JudgeResult(verdict=None, rationale=f"judge unavailable: {exc}")
+            emit("judge", {"attempt": attempts, **result.model_dump()})
+            if not should_reretrieve(result, attempts, self.settings.judge_max_attempts,
+                                     self.settings.judge_min_confidence):
+                return result, evidence, attempts
+            attempts += 1
+            queries = aspect_queries(question, result.missing, asked) or [question]
+            asked |= {q.lower() for q in queries}
+            evidence, _ = self._retrieve(queries, index, filters, timer, emit, evidence)
+
+    def _generate(self, question: str, evidence: list[Evidence], timer: Timer) -> FinalAnswer:
+        with timer.stage("generate"):
+            try:
+                raw = self.provider.generate(question, evidence)
+            except ProviderError as exc:
+                return fallback_answer(question, f"answer generation failed: {exc}")
+        with timer.stage("validate"):
+            answer = validate_answer(question, raw, evidence)
+            return _scrub(answer)
+
+    def _stamp(self, answer: FinalAnswer, index: IndexState, plan: RoutePlan, mode: Mode, attempts: int,
+               judged: JudgeResult | None) -> None:
+        answer.dataset_version, answer.pipeline_version = index.dataset_version, index.pipeline_version
+        answer.index_version, answer.dagster_run_id = index.version, index.dagster_run_id
+        answer.mode, answer.route, answer.attempts = mode, plan.strategy, attempts
+        answer.reranker, answer.provider = self.reranker.name, self.provider.name
+        if judged is not None and judged.verdict is not None:
+            answer.retrieval_quality = judged.verdict
+            answer.judge_missing = judged.missing
+        elif judged is not None:
+            answer.warnings.append(f"no judge verdict ({judged.rationale}); answered anyway")
+
+    def close(self) -> None:
+        """Nothing to release: the engine and the Neo4j driver are process-wide (shared with Dagster resources),
+        so closing them here would break every other user in the process."""
+
+
+def _scrub(answer: FinalAnswer) -> FinalAnswer:
+    """Output guardrail: individualised dosing/treatment instructions are replaced, and claims carrying them go."""
+    text, warnings = guardrails.scrub_output(answer.answer)
+    if not warnings:
+        return answer
+    kept = [c for c in answer.claims if not guardrails.scrub_output(c.text)[1]]
+    cited = {i for c in kept for i in c.citations}
+    update: dict[str, Any] = {"answer": text, "claims": kept, "warnings": [*answer.warnings, *warnings],
+                              "citations": [c for c in answer.citations if c.id in cited]}
+    if not kept:
+        update["confidence"] = 0.0
+    return answer.model_copy(update=update)

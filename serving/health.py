@@ -1,0 +1,81 @@
+"""/health: each store's status and the published index with its counts. Postgres, Neo4j and a published index
+are required (503 without them); Redis is optional (the caches fall back to memory: "degraded")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import redis
+from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from dagster_project.settings import FluxConfigError, FluxSettings
+from retrieval.index_state import current_index
+
+if TYPE_CHECKING:
+    from serving.api import AppState
+
+
+def store_error_message(exc: BaseException) -> str | None:
+    """A one-line message for a dead store, or None when the exception is not a store outage."""
+    if isinstance(exc, OperationalError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
+        first = str(getattr(exc, "orig", exc)).splitlines()[0] if str(exc) else type(exc).__name__
+        return f"Postgres is unavailable: {first}"
+    if isinstance(exc, ServiceUnavailable | SessionExpired):
+        return f"Neo4j is unavailable: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+    return None
+
+
+def _postgres(settings: FluxSettings) -> dict[str, Any]:
+    from dagster_project.resources.postgres import engine_for
+
+    engine = engine_for(settings.platform_database_url)
+    try:
+        with engine.connect() as conn:
+            counts = conn.execute(text(
+                "SELECT (SELECT count(*) FROM documents WHERE status = 'active') AS documents,"
+                " (SELECT count(*) FROM chunks) AS chunks, (SELECT count(embedding) FROM chunks) AS vectors,"
+                " (SELECT count(*) FROM pathways WHERE status = 'active') AS pathways")).one()._asdict()
+    except (OperationalError, DBAPIError) as exc:
+        return {"ok": False, "detail": store_error_message(exc) or str(exc).splitlines()[0]}
+    try:
+        index = current_index(engine)
+    except FluxConfigError as exc:
+        return {"ok": True, "counts": counts, "index": None, "detail": str(exc)}
+    return {"ok": True, "counts": counts, "index": {
+        "version": index.version, "published_at": index.published_at.isoformat(),
+        "dagster_run_id": index.dagster_run_id, "dataset_version": index.dataset_version,
+        "pipeline_version": index.pipeline_version, "chunks": index.chunk_count, "vectors": index.vector_count,
+        "pathways": index.pathway_count}}
+
+
+def _neo4j(settings: FluxSettings) -> dict[str, Any]:
+    from dagster_project.resources.neo4j import driver_for
+
+    driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    try:
+        records = driver.execute_query(
+            "CALL db.labels() YIELD label CALL (label) { MATCH (n) WHERE label IN labels(n) RETURN count(n) AS n }"
+            " RETURN label, n").records
+    except (Neo4jError, ServiceUnavailable, SessionExpired, OSError) as exc:
+        return {"ok": False, "detail": f"Neo4j is unavailable: {str(exc).splitlines()[0] if str(exc) else exc}"}
+    return {"ok": True, "counts": {r["label"]: r["n"] for r in records if r["label"] != "FluxMigration"}}
+
+
+def _redis(settings: FluxSettings, state: AppState) -> dict[str, Any]:
+    if state._pipeline is not None:
+        backend = state._pipeline.cache.backend
+        return {"ok": backend == "redis", "cache_backend": backend}
+    try:
+        redis.Redis.from_url(settings.resolved_redis_url, socket_timeout=0.5, socket_connect_timeout=0.5).ping()
+    except redis.RedisError as exc:
+        return {"ok": False, "cache_backend": "memory", "detail": f"Redis is unavailable: {exc}"}
+    return {"ok": True, "cache_backend": "redis"}
+
+
+def health_report(settings: FluxSettings, state: AppState) -> dict[str, Any]:
+    postgres, neo4j, cache = _postgres(settings), _neo4j(settings), _redis(settings, state)
+    required_ok = postgres["ok"] and neo4j["ok"] and postgres.get("index") is not None
+    status = "down" if not required_ok else "ok" if cache["ok"] else "degraded"
+    return {"status": status, "services": {"postgres": postgres, "neo4j": neo4j, "redis": cache}}

@@ -1,0 +1,37 @@
+"""Prometheus metrics for the HTTP service (one registry per app, so tests can build several apps)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from retrieval.answer import FinalAnswer
+
+LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+class ServiceMetrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter("flux_requests", "HTTP requests by endpoint and status code",
+                                ["endpoint", "status"], registry=self.registry)
+        self.request_seconds = Histogram("flux_request_seconds", "HTTP request latency", ["endpoint"],
+                                         buckets=LATENCY_BUCKETS, registry=self.registry)
+        self.answers = Counter("flux_answers", "Answers by mode, judge verdict and cache outcome",
+                               ["mode", "verdict", "cached"], registry=self.registry)
+        self.stage_seconds = Histogram("flux_stage_seconds", "Pipeline stage latency", ["stage"],
+                                       buckets=LATENCY_BUCKETS, registry=self.registry)
+        self.refusals = Counter("flux_refusals", "Questions refused by the input guardrail", registry=self.registry)
+        self.cache_events = Gauge("flux_cache_events", "Cache hits, misses and fallbacks since start",
+                                  ["event"], registry=self.registry)
+
+    def observe_answer(self, answer: FinalAnswer) -> None:
+        if answer.refused:
+            self.refusals.inc()
+        self.answers.labels(answer.mode, answer.retrieval_quality, answer.cached or "none").inc()
+        for stage, ms in answer.timings_ms.items():
+            self.stage_seconds.labels(stage).observe(ms / 1000)
+
+    def render(self, cache_stats: dict[str, int]) -> bytes:
+        for event, value in cache_stats.items():
+            self.cache_events.labels(event).set(value)
+        return generate_latest(self.registry)

@@ -1,0 +1,307 @@
+"""The OpenAI-compatible provider against a scripted server over real HTTP: request shape, the three-pass answer
+validation of what it returns, retries and their limits, unusable judge/rewrite/screen replies, the shared
+per-key rate limiter, and that the API key never reaches an error message. No database stack is needed."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from dagster_project.settings import FluxConfigError, FluxSettings
+from retrieval import answer
+from retrieval.answer import validate_answer
+from retrieval.llm import OpenAICompatibleProvider, shared_limiter
+from retrieval.types import Evidence, ProviderError
+from tests.support.llm_server import LLMReply, LLMServer, citing_responder, evidence_ids
+
+KEY = "sk-test-7f3a9c2e0b41-do-not-leak"
+QUESTION = "What does glycolysis turn glucose into?"
+EVIDENCE = [
+    Evidence(id="reactome_R-HSA-70171_0", kind="chunk", source="reactome", title="Glycolysis",
+             text="Glycolysis converts one glucose into two pyruvate molecules."),
+    Evidence(id="openalex_W123_2", kind="chunk", source="openalex", title="Aerobic glycolysis in tumours",
+             text="Tumour cells reduce pyruvate to lactate even when oxygen is present."),
+    Evidence(id="hsa00010", kind="graph", source="kegg", title="Glycolysis / Gluconeogenesis",
+             text="KEGG pathway hsa00010 with HK1, PFKM and PKM."),
+]
+IDS = [e.id for e in EVIDENCE]
+
+
+def _provider(server: LLMServer, *, api_key: str | None = KEY, timeout: float = 2.0, max_attempts: int = 3,
+              requests_per_minute: float = 60_000.0) -> OpenAICompatibleProvider:
+    return OpenAICompatibleProvider(server.base_url, "test-model", api_key, timeout, max_attempts,
+                                    requests_per_minute, backoff_initial=0.01, backoff_max=2.0)
+
+
+@pytest.fixture
+def provider(llm_server: LLMServer) -> Iterator[OpenAICompatibleProvider]:
+    with _provider(llm_server) as client:
+        yield client
+
+
+def _reply(**fields: object) -> str:
+    payload: dict[str, object] = {
+        "answer": "Glycolysis yields pyruvate [reactome_R-HSA-70171_0]; tumours make lactate [openalex_W123_2].",
+        "claims": [{"text": "Glycolysis yields two pyruvate.", "citations": ["reactome_R-HSA-70171_0"]},
+                   {"text": "Tumours reduce pyruvate to lactate.", "citations": ["openalex_W123_2"]}],
+        "citations": ["reactome_R-HSA-70171_0", "openalex_W123_2"],
+        "confidence": 0.85,
+        "reasoning_summary": "Both chunks say what glycolysis produces.",
+    }
+    payload.update(fields)
+    return json.dumps({k: v for k, v in payload.items() if v is not None})
+
+
+# --- generation and validation ---------------------------------------------------------------------------
+def test_valid_answer_validates_and_the_request_is_well_formed(
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm_server.script(_reply())
+    result = validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE)
+
+    assert result.warnings == []
+    assert result.confidence == 0.85
+    assert [c.id for c in result.citations] == ["reactome_R-HSA-70171_0", "openalex_W123_2"]
+    assert {c for claim in result.claims for c in claim.citations} <= set(IDS)
+    assert result.used_sources == ["openalex", "reactome"]
+    [request] = llm_server.requests
+    assert request.authorization == f"Bearer {KEY}"
+    assert request.json is not None
+    assert request.json["model"] == "test-model"
+    assert request.json["response_format"] == {"type": "json_object"}
+    assert request.json["messages"][0]["role"] == "system"
+    assert "ONLY" in request.json["messages"][0]["content"]
+    assert evidence_ids(request.json) == IDS
+    assert "[hsa00010] (kegg) Glycolysis / Gluconeogenesis\nKEGG pathway" in request.prompt
+
+
+def test_content_aware_responder_cites_the_evidence_it_was_shown(
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm_server.responder = citing_responder
+    result = validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE[:2]), EVIDENCE[:2])
+    assert result.warnings == []
+    assert [c.id for c in result.citations] == IDS[:2]
+    assert result.confidence == 0.8
+
+
+def test_malformed_json_content_becomes_the_fallback(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server.script('{"answer": "Pyruvate", "claims": [')
+    result = validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE)
+    assert result.answer == answer.FALLBACK_TEXT
+    assert result.confidence == 0.0
+    assert result.citations == [] and result.claims == []
+    assert any("not valid JSON" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("reply", [_reply(confidence=3), _reply(answer=None), json.dumps(["not", "an", "object"])])
+def test_schema_violation_becomes_the_fallback(
+    llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: str
+) -> None:
+    llm_server.script(reply)
+    result = validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE)
+    assert result.answer == answer.FALLBACK_TEXT
+    assert result.confidence == 0.0
+    assert any("schema" in w for w in result.warnings)
+
+
+def test_citations_to_evidence_never_given_are_dropped(
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm_server.script(_reply(
+        answer="Glycolysis yields pyruvate [reactome_R-HSA-70171_0] [ghost_chunk_9].",
+        claims=[{"text": "Glycolysis yields two pyruvate.", "citations": ["reactome_R-HSA-70171_0", "ghost_chunk_9"]}],
+        citations=["reactome_R-HSA-70171_0", "R-HSA-NOT-GIVEN"],
+    ))
+    result = validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE)
+    ghosts = {"ghost_chunk_9", "R-HSA-NOT-GIVEN"}
+    assert [c.id for c in result.citations] == ["reactome_R-HSA-70171_0"]
+    assert not ghosts & {c for claim in result.claims for c in claim.citations}
+    assert "ghost_chunk_9" not in result.answer
+    [warning] = result.warnings
+    assert "ghost_chunk_9" in warning and "R-HSA-NOT-GIVEN" in warning
+    assert result.confidence == 0.85
+
+
+def test_uncited_claims_are_removed_and_none_left_means_fallback(
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm_server.script(
+        _reply(claims=[{"text": "Glycolysis yields two pyruvate.", "citations": ["reactome_R-HSA-70171_0"]},
+                       {"text": "It also makes ATP.", "citations": []}]),
+        _reply(claims=[{"text": "It also makes ATP.", "citations": []}], citations=[]),
+    )
+    partly = validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE)
+    assert [c.text for c in partly.claims] == ["Glycolysis yields two pyruvate."]
+    assert "ATP" not in partly.answer
+    assert any("removed 1 claim" in w for w in partly.warnings)
+
+    nothing = validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE)
+    assert nothing.answer == answer.FALLBACK_TEXT
+    assert nothing.confidence == 0.0
+    assert any("removed 1 claim" in w for w in nothing.warnings)
+
+
+# --- transport: retries and their limits -------------------------------------------------------------------
+def test_slow_reply_times_out_after_every_attempt(llm_server: LLMServer) -> None:
+    llm_server.script(LLMReply.slow(1.0, _reply()), LLMReply.slow(1.0, _reply()))
+    started = time.monotonic()
+    with _provider(llm_server, timeout=0.3, max_attempts=2) as client, pytest.raises(ProviderError) as err:
+        client.generate(QUESTION, EVIDENCE)
+    assert "timed out after 0.3s" in str(err.value) and "2 attempts" in str(err.value)
+    assert len(llm_server.requests) == 2
+    assert time.monotonic() - started < 1.8  # gave up on each attempt at the timeout, not after the server's 1 s
+
+
+def test_429_with_retry_after_is_honoured_then_succeeds(
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm_server.script(LLMReply.error(429, retry_after="1"), _reply())
+    started = time.monotonic()
+    raw = provider.generate(QUESTION, EVIDENCE)
+    assert time.monotonic() - started >= 0.9
+    assert validate_answer(QUESTION, raw, EVIDENCE).warnings == []
+    assert len(llm_server.requests) == 2
+
+
+def test_5xx_on_every_attempt_raises(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server.script(*[LLMReply.error(500)] * 3, _reply())
+    with pytest.raises(ProviderError, match=r"HTTP 500.*3 attempts"):
+        provider.generate(QUESTION, EVIDENCE)
+    assert len(llm_server.requests) == 3
+
+
+def test_401_is_not_retried(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server.script(LLMReply.error(401, body='{"error": "invalid api key"}'), _reply())
+    with pytest.raises(ProviderError, match=r"HTTP 401.*invalid api key.*\(1 attempt\)"):
+        provider.generate(QUESTION, EVIDENCE)
+    assert len(llm_server.requests) == 1
+
+
+@pytest.mark.parametrize("reply", [
+    LLMReply.malformed(),
+    LLMReply.raw_json({"choices": []}),
+    LLMReply.raw_json({"error": {"message": "model overloaded"}}),
+    LLMReply.raw_json({"choices": [{"message": {"role": "assistant", "content": None}}]}),
+], ids=["html", "no-choices", "error-object", "null-content"])
+def test_a_body_that_is_not_a_chat_completion_raises(
+    llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: LLMReply
+) -> None:
+    llm_server.script(reply, _reply())
+    with pytest.raises(ProviderError, match="not an OpenAI chat completion"):
+        provider.generate(QUESTION, EVIDENCE)
+    assert len(llm_server.requests) == 1
+
+
+@pytest.mark.parametrize("replies", [
+    [LLMReply.error(401, body=f"bad key {KEY}")],
+    [LLMReply.error(503, body=f"quota for {KEY} exhausted")] * 2,
+    [LLMReply.malformed(f"<p>key {KEY} rejected</p>")],
+    [LLMReply.slow(1.0)] * 2,
+], ids=["401", "503", "malformed", "timeout"])
+def test_the_api_key_never_appears_in_an_error(llm_server: LLMServer, replies: list[LLMReply]) -> None:
+    llm_server.script(*replies)
+    with _provider(llm_server, timeout=0.3, max_attempts=2) as client, pytest.raises(ProviderError) as err:
+        client.generate(QUESTION, EVIDENCE)
+    assert KEY not in str(err.value) and KEY not in repr(err.value)
+    assert llm_server.authorizations[0] == f"Bearer {KEY}"  # the key was really sent, and really scrubbed
+
+
+# --- judge, rewrite, screen -------------------------------------------------------------------------------
+def test_judge_parses_a_valid_verdict(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server.script(LLMReply.json({"verdict": "partial", "confidence": 0.6, "missing": ["tumour metabolism"],
+                                     "rationale": "Only the first step is covered."}))
+    result = provider.judge(QUESTION, EVIDENCE)
+    assert (result.verdict, result.confidence, result.missing) == ("partial", 0.6, ["tumour metabolism"])
+    assert evidence_ids(llm_server.bodies[0] or {}) == IDS
+
+
+@pytest.mark.parametrize("reply", ["the evidence looks fine to me", json.dumps({"verdict": "great", "confidence": 1}),
+                                   json.dumps({"confidence": 0.9}), json.dumps({"verdict": "good", "confidence": 7})])
+def test_judge_garbage_means_no_verdict(llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: str) -> None:
+    llm_server.script(reply)
+    result = provider.judge(QUESTION, EVIDENCE)
+    assert result.verdict is None
+    assert result.confidence == 0.0
+    assert result.rationale.startswith("judge reply unusable")
+
+
+def test_judge_on_an_unreachable_endpoint_means_no_verdict(llm_server: LLMServer) -> None:
+    llm_server.script(*[LLMReply.error(502)] * 2)
+    with _provider(llm_server, max_attempts=2) as client:
+        result = client.judge(QUESTION, EVIDENCE)
+    assert result.verdict is None and "HTTP 502" in result.rationale
+
+
+def test_rewrite_decompose_returns_the_scripted_sub_questions(
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    queries = ["What does glycolysis produce?", "How do tumour cells use pyruvate?"]
+    llm_server.script(LLMReply.json({"queries": queries}), LLMReply.json({"queries": ["glycolysis pyruvate"]}))
+    assert provider.rewrite(QUESTION, "decompose") == queries
+    assert QUESTION in llm_server.requests[0].prompt
+    assert provider.rewrite(QUESTION, "expand") == ["glycolysis pyruvate"]
+
+
+@pytest.mark.parametrize("reply", ["first look up glycolysis", json.dumps({"queries": "one string"}),
+                                   json.dumps({"queries": ["only one"]}), json.dumps({"q": ["a", "b"]})])
+def test_rewrite_garbage_means_rules(llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: str) -> None:
+    llm_server.script(reply)
+    assert provider.rewrite(QUESTION, "decompose") is None
+
+
+def test_rewrite_direct_and_provider_errors_mean_rules(llm_server: LLMServer) -> None:
+    with _provider(llm_server, max_attempts=1) as client:
+        assert client.rewrite(QUESTION, "direct") is None
+        assert llm_server.requests == []
+        llm_server.script(LLMReply.error(500))
+        assert client.rewrite(QUESTION, "compress") is None
+
+
+def test_screen(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server.script(LLMReply.json({"allowed": False, "reason": "Personal medical advice is out of scope."}),
+                      LLMReply.json({"allowed": True, "reason": ""}), "no idea", LLMReply.error(400))
+    assert provider.screen("How much metformin should I take?") == "Personal medical advice is out of scope."
+    assert provider.screen(QUESTION) is None
+    assert provider.screen(QUESTION) is None  # unusable reply: the offline rules still apply elsewhere
+    assert provider.screen(QUESTION) is None  # provider error: likewise
+
+
+# --- rate limiting and configuration ----------------------------------------------------------------------
+def test_providers_with_the_same_key_share_one_rate_limiter(llm_server: LLMServer) -> None:
+    key, other = f"sk-{uuid.uuid4().hex}", f"sk-{uuid.uuid4().hex}"
+    first, second, third = (_provider(llm_server, api_key=k) for k in (key, key, other))
+    assert first.limiter is second.limiter
+    assert first.limiter is not third.limiter
+    assert shared_limiter(llm_server.base_url + "/", key, 1.0) is first.limiter
+    for client in (first, second, third):
+        client.close()
+
+
+def test_the_shared_limiter_paces_requests_across_providers(llm_server: LLMServer) -> None:
+    key = f"sk-{uuid.uuid4().hex}"  # a fresh key: a fresh limiter at 120/min, one start per 0.5 s
+    llm_server.responder = citing_responder
+    with _provider(llm_server, api_key=key, requests_per_minute=120) as first, \
+            _provider(llm_server, api_key=key, requests_per_minute=120) as second:
+        first.generate(QUESTION, EVIDENCE)
+        second.generate(QUESTION, EVIDENCE)
+    gap = llm_server.requests[1].at - llm_server.requests[0].at
+    assert gap >= 0.4
+
+
+def test_from_settings(llm_server: LLMServer) -> None:
+    settings = FluxSettings(llm_base_url=llm_server.base_url, llm_model="small-model", llm_api_key=None,
+                            llm_timeout=5.0, llm_max_attempts=2, llm_requests_per_minute=6000, llm_temperature=0.2)
+    llm_server.script(LLMReply.json({"queries": ["glycolysis products"]}))
+    with OpenAICompatibleProvider.from_settings(settings) as client:
+        assert client.name == "openai-compatible:small-model"
+        assert client.rewrite(QUESTION, "compress") == ["glycolysis products"]
+    assert llm_server.authorizations == [None]  # no key configured, no Authorization header
+    body = llm_server.bodies[0] or {}
+    assert (body["model"], body["temperature"]) == ("small-model", 0.2)
+    with pytest.raises(FluxConfigError, match="FLUX_LLM_BASE_URL"):
+        OpenAICompatibleProvider.from_settings(FluxSettings(llm_base_url=None))
