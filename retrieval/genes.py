@@ -37,7 +37,8 @@ class GeneMention:
 
 
 def _looks_like_identifier(token: str) -> bool:
-    return (len(token) >= 2 and any(ch.isupper() or ch.isdigit() for ch in token)
+    # An upper-case letter after the first, or a digit: TP53, p53, PI3K, Akt1 — not "Damage" or "In".
+    return (len(token) >= 2 and any(ch.isupper() or ch.isdigit() for ch in token[1:])
             and not token.isdigit() and token.upper() not in COMMON_WORDS and token.lower() not in STOPWORDS)
 
 

@@ -135,7 +135,8 @@ def render_gene(row: dict[str, Any], all_rows: list[dict[str, Any]]) -> str:
         parts.append(f"Member of {row['n_pathways']} pathways: {_names(row['pathways'])}.")
     else:
         parts.append("Member of no pathway in the graph.")
-    for other in all_rows:
+    # Each pair once, on the gene named first.
+    for other in all_rows[all_rows.index(row) + 1:]:
         if other["id"] != row["id"]:
             both = sorted(set(row["all_ids"]) & set(other["all_ids"]))
             parts.append(f"Pathways containing both {row['symbol']} and {other['symbol']} ({len(both)}): "

@@ -30,7 +30,8 @@ def _segmenter() -> pysbd.Segmenter:
 
 def sentences(text: str) -> list[str]:
     # Graph evidence is '. '-separated facts with ids containing dots; pysbd handles both.
-    return [s.strip() for s in _segmenter().segment(text) if len(s.strip()) > 20]
+    # Questions (a PubMed title is often one) are not claims.
+    return [s.strip() for s in _segmenter().segment(text) if len(s.strip()) > 20 and not s.strip().endswith("?")]
 
 
 def _stems(text: str) -> set[str]:
@@ -60,7 +61,8 @@ class OfflineProvider:
                 for sentence in sentences(ev.text)]
         # Rare terms weigh more (an IDF over the evidence sentences): "glycolysis" beats "KEGG" or "genes".
         df = {t: sum(t in stems for *_, stems in pool) for t in terms}
-        weight = {t: math.log(1 + len(pool) / (1 + df[t])) for t in terms}
+        # BM25's idf: a term in every sentence weighs ~0, so boilerplate cannot outrank the rare term.
+        weight = {t: math.log(1 + (len(pool) - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
         total = sum(weight.values()) or 1.0
         candidates: list[tuple[float, int, str, str]] = []
         for rank, ev_id, sentence, stems in pool:

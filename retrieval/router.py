@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from dagster_project.graph.mentions import COMMON_WORDS
 from retrieval.genes import GeneLexicon
 from retrieval.terms import content_words, words
 from retrieval.types import LLMProvider, RoutePlan, Strategy
@@ -43,7 +44,8 @@ def unexplained_acronyms(question: str) -> list[str]:
     does not."""
     found = []
     for match in _ACRONYM.finditer(question):
-        if not re.match(r"\s*\(", question[match.end():]):
+        # DNA, RNA, ATP are acronyms everyone reads; they need no expansion.
+        if not re.match(r"\s*\(", question[match.end():]) and match.group(1).upper() not in COMMON_WORDS:
             found.append(match.group(1))
     return list(dict.fromkeys(found))
 

@@ -51,3 +51,11 @@ def test_settings_read_flux_prefixed_environment(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("FLUX_SOURCE_MODE", "bogus")
     with pytest.raises(ValueError):
         FluxSettings()
+
+
+def test_every_setting_is_documented_in_the_readme() -> None:
+    from dagster_project.settings import REPO_ROOT, FluxSettings
+
+    readme = (REPO_ROOT / "README.md").read_text()
+    missing = [name for name in FluxSettings.model_fields if f"`FLUX_{name.upper()}`" not in readme]
+    assert not missing, f"undocumented settings: {missing}"
