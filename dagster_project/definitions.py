@@ -12,11 +12,13 @@ from dagster_project.assets.graph import knowledge_graph, pathway_vectors
 from dagster_project.assets.platform import neo4j_schema, postgres_schema
 from dagster_project.assets.raw_pulls import RAW_ASSETS
 from dagster_project.assets.resolution import pathway_resolution
-from dagster_project.assets.search_index import chunk_bm25_index, published_index
+from dagster_project.assets.scorecards import SCORECARD_ASSETS
+from dagster_project.assets.search_index import candidate_index, chunk_bm25_index, published_index
 from dagster_project.assets.vector_index import chunk_vector_index
 from dagster_project.checks.graph import GRAPH_CHECKS
 from dagster_project.checks.index import INDEX_CHECKS
 from dagster_project.checks.platform import PLATFORM_CHECKS
+from dagster_project.checks.scorecards import SCORECARD_CHECKS
 from dagster_project.checks.sources import SOURCE_CHECKS
 from dagster_project.resources import build_resources, export_resource_env
 from dagster_project.settings import get_settings
@@ -27,7 +29,7 @@ export_resource_env(get_settings())
 defs = dg.Definitions(
     assets=[postgres_schema, neo4j_schema, *RAW_ASSETS, *DOCUMENT_ASSETS, chunks, chunk_embeddings,
             chunk_vector_index, chunk_bm25_index, knowledge_graph, pathway_vectors, pathway_resolution,
-            published_index, flux_dbt_models, *SOURCE_TABLE_SPECS],
-    asset_checks=[*PLATFORM_CHECKS, *SOURCE_CHECKS, *INDEX_CHECKS, *GRAPH_CHECKS],
+            candidate_index, *SCORECARD_ASSETS, published_index, flux_dbt_models, *SOURCE_TABLE_SPECS],
+    asset_checks=[*PLATFORM_CHECKS, *SOURCE_CHECKS, *INDEX_CHECKS, *GRAPH_CHECKS, *SCORECARD_CHECKS],
     resources=build_resources(),
 )

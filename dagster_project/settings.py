@@ -144,6 +144,11 @@ class FluxSettings(BaseSettings):
     serve_port: int = 8000
     log_queries_to_mlflow: bool = True
 
+    # Eval scorecards
+    eval_retrieval_questions: int = Field(default=1000, ge=1, description="PubMedQA questions in the retrieval card.")
+    eval_answer_pubmedqa: int = Field(default=50, ge=0, description="PubMedQA questions in the answer card.")
+    eval_tolerance: float = Field(default=0.02, ge=0.0, le=1.0, description="Allowed drop of a gated metric.")
+
     # --- derived paths ---------------------------------------------------------------------------------
     @property
     def logs_dir(self) -> Path:

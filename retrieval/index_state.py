@@ -1,5 +1,6 @@
-"""Which index serving reads: the most recently *published* `index_versions` row (written by the
-`published_index` asset at the end of a successful run), never whatever a running job is half-way through."""
+"""Which index serving reads: the most recently *published* `index_versions` row. A version is recorded as a
+candidate by `candidate_index` and published by `published_index` only after the eval scorecards' blocking
+regression checks pass, so serving never reads a version that failed its gates or a run's half-built state."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import TextClause, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ProgrammingError
 
@@ -34,17 +35,29 @@ class IndexState:
     published_at: datetime
 
 
-def current_index(engine: Engine) -> IndexState:
+_SELECT = ("SELECT version, bm25_path, embedding_model, chunk_count, vector_count, pathway_count, dataset_version,"
+           " pipeline_version, dagster_run_id, coalesce(published_at, candidate_at) AS at FROM index_versions")
+PUBLISHED = text(f"{_SELECT} WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1")
+CANDIDATE = text(f"{_SELECT} ORDER BY candidate_at DESC LIMIT 1")
+
+
+def _read(engine: Engine, statement: TextClause, empty: str) -> IndexState:
     try:
         with engine.connect() as conn:
-            row = conn.execute(text(
-                "SELECT version, bm25_path, embedding_model, chunk_count, vector_count, pathway_count,"
-                " dataset_version, pipeline_version, dagster_run_id, published_at FROM index_versions"
-                " ORDER BY published_at DESC LIMIT 1")).one_or_none()
+            row = conn.execute(statement).one_or_none()
     except ProgrammingError as exc:
         raise NoPublishedIndexError("the index_versions table does not exist") from exc
     if row is None:
-        raise NoPublishedIndexError("index_versions is empty")
+        raise NoPublishedIndexError(empty)
     return IndexState(row.version, Path(row.bm25_path), row.embedding_model, row.chunk_count, row.vector_count,
-                      row.pathway_count, row.dataset_version, row.pipeline_version, row.dagster_run_id,
-                      row.published_at)
+                      row.pathway_count, row.dataset_version, row.pipeline_version, row.dagster_run_id, row.at)
+
+
+def current_index(engine: Engine) -> IndexState:
+    """What serving reads: the most recently published version."""
+    return _read(engine, PUBLISHED, "no index version has passed its eval gates and been published yet")
+
+
+def candidate_index(engine: Engine) -> IndexState:
+    """The most recently built version, published or not (what the eval scorecards measure)."""
+    return _read(engine, CANDIDATE, "no index version has been built yet")

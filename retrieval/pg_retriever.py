@@ -4,6 +4,7 @@ is one candidate carrying both ranks), reranked, best `keep` returned as citable
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from sqlalchemy import bindparam, text
@@ -35,16 +36,23 @@ class PostgresRetriever:
         self.reranker = reranker
         self.dense_k, self.bm25_k, self.keep, self.ef_search = dense_k, bm25_k, keep, ef_search
 
+    def dense(self, conn: Connection, literal: str, sources: list[str] | None) -> list[Any]:
+        """pgvector top-k by cosine (HNSW); rows carry the chunk text and its cosine."""
+        # ef_search bounds the HNSW candidate list; SET LOCAL keeps it to this transaction.
+        conn.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.ef_search)}"))
+        statement = DENSE_IN_SOURCES if sources else DENSE
+        params = {"v": literal, "k": self.dense_k} | ({"sources": list(sources)} if sources else {})
+        return list(conn.execute(statement, params).all())
+
+    def lexical(self, query: str, sources: list[str] | None) -> list[tuple[str, float]]:
+        return self.bm25.search(query, self.bm25_k, sources)
+
     def candidates(self, query: str, vector: Sequence[float], sources: list[str] | None = None) -> list[Evidence]:
         """The union of both searches, before reranking; each candidate carries the ranks that found it."""
         literal = vector_literal(vector)
-        lexical = self.bm25.search(query, self.bm25_k, sources)
+        lexical = self.lexical(query, sources)
         with self.engine.begin() as conn:
-            # ef_search bounds the HNSW candidate list; SET LOCAL keeps it to this transaction.
-            conn.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.ef_search)}"))
-            statement = DENSE_IN_SOURCES if sources else DENSE
-            params = {"v": literal, "k": self.dense_k} | ({"sources": list(sources)} if sources else {})
-            dense_rows = conn.execute(statement, params).all()
+            dense_rows = self.dense(conn, literal, sources)
             rows = {r.id: r for r in dense_rows}
             missing = [cid for cid, _ in lexical if cid not in rows]
             rows |= _by_ids(conn, missing, literal)

@@ -77,6 +77,7 @@ class Pipeline:
         self.provider = provider
         self._embed = embed
         self._index: tuple[float, IndexState] | None = None
+        self._pinned: IndexState | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -101,7 +102,19 @@ class Pipeline:
                    build_reranker(settings), provider, lambda q: embedder.embed_query(q).tolist())
 
     # --- state -------------------------------------------------------------------------------------------
+    def pin(self, index: IndexState) -> Pipeline:
+        """Read this index version instead of the published one (the eval scorecards measure a candidate)."""
+        self._pinned = index
+        return self
+
+    def postgres_retriever(self, index: IndexState) -> PostgresRetriever:
+        return PostgresRetriever(self.engine, load_index(index.bm25_path), self.reranker,
+                                 dense_k=self.settings.dense_top_k, bm25_k=self.settings.bm25_top_k,
+                                 keep=self.settings.rerank_keep, ef_search=self.settings.hnsw_ef_search)
+
     def index(self) -> IndexState:
+        if self._pinned is not None:
+            return self._pinned
         with self._lock:
             now = time.monotonic()
             if self._index is None or now - self._index[0] > INDEX_STATE_TTL:
@@ -133,9 +146,7 @@ class Pipeline:
         sources = filters.sources if filters else None
         with timer.stage("embed"):
             vector = self.embed(query)
-        pg = PostgresRetriever(self.engine, load_index(index.bm25_path), self.reranker,
-                               dense_k=self.settings.dense_top_k, bm25_k=self.settings.bm25_top_k,
-                               keep=self.settings.rerank_keep, ef_search=self.settings.hnsw_ef_search)
+        pg = self.postgres_retriever(index)
         with timer.stage("retrieve_pg"):
             candidates = pg.candidates(query, vector, sources)
         with timer.stage("rerank"):

@@ -29,6 +29,7 @@ SOURCE_TABLES = {
     "gene_identifiers": ["hgnc_documents"],
     "kegg_gene_uniprot": ["kegg_documents"],
     "pathway_mappings": ["pathway_resolution"],
+    "eval_runs": ["retrieval_scorecard", "answer_scorecard", "resolution_scorecard"],
 }
 SOURCE_TABLE_SPECS = [
     dg.AssetSpec(key=["postgres", table], deps=writers, group_name="dbt", kinds={"postgres"},

@@ -1,8 +1,8 @@
-"""Stage 6 — the BM25 index over chunks, and publishing: the index version that serving reads.
+"""Stage 6 — the BM25 index over chunks, and the index version: recorded as a candidate, published after gates.
 
-`published_index` runs last; it records one `index_versions` row (version, BM25 path, counts, dataset and
-pipeline versions, the Dagster run id). Serving reads only the most recently published row, so a run that stops
-half way never changes what is queried.
+`candidate_index` records one `index_versions` row (version, BM25 path, counts, dataset and pipeline versions,
+the Dagster run id). The eval scorecards measure that candidate; `published_index` (downstream of them, so
+their blocking regression checks stop it) marks it published. Serving reads only the latest published row.
 """
 
 import hashlib
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dagster as dg
 from sqlalchemy import text
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from dagster_project.assets.chunks import INDEX_GROUP, chunks
 from dagster_project.assets.graph import pathway_vectors
@@ -23,6 +23,9 @@ from dagster_project.versions import pipeline_version
 from retrieval.bm25 import bm25_version, build_index
 
 SERVING_GROUP = "serving"
+# The scorecard assets (dagster_project/assets/scorecards.py) sit between candidate and publish.
+SCORECARD_KEYS = [dg.AssetKey("retrieval_scorecard"), dg.AssetKey("answer_scorecard"),
+                  dg.AssetKey("resolution_scorecard")]
 ACTIVE_CHUNKS = ("SELECT c.id, c.content_hash, c.content FROM chunks c JOIN documents d ON d.id = c.document_id"
                  " WHERE d.status = 'active' ORDER BY c.id")
 
@@ -76,10 +79,11 @@ def dataset_version(conn: Connection) -> str:
     group_name=SERVING_GROUP,
     kinds={"postgres"},
     deps=[chunk_vector_index, chunk_bm25_index, pathway_vectors, pathway_resolution],
-    description="Publishes the retrieval index: records the (vectors, BM25, graph mapping) version with its "
-    "counts, dataset / pipeline versions and this Dagster run id. Serving reads the latest published version only.",
+    description="Records the retrieval index (vectors, BM25, graph mapping) as a candidate version with its "
+    "counts, dataset / pipeline versions and this Dagster run id. The scorecards measure it; published_index "
+    "makes it the one serving reads.",
 )
-def published_index(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
+def candidate_index(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
     settings = get_settings()
     engine = postgres.get_engine()
     with engine.connect() as conn:
@@ -101,13 +105,41 @@ def published_index(context: dg.AssetExecutionContext, postgres: PostgresResourc
             INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,
                 vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id)
             VALUES (:v, :bm25, :path, :model, :chunks, :vectors, :pathways, :dv, :pv, :run)
-            ON CONFLICT (version) DO UPDATE SET published_at = now()
+            ON CONFLICT (version) DO UPDATE SET candidate_at = now()
             RETURNING (xmax = 0) AS created, dagster_run_id
         """), {"v": version, "bm25": bm25, "path": str(bm25_path), "model": settings.embedding_model,
                "chunks": counts.chunks, "vectors": counts.vectors, "pathways": counts.pathways, "dv": datasets,
                "pv": pipeline_version(), "run": context.run_id}).one()
-    context.log.info(f"index {version} {'published' if created.created else 'unchanged (re-published)'}")
+    context.log.info(f"index {version} {'recorded' if created.created else 'unchanged'} as the candidate")
     return dg.MaterializeResult(metadata={
         "index_version": version, "new_version": bool(created.created), "built_by_run": created.dagster_run_id,
         "chunks": counts.chunks, "vectors": counts.vectors, "pathways": counts.pathways,
         "dataset_version": datasets, "bm25_version": bm25})
+
+
+def publish_candidate(engine: Engine) -> tuple[str, str | None]:
+    """Mark the latest candidate published; returns (version, the version served before)."""
+    with engine.begin() as conn:
+        previous = conn.execute(text("SELECT version FROM index_versions WHERE published_at IS NOT NULL"
+                                     " ORDER BY published_at DESC LIMIT 1")).scalar()
+        version = conn.execute(text(
+            "UPDATE index_versions SET published_at = now() WHERE version ="
+            " (SELECT version FROM index_versions ORDER BY candidate_at DESC LIMIT 1) RETURNING version")).scalar()
+    if version is None:
+        raise dg.Failure("no candidate index version to publish; materialize candidate_index first")
+    return version, previous
+
+
+@dg.asset(
+    group_name=SERVING_GROUP,
+    kinds={"postgres"},
+    deps=[candidate_index, *SCORECARD_KEYS],
+    description="Switches serving to the candidate index version. It runs after the eval scorecards, whose "
+    "blocking regression checks stop it, so a version that got worse never reaches serving.",
+)
+def published_index(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
+    version, previous = publish_candidate(postgres.get_engine())
+    switched = version != previous
+    context.log.info(f"serving index {version}" + (f" (was {previous})" if switched else " (unchanged)"))
+    return dg.MaterializeResult(metadata={"index_version": version, "previous_version": previous or "none",
+                                          "switched": switched})

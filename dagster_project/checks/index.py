@@ -7,7 +7,7 @@ from sqlalchemy import text
 
 from dagster_project.assets.chunks import chunks
 from dagster_project.assets.embeddings import chunk_embeddings
-from dagster_project.assets.search_index import ACTIVE_CHUNKS, bm25_root, chunk_bm25_index, published_index
+from dagster_project.assets.search_index import ACTIVE_CHUNKS, bm25_root, candidate_index, chunk_bm25_index
 from dagster_project.assets.vector_index import INDEX_NAME, chunk_vector_index
 from dagster_project.resources import EmbedderResource, PostgresResource
 from dagster_project.settings import get_settings
@@ -76,14 +76,13 @@ def bm25_index_matches_chunks(postgres: PostgresResource) -> dg.AssetCheckResult
         "path": str(directory), "indexed": len(indexed), "active_chunks": len(expected)})
 
 
-@dg.asset_check(asset=published_index, blocking=True,
-                description="The version serving reads is the latest published one, its BM25 files exist and its "
-                "counts match the chunk table.")
-def published_index_is_servable(postgres: PostgresResource) -> dg.AssetCheckResult:
-    from retrieval.index_state import current_index
+@dg.asset_check(asset=candidate_index, blocking=True,
+                description="The candidate version's BM25 files exist and its counts match the chunk table.")
+def candidate_index_is_servable(postgres: PostgresResource) -> dg.AssetCheckResult:
+    from retrieval.index_state import candidate_index as latest_candidate
 
     engine = postgres.get_engine()
-    index = current_index(engine)
+    index = latest_candidate(engine)
     with engine.connect() as conn:
         chunks_now, vectors_now = conn.execute(text("SELECT count(*), count(embedding) FROM chunks")).one()
     ok = index.bm25_path.exists() and (index.chunk_count, index.vector_count) == (chunks_now, vectors_now)
@@ -92,4 +91,4 @@ def published_index_is_servable(postgres: PostgresResource) -> dg.AssetCheckResu
 
 
 INDEX_CHECKS = [every_document_has_chunks, no_orphan_chunks, one_current_vector_per_chunk, vector_norms_sane,
-                vector_index_present, bm25_index_matches_chunks, published_index_is_servable]
+                vector_index_present, bm25_index_matches_chunks, candidate_index_is_servable]

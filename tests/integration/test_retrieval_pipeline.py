@@ -47,7 +47,7 @@ def ask(pipeline: Pipeline, question: str, **kwargs: Any) -> tuple[FinalAnswer, 
 def test_published_index_is_stamped_on_every_answer(pipeline: Pipeline, demo_platform: FluxSettings) -> None:
     with engine_for(demo_platform.platform_database_url).connect() as conn:
         row = conn.execute(text("SELECT version, dagster_run_id, dataset_version FROM index_versions"
-                                " ORDER BY published_at DESC LIMIT 1")).one()
+                                " WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1")).one()
     answer, _, _ = ask(pipeline, "What does TP53 do in apoptosis?")
     assert (answer.index_version, answer.dagster_run_id) == (row.version, row.dagster_run_id)
     assert answer.dataset_version == row.dataset_version and "reactome=" in answer.dataset_version
@@ -116,10 +116,10 @@ def test_repeated_question_hits_and_a_rebuilt_index_misses(demo_platform: FluxSe
     with engine.begin() as conn:  # a new index version is published (as a rebuild would)
         conn.execute(text(
             "INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,"
-            " vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id)"
+            " vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id, published_at)"
             " SELECT 'rebuilt-' || version, bm25_version, bm25_path, embedding_model, chunk_count, vector_count,"
-            " pathway_count, dataset_version, pipeline_version, 'rebuild-run' FROM index_versions"
-            " ORDER BY published_at DESC LIMIT 1"))
+            " pathway_count, dataset_version, pipeline_version, 'rebuild-run', now() FROM index_versions"
+            " WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1"))
     try:
         pipeline._index = None
         third, _, _ = ask(pipeline, question)

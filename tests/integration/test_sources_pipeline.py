@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from dagster_project.evals.questions import KNOWN_COUNTERPARTS
 from dagster_project.materialize import materialize_selection
 from dagster_project.resources.postgres import engine_for
 from dagster_project.settings import FluxSettings, get_settings
@@ -95,29 +96,6 @@ def test_one_changed_and_one_removed_record_touch_exactly_those_rows(snapshot_lo
     assert _scalar(s, "SELECT count(*) FROM quarantine WHERE source = 'openalex' AND reason = 'work has no id'") == 1
 
 
-# Well-known counterparts from public knowledge (not from any curated mapping file).
-KNOWN_COUNTERPARTS = [
-    ("R-HSA-70171", "hsa00010"),    # glycolysis
-    ("R-HSA-70263", "hsa00010"),    # gluconeogenesis
-    ("R-HSA-71403", "hsa00020"),    # citric acid cycle
-    ("R-HSA-71336", "hsa00030"),    # pentose phosphate pathway
-    ("R-HSA-1640170", "hsa04110"),  # cell cycle
-    ("R-HSA-109581", "hsa04210"),   # apoptosis
-    ("R-HSA-5683057", "hsa04010"),  # MAPK
-    ("R-HSA-1257604", "hsa04151"),  # PI3K-AKT
-    ("R-HSA-74752", "hsa04910"),    # insulin signalling
-    ("R-HSA-3700989", "hsa04115"),  # p53
-    ("R-HSA-69306", "hsa03030"),    # DNA replication
-    ("R-HSA-5358508", "hsa03430"),  # mismatch repair
-    ("R-HSA-73884", "hsa03410"),    # base excision repair
-    ("R-HSA-5696398", "hsa03420"),  # nucleotide excision repair
-    ("R-HSA-77289", "hsa00071"),    # fatty acid beta-oxidation / degradation
-    ("R-HSA-5358351", "hsa04340"),  # hedgehog
-    ("R-HSA-195721", "hsa04310"),   # WNT
-    ("R-HSA-2142753", "hsa00590"),  # arachidonic acid
-    ("R-HSA-196071", "hsa00140"),   # steroid hormones
-    ("R-HSA-2559583", "hsa04218"),  # cellular senescence
-]
 
 
 def test_known_counterparts_are_resolved_on_the_snapshot(snapshot_loaded: FluxSettings) -> None:

@@ -8,7 +8,9 @@ from dagster_project.settings import get_settings
 
 SOURCES = ["reactome", "kegg", "hgnc", "openalex", "pubmed"]
 EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema", "chunks", "chunk_embeddings", "chunk_vector_index",
-                   "chunk_bm25_index", "published_index",
+                   "chunk_bm25_index", "candidate_index", "published_index", "retrieval_scorecard",
+                   "answer_scorecard", "resolution_scorecard", "stg_eval_metrics", "eval_metric_trends",
+                   "postgres/eval_runs",
                    "knowledge_graph", "pathway_vectors", "pathway_resolution",
                    "stg_pathways", "stg_pathway_members", "stg_gene_identifiers", "stg_pathway_mappings",
                    "int_pathway_uniprot_sets", "int_pathway_pair_overlaps", "pathway_equivalences",
@@ -19,7 +21,10 @@ EXPECTED_CHECKS = {
     ("postgres_schema", "migrations_ledger_valid"),
     ("chunk_vector_index", "vector_index_present"),
     ("chunk_bm25_index", "bm25_index_matches_chunks"),
-    ("published_index", "published_index_is_servable"),
+    ("candidate_index", "candidate_index_is_servable"),
+    ("retrieval_scorecard", "retrieval_no_regression"),
+    ("answer_scorecard", "answer_no_regression"),
+    ("resolution_scorecard", "resolution_no_regression"),
     ("chunks", "every_document_has_chunks"),
     ("chunks", "no_orphan_chunks"),
     ("chunk_embeddings", "one_current_vector_per_chunk"),
@@ -39,7 +44,7 @@ def test_asset_graph_is_the_expected_one() -> None:
     keys = {key.to_user_string() for key in graph.get_all_asset_keys()}
     assert keys == EXPECTED_ASSETS
     checks = {(c.asset_key.to_user_string(), c.name) for c in graph.asset_check_keys}
-    ours = {c for c in checks if not c[0].startswith(("stg_", "int_", "pathway_equivalences"))}
+    ours = {c for c in checks if not c[0].startswith(("stg_", "int_", "pathway_equivalences", "eval_metric_trends"))}
     assert ours == EXPECTED_CHECKS
     dbt_tests = checks - ours
     assert ("pathway_equivalences", "assert_sql_and_python_intersections_agree") in dbt_tests
@@ -60,13 +65,19 @@ def test_each_source_flows_raw_then_documents_after_the_schema() -> None:
         k.to_user_string() for k in graph.get(dg.AssetKey("chunks")).parent_keys}
     blocking = {key.name for key in graph.asset_check_keys if graph.get_check_spec(key).blocking}
     assert {"documents_valid", "quarantine_rate_ok", "gene_identifiers_valid", "bm25_index_matches_chunks",
-            "published_index_is_servable"} <= blocking
+            "candidate_index_is_servable", "retrieval_no_regression", "answer_no_regression",
+            "resolution_no_regression"} <= blocking
 
 
-def test_serving_reads_an_index_published_only_after_every_part_is_built() -> None:
+def test_serving_reads_an_index_published_only_after_every_part_is_built_and_gated() -> None:
     graph = defs.resolve_asset_graph()
-    parents = {k.to_user_string() for k in graph.get(dg.AssetKey("published_index")).parent_keys}
+    parents = {k.to_user_string() for k in graph.get(dg.AssetKey("candidate_index")).parent_keys}
     assert parents == {"chunk_vector_index", "chunk_bm25_index", "pathway_vectors", "pathway_resolution"}
+    scorecards = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard"}
+    for scorecard in scorecards:
+        assert {k.to_user_string() for k in graph.get(dg.AssetKey(scorecard)).parent_keys} == {"candidate_index"}
+    published = {k.to_user_string() for k in graph.get(dg.AssetKey("published_index")).parent_keys}
+    assert published == scorecards | {"candidate_index"}
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("chunk_bm25_index")).parent_keys} == {"chunks"}
 
 

@@ -1,0 +1,50 @@
+"""The regression gate: each gated metric of a new scorecard against the last accepted one.
+
+Quality metrics are higher-is-better and fail when they drop by more than the tolerance (absolute, in the
+metric's own unit: 0.02 = two points of hit@5). Latencies are reported, never gated: on shared CI machines they
+are noise, and BENCHMARKS.md is where speed is measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GATED: dict[str, tuple[str, ...]] = {
+    "retrieval": ("hybrid_rerank_hit_at_1", "hybrid_rerank_hit_at_5", "hybrid_rerank_mrr_at_10",
+                  "dense_hit_at_5", "bm25_hit_at_5"),
+    "answer": ("citation_validity", "claims_with_citation", "expected_id_hit_rate"),
+    "resolution": ("precision", "recall"),
+}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    metric: str
+    baseline: float | None
+    current: float | None
+    delta: float | None
+    failed: bool
+
+
+def compare(scorecard: str, current: dict[str, float], baseline: dict[str, float] | None,
+            tolerance: float) -> list[Comparison]:
+    out = []
+    for metric in GATED[scorecard]:
+        now, then = current.get(metric), (baseline or {}).get(metric)
+        if now is None or then is None:
+            # A metric missing now but present in the baseline is a regression (it vanished).
+            out.append(Comparison(metric, then, now, None, now is None and then is not None))
+            continue
+        delta = now - then
+        out.append(Comparison(metric, then, now, delta, delta < -tolerance))
+    return out
+
+
+def markdown(comparisons: list[Comparison]) -> str:
+    def fmt(value: float | None) -> str:
+        return "—" if value is None else f"{value:.4f}"
+
+    lines = ["| metric | baseline | current | delta | |", "|---|---|---|---|---|"]
+    lines += [f"| {c.metric} | {fmt(c.baseline)} | {fmt(c.current)} | {fmt(c.delta)} | "
+              f"{'**FAIL**' if c.failed else 'ok'} |" for c in comparisons]
+    return "\n".join(lines)

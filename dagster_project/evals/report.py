@@ -1,0 +1,90 @@
+"""Scorecard reports: a Markdown table and a PNG for Dagster metadata, and one MLflow run (params, metrics, the
+plot and the per-question CSV as artifacts)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on servers and CI
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from dagster_project.settings import FluxSettings
+
+
+def metrics_markdown(metrics: dict[str, float], keys: list[str] | None = None) -> str:
+    lines = ["| metric | value |", "|---|---|"]
+    for key in keys or sorted(metrics):
+        if key in metrics:
+            value = metrics[key]
+            lines.append(f"| {key} | {value:.4f} |" if isinstance(value, float) and not value.is_integer()
+                         else f"| {key} | {value:g} |")
+    return "\n".join(lines)
+
+
+def ablation_markdown(metrics: dict[str, float], variants: tuple[str, ...]) -> str:
+    lines = ["| variant | hit@1 | hit@5 | MRR@10 | p50 ms | p95 ms |", "|---|---|---|---|---|---|"]
+    for v in variants:
+        if f"{v}_hit_at_1" in metrics:
+            lines.append(f"| {v} | {metrics[f'{v}_hit_at_1']:.3f} | {metrics[f'{v}_hit_at_5']:.3f} | "
+                         f"{metrics[f'{v}_mrr_at_10']:.3f} | {metrics[f'{v}_p50_ms']:.1f} | "
+                         f"{metrics[f'{v}_p95_ms']:.1f} |")
+    return "\n".join(lines)
+
+
+def png(fig: plt.Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def image_markdown(image: bytes, alt: str) -> str:
+    return f"![{alt}](data:image/png;base64,{base64.b64encode(image).decode()})"
+
+
+def bar_plot(values: dict[str, dict[str, float]], title: str) -> bytes:
+    """values: group → {bar label → value}; one group of bars per key (e.g. variant → metrics)."""
+    frame = pd.DataFrame(values).T
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    frame.plot.bar(ax=ax, rot=20)
+    ax.set_ylim(0, 1.05)
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    return png(fig)
+
+
+def histogram_plot(frame: pd.DataFrame, column: str, by: str, title: str) -> bytes:
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    for label, group in frame.groupby(by):
+        ax.hist(group[column], bins=30, alpha=0.6, label=f"{label} ({len(group)})")
+    ax.set_xlabel(column)
+    ax.set_yscale("log")
+    ax.legend()
+    ax.set_title(title)
+    return png(fig)
+
+
+def log_to_mlflow(settings: FluxSettings, run_name: str, params: dict[str, Any], metrics: dict[str, float],
+                  image: bytes, rows: list[dict]) -> str:
+    import mlflow
+
+    from dagster_project.resources.mlflow import configure_mlflow
+
+    experiment_id = configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.mlflow_experiment,
+                                     settings.home / "mlflow" / "artifacts")
+    with mlflow.start_run(experiment_id=experiment_id, run_name=run_name) as run, \
+            tempfile.TemporaryDirectory() as tmp:
+        mlflow.set_tag("flux.kind", "scorecard")
+        mlflow.log_params({k: str(v)[:500] for k, v in params.items()})
+        mlflow.log_metrics({k: float(v) for k, v in metrics.items()})
+        (Path(tmp) / f"{run_name}.png").write_bytes(image)
+        pd.DataFrame(rows).to_csv(Path(tmp) / f"{run_name}_questions.csv", index=False)
+        mlflow.log_artifacts(tmp)
+        return run.info.run_id

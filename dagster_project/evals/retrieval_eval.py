@@ -1,0 +1,145 @@
+"""Retrieval scorecard: document-level hit@1, hit@5 and MRR@10 for dense only, BM25 only, hybrid (the union,
+interleaved, no reranker) and hybrid + the configured reranker — each through the same PostgresRetriever serving
+uses — beside a plain baseline measured in the same run: the same embedding model over whole documents with
+exact cosine search, and bm25s over whole documents."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import text
+
+from dagster_project.evals.questions import EvalQuestion
+from retrieval.bm25 import BM25Index, tokenize
+from retrieval.pg_retriever import vector_literal
+from retrieval.pipeline import Pipeline
+
+VARIANTS = ("dense", "bm25", "hybrid", "hybrid_rerank", "baseline_dense", "baseline_bm25")
+Progress = Callable[[int, int], None]
+
+
+def doc_key(chunk_id: str) -> str:
+    """`{source}_{external_id}_{chunk_index}` → `{source}_{external_id}`."""
+    return chunk_id.rsplit("_", 1)[0]
+
+
+def doc_ranking(chunk_ids: Iterable[str], k: int = 10) -> list[str]:
+    return list(dict.fromkeys(doc_key(c) for c in chunk_ids))[:k]
+
+
+def interleave(*rankings: list[str]) -> list[str]:
+    """Round-robin union without scores: what fusion adds is measured by the reranked variant."""
+    out: dict[str, None] = {}
+    for rank in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if rank < len(ranking):
+                out.setdefault(ranking[rank])
+    return list(out)
+
+
+def reciprocal_rank(ranking: list[str], relevant: str, k: int = 10) -> float:
+    return next((1.0 / (i + 1) for i, doc in enumerate(ranking[:k]) if doc == relevant), 0.0)
+
+
+@dataclass
+class Baseline:
+    """Whole documents: one exact-cosine matrix and one bm25s index."""
+
+    keys: list[str]
+    matrix: np.ndarray
+    bm25: BM25Index
+    build_seconds: float
+
+    @classmethod
+    def build(cls, pipeline: Pipeline) -> Baseline:
+        import bm25s
+
+        started = time.perf_counter()
+        with pipeline.engine.connect() as conn:
+            rows = conn.execute(text("SELECT source || '_' || external_id AS key, title || '. ' || content AS body"
+                                     " FROM documents WHERE status = 'active' ORDER BY 1")).all()
+        keys, bodies = [r.key for r in rows], [r.body for r in rows]
+        from dagster_project.resources.embedder import load_model
+
+        model = load_model(pipeline.settings.embedding_model)
+        matrix = model.encode(bodies, batch_size=pipeline.settings.embedding_batch_size, normalize_embeddings=True,
+                              show_progress_bar=False)
+        retriever = bm25s.BM25(k1=pipeline.settings.bm25_k1, b=pipeline.settings.bm25_b)
+        retriever.index(tokenize(bodies), show_progress=False)
+        # BM25Index maps bm25s rows to ids; here the ids are document keys with a dummy chunk suffix.
+        index = BM25Index(directory=Path("in-memory"), retriever=retriever, chunk_ids=[f"{k}_0" for k in keys])
+        return cls(keys, np.asarray(matrix), index, time.perf_counter() - started)
+
+    def dense(self, vector: list[float], k: int = 10) -> list[str]:
+        scores = self.matrix @ np.asarray(vector, dtype=self.matrix.dtype)
+        top = np.argpartition(-scores, min(k, len(scores) - 1))[:k]
+        return [self.keys[i] for i in top[np.argsort(-scores[top])]]
+
+    def lexical(self, query: str, k: int = 10) -> list[str]:
+        return [doc_key(c) for c, _ in self.bm25.search(query, k)]
+
+
+def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], progress: Progress | None = None
+             ) -> tuple[dict[str, float], list[dict]]:
+    index = pipeline.index()
+    pg = pipeline.postgres_retriever(index)
+    baseline = Baseline.build(pipeline)
+    latencies: dict[str, list[float]] = {v: [] for v in VARIANTS}
+    rows: list[dict] = []
+    for n, q in enumerate(questions, start=1):
+        vector = pipeline.embed(q.question)
+        literal = vector_literal(vector)
+        rankings: dict[str, list[str]] = {}
+        started = time.perf_counter()
+        with pipeline.engine.begin() as conn:
+            dense_ids = [r.id for r in pg.dense(conn, literal, None)]
+        latencies["dense"].append(_ms(started))
+        started = time.perf_counter()
+        bm25_ids = [c for c, _ in pg.lexical(q.question, None)]
+        latencies["bm25"].append(_ms(started))
+        started = time.perf_counter()
+        candidates = pg.candidates(q.question, vector)
+        latencies["hybrid"].append(_ms(started))
+        reranked = pipeline.reranker.rerank(q.question, candidates)
+        latencies["hybrid_rerank"].append(_ms(started))
+        rankings["dense"], rankings["bm25"] = doc_ranking(dense_ids), doc_ranking(bm25_ids)
+        rankings["hybrid"] = doc_ranking(interleave(dense_ids, bm25_ids))
+        rankings["hybrid_rerank"] = doc_ranking(e.id for e in reranked)
+        started = time.perf_counter()
+        rankings["baseline_dense"] = baseline.dense(vector)
+        latencies["baseline_dense"].append(_ms(started))
+        started = time.perf_counter()
+        rankings["baseline_bm25"] = baseline.lexical(q.question)
+        latencies["baseline_bm25"].append(_ms(started))
+        for variant, ranking in rankings.items():
+            rr = reciprocal_rank(ranking, q.relevant_doc)
+            rows.append({"question_id": q.id, "variant": variant, "question": q.question,
+                         "relevant": q.relevant_doc, "rank": round(1 / rr) if rr else None, "rr": rr,
+                         "top": ranking[:5], "latency_ms": latencies[variant][-1]})
+        if progress and (n % 100 == 0 or n == len(questions)):
+            progress(n, len(questions))
+    return _metrics(rows, latencies, len(questions), baseline.build_seconds), rows
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def _metrics(rows: list[dict], latencies: dict[str, list[float]], n: int, baseline_seconds: float
+             ) -> dict[str, float]:
+    metrics: dict[str, float] = {"questions": float(n), "baseline_build_seconds": round(baseline_seconds, 2)}
+    for variant in VARIANTS:
+        mine = [r for r in rows if r["variant"] == variant]
+        if not mine:
+            continue
+        ranks = [r["rank"] for r in mine]
+        metrics[f"{variant}_hit_at_1"] = sum(1 for r in ranks if r == 1) / len(mine)
+        metrics[f"{variant}_hit_at_5"] = sum(1 for r in ranks if r is not None and r <= 5) / len(mine)
+        metrics[f"{variant}_mrr_at_10"] = sum(r["rr"] for r in mine) / len(mine)
+        metrics[f"{variant}_p50_ms"] = float(np.percentile(latencies[variant], 50))
+        metrics[f"{variant}_p95_ms"] = float(np.percentile(latencies[variant], 95))
+    return metrics

@@ -1,0 +1,86 @@
+"""Eval scorecards on the demo platform: real services, real MLflow; the regression gate and the index switch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mlflow.tracking import MlflowClient
+from sqlalchemy import text
+
+from dagster_project.evals.store import accept_latest, latest
+from dagster_project.materialize import materialize_selection
+from dagster_project.resources.postgres import engine_for
+from dagster_project.settings import FluxSettings
+from retrieval.index_state import candidate_index, current_index
+
+SCORECARDS = "key:retrieval_scorecard or key:answer_scorecard or key:resolution_scorecard"
+
+
+def test_each_scorecard_is_stored_logged_and_in_range(demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    retrieval, answer, resolution = (latest(engine, s) for s in ("retrieval", "answer", "resolution"))
+    assert retrieval and answer and resolution
+    m = retrieval.metrics
+    assert m["questions"] >= 30 and retrieval.params["question_set"] == "title"  # the demo has no PubMedQA
+    for variant in ("dense", "bm25", "hybrid", "hybrid_rerank", "baseline_dense", "baseline_bm25"):
+        assert 0.0 <= m[f"{variant}_hit_at_1"] <= m[f"{variant}_hit_at_5"] <= 1.0
+        assert m[f"{variant}_hit_at_1"] <= m[f"{variant}_mrr_at_10"] <= 1.0 and m[f"{variant}_p95_ms"] > 0
+    assert m["hybrid_rerank_hit_at_5"] >= 0.9
+    a = answer.metrics
+    assert a["citation_validity"] == 1.0 and a["claims_with_citation"] == 1.0
+    assert a["relational_questions"] >= 30 and a["expected_id_hit_rate"] >= 0.8
+    assert abs(sum(a[f"verdict_{v}"] for v in ("good", "partial", "bad", "unjudged")) - 1.0) < 1e-9
+    r = resolution.metrics
+    assert r["known_pairs_evaluable"] >= 10 and r["recall"] >= 0.9 and r["precision"] >= 0.8
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT count(*) FROM eval_question_results WHERE eval_run_id = :id"),
+                            {"id": retrieval.id}).scalar_one()
+        mlflow_id = conn.execute(text("SELECT mlflow_run_id FROM eval_runs WHERE id = :id"),
+                                 {"id": answer.id}).scalar_one()
+    assert rows == m["questions"] * 6  # one row per question and variant
+    client = MlflowClient(demo_platform.resolved_mlflow_tracking_uri)
+    run = client.get_run(mlflow_id)
+    assert run.data.metrics["citation_validity"] == 1.0 and run.data.params["provider"] == "offline-extractive"
+    artifacts = {Path(f.path).suffix for f in client.list_artifacts(mlflow_id)}
+    assert {".png", ".csv"} <= artifacts
+
+
+def test_regression_gate_passes_unchanged_and_fails_against_a_better_baseline(demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    accept_latest(engine)
+    unchanged = materialize_selection(demo_platform, SCORECARDS)
+    assert unchanged.success and unchanged.checks_total == 3 and unchanged.checks_passed == 3
+    with engine.begin() as conn:  # a baseline better than anything this index can reach
+        conn.execute(text("UPDATE eval_runs SET metrics = jsonb_set(metrics, '{hybrid_rerank_hit_at_5}', '1.5')"
+                          " WHERE scorecard = 'retrieval' AND accepted"))
+    try:
+        worse = materialize_selection(demo_platform, "key:retrieval_scorecard")
+        assert worse.checks_total == 1 and worse.checks_passed == 0
+        assert not worse.success  # a failed blocking check fails the run: it is visible as a failed run
+    finally:
+        accept_latest(engine, ("retrieval",))
+
+
+def test_a_failed_gate_leaves_serving_on_the_previous_index(demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    served = current_index(engine).version
+    accept_latest(engine)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE eval_runs SET metrics = jsonb_set(metrics, '{precision}', '2')"
+                          " WHERE scorecard = 'resolution' AND accepted"))
+    # Other BM25 parameters: a new candidate index version is built and measured, and must not be published.
+    changed = demo_platform.model_copy(update={"bm25_k1": 1.2})
+    try:
+        outcome = materialize_selection(changed, "key:chunk_bm25_index or key:candidate_index or "
+                                        f"{SCORECARDS} or key:published_index")
+        assert not outcome.success and "published_index" not in outcome.materialized
+        assert candidate_index(engine).version != served
+        assert current_index(engine).version == served
+        # The gate passes again (baseline accepted) → the same run publishes the new version.
+        accept_latest(engine)
+        republished = materialize_selection(changed, f"key:candidate_index or {SCORECARDS} or key:published_index")
+        assert republished.success and current_index(engine).version == candidate_index(engine).version != served
+    finally:
+        with engine.begin() as conn:  # back to the session's index for any later test
+            conn.execute(text("DELETE FROM index_versions WHERE version <> :v"), {"v": served})
+            conn.execute(text("UPDATE index_versions SET published_at = now(), candidate_at = now()"))
