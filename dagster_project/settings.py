@@ -149,6 +149,15 @@ class FluxSettings(BaseSettings):
     eval_answer_pubmedqa: int = Field(default=50, ge=0, description="PubMedQA questions in the answer card.")
     eval_tolerance: float = Field(default=0.02, ge=0.0, le=1.0, description="Allowed drop of a gated metric.")
 
+    # Nightly operations
+    nightly_cron: str = Field(default="0 2 * * *", description="When the raw pulls run.")
+    nightly_timezone: str = "UTC"
+    raw_freshness_hours: float = Field(default=26.0, gt=0.0)
+    index_freshness_hours: float = Field(default=30.0, gt=0.0)
+    snapshot_sensor_interval: int = Field(default=600, ge=30, description="Seconds between snapshot-hash checks.")
+    raw_max_retries: int = Field(default=3, ge=0, le=10)
+    raw_retry_delay: float = Field(default=60.0, ge=0.0)
+
     # --- derived paths ---------------------------------------------------------------------------------
     @property
     def logs_dir(self) -> Path:

@@ -99,3 +99,49 @@ def test_every_resource_resolves_from_the_environment() -> None:
         resolved = resource.process_config_and_initialize()
         assert resolved is not None, name
     assert resources["postgres"].process_config_and_initialize().database_url.startswith("postgresql+psycopg://")
+
+
+def test_nightly_schedule_pulls_exactly_the_raw_assets_at_the_configured_time() -> None:
+    schedule = next(s for s in defs.schedules if s.name == "nightly_refresh")
+    settings = get_settings()
+    assert schedule.cron_schedule == settings.nightly_cron == "0 2 * * *"
+    assert schedule.execution_timezone == settings.nightly_timezone == "UTC"
+    assert schedule.default_status == dg.DefaultScheduleStatus.RUNNING
+    job = defs.resolve_job_def("nightly_raw_pulls")
+    selected = {k.to_user_string() for k in job.asset_layer.executable_asset_keys}
+    assert selected == {f"{s}_raw" for s in SOURCES}
+    policy = job.op_retry_policy
+    assert policy is not None and policy.max_retries == settings.raw_max_retries
+    assert policy.backoff == dg.Backoff.EXPONENTIAL
+    sensor = next(s for s in defs.sensors if s.name == "snapshot_changed")
+    assert sensor.job_name == "nightly_raw_pulls" and sensor.minimum_interval_seconds == 600
+
+
+def test_downstream_assets_follow_by_eager_automation_blocked_by_failed_checks() -> None:
+    from dagster_project.automation import downstream_condition
+
+    graph = defs.resolve_asset_graph()
+    expected = downstream_condition()
+    for key in graph.get_all_asset_keys():
+        node = graph.get(key)
+        if not node.is_executable or key.path[0] == "postgres":
+            continue
+        if key.to_user_string().endswith("_raw"):
+            assert node.automation_condition is None, key  # scheduled, not automated
+        else:
+            assert node.automation_condition == expected, key
+    labels = {child.label for child in expected.children}
+    assert labels == {"eager", "all_deps_blocking_checks_passed"}
+
+
+def test_raw_and_index_assets_have_freshness_policies() -> None:
+    graph = defs.resolve_asset_graph()
+    settings = get_settings()
+    for source in SOURCES:
+        policy = graph.get(dg.AssetKey(f"{source}_raw")).freshness_policy
+        assert policy is not None and policy.fail_window.to_timedelta().total_seconds() == 26 * 3600
+    for name in ("chunks", "chunk_embeddings", "chunk_vector_index", "chunk_bm25_index", "published_index"):
+        policy = graph.get(dg.AssetKey(name)).freshness_policy
+        assert policy is not None
+        assert policy.fail_window.to_timedelta().total_seconds() == settings.index_freshness_hours * 3600
+    assert graph.get(dg.AssetKey("pathway_equivalences")).freshness_policy is None
