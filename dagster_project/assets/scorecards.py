@@ -33,6 +33,12 @@ def eval_pipeline(settings: FluxSettings, index: IndexState) -> Pipeline:
     return Pipeline.from_settings(settings, cache=off).pin(index)
 
 
+def _candidate(postgres: PostgresResource) -> tuple[FluxSettings, IndexState, Pipeline]:
+    settings = get_settings()
+    index = latest_candidate(postgres.get_engine())
+    return settings, index, eval_pipeline(settings, index)
+
+
 def _record(context: dg.AssetExecutionContext, postgres: PostgresResource, scorecard: str, index: IndexState,
             params: dict, metrics: dict[str, float], rows: list[dict], image: bytes) -> dict:
     settings = get_settings()
@@ -52,9 +58,7 @@ def _record(context: dg.AssetExecutionContext, postgres: PostgresResource, score
           "titles) → document-level hit@1 / hit@5 / MRR@10 and latency for dense, BM25, hybrid and hybrid + "
           "reranker, beside a whole-document baseline (exact cosine, bm25s) measured in the same run.")
 def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    settings = get_settings()
-    index = latest_candidate(postgres.get_engine())
-    pipeline = eval_pipeline(settings, index)
+    settings, index, pipeline = _candidate(postgres)
     questions = retrieval_questions(settings, pipeline.engine, settings.eval_retrieval_questions)
     if not questions:
         raise dg.Failure("no retrieval questions: the corpus has neither PubMedQA abstracts nor paper titles")
@@ -80,9 +84,7 @@ def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRes
           "answered in thinking mode → citation validity, claims with a citation, expected-id hit rate, verdict "
           "mix, re-retrievals, latency (and yes/no/maybe accuracy with an LLM).")
 def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    settings = get_settings()
-    index = latest_candidate(postgres.get_engine())
-    pipeline = eval_pipeline(settings, index)
+    settings, index, pipeline = _candidate(postgres)
     pubmedqa = [q for q in retrieval_questions(settings, pipeline.engine, settings.eval_answer_pubmedqa)
                 if q.kind == "pubmedqa"]
     questions = pubmedqa + relational_questions()
