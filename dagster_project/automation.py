@@ -1,5 +1,7 @@
 """Nightly policies applied to the whole asset list: eager automation for everything after the raw pulls
-(blocked while an upstream blocking check fails) and freshness policies on the raw and index assets."""
+(blocked while an upstream blocking check fails) and freshness policies on the raw and index assets (their step
+retries are set where they are defined, raw_pulls.py). Whatever is added to the Definitions' asset list gets
+these too."""
 
 from collections.abc import Sequence
 from datetime import timedelta
@@ -7,7 +9,7 @@ from typing import Any
 
 import dagster as dg
 
-from dagster_project.schedules import RAW_GROUP
+from dagster_project.assets.raw_pulls import RAW_GROUP
 from dagster_project.settings import FluxSettings
 
 INDEX_ASSETS = frozenset({"chunks", "chunk_embeddings", "chunk_vector_index", "chunk_bm25_index", "candidate_index",
@@ -20,19 +22,27 @@ def downstream_condition() -> dg.AutomationCondition:
     return dg.AutomationCondition.eager() & dg.AutomationCondition.all_deps_blocking_checks_passed()
 
 
-def with_nightly_policies(assets: Sequence[Any], settings: FluxSettings) -> list[Any]:
-    raw = dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=settings.raw_freshness_hours))
-    index = dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=settings.index_freshness_hours))
+def _is_raw(assets_def: dg.AssetsDefinition) -> bool:
+    return all(spec.group_name == RAW_GROUP for spec in assets_def.specs)
 
-    def apply(spec: dg.AssetSpec) -> dg.AssetSpec:
-        if spec.key.path[0] == "postgres":  # source tables for dbt: observed, never materialized
-            return spec
-        if spec.group_name == RAW_GROUP:
-            return spec.replace_attributes(freshness_policy=raw)
+
+def with_nightly_policies(assets: Sequence[Any], settings: FluxSettings) -> list[Any]:
+    raw_freshness = dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=settings.raw_freshness_hours))
+    index_freshness = dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=settings.index_freshness_hours))
+
+    def downstream(spec: dg.AssetSpec) -> dg.AssetSpec:
         updated = spec.replace_attributes(automation_condition=downstream_condition())
         if spec.key.to_user_string() in INDEX_ASSETS:
-            updated = updated.replace_attributes(freshness_policy=index)
+            updated = updated.replace_attributes(freshness_policy=index_freshness)
         return updated
 
-    return [dg.map_asset_specs(apply, [a])[0] if isinstance(a, dg.AssetsDefinition | dg.AssetSpec) else a
-            for a in assets]
+    result: list[Any] = []
+    for item in assets:
+        # Plain AssetSpecs (the dbt source tables) and other non-executable assets are never materialized here.
+        if not isinstance(item, dg.AssetsDefinition) or not item.is_executable:
+            result.append(item)
+        elif _is_raw(item):  # scheduled (schedules.py), so no automation condition
+            result.append(item.map_asset_specs(lambda spec: spec.replace_attributes(freshness_policy=raw_freshness)))
+        else:
+            result.append(item.map_asset_specs(downstream))
+    return result

@@ -4,12 +4,19 @@ raw zone with release and retrieval time. Together these make up the dataset ver
 import dagster as dg
 
 from dagster_project.resources import PostgresResource
-from dagster_project.settings import get_settings
+from dagster_project.settings import FluxSettings, get_settings
 from dagster_project.sources import registry
 from dagster_project.sources.raw import write_pull
 from dagster_project.storage.loaders import record_raw_pull
 
 RAW_GROUP = "raw"
+
+
+def raw_retry_policy(settings: FluxSettings) -> dg.RetryPolicy:
+    # Network pulls fail transiently (429s that outlast the client's own retries, a dropped connection); the
+    # policy sits on the op, so it holds in every run: nightly, automation, the UI and `flux materialize`.
+    return dg.RetryPolicy(max_retries=settings.raw_max_retries, delay=settings.raw_retry_delay,
+                          backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
 
 
 def build_raw_asset(source: str) -> dg.AssetsDefinition:
@@ -20,7 +27,7 @@ def build_raw_asset(source: str) -> dg.AssetsDefinition:
         deps=["postgres_schema"],
         description=f"Raw {source} files for the configured FLUX_SOURCE_MODE (live API, snapshot files or the "
         "bundled demo), stored immutably under FLUX_RAW_ROOT/<source>/<pull date>/ with a manifest.",
-        retry_policy=dg.RetryPolicy(max_retries=2, delay=30, backoff=dg.Backoff.EXPONENTIAL),
+        retry_policy=raw_retry_policy(get_settings()),
     )
     def _raw(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
         settings = get_settings()

@@ -1,10 +1,12 @@
 """Loading the Definitions: the asset graph is what it should be, and every resource resolves."""
 
 import dagster as dg
+from dagster._core.definitions.dependency import NodeHandle
 
+from dagster_project.automation import with_nightly_policies
 from dagster_project.definitions import defs
 from dagster_project.resources import export_resource_env
-from dagster_project.settings import get_settings
+from dagster_project.settings import FluxSettings, get_settings
 
 SOURCES = ["reactome", "kegg", "hgnc", "openalex", "pubmed"]
 EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema", "chunks", "chunk_embeddings", "chunk_vector_index",
@@ -110,9 +112,12 @@ def test_nightly_schedule_pulls_exactly_the_raw_assets_at_the_configured_time() 
     job = defs.resolve_job_def("nightly_raw_pulls")
     selected = {k.to_user_string() for k in job.asset_layer.executable_asset_keys}
     assert selected == {f"{s}_raw" for s in SOURCES}
-    policy = job.op_retry_policy
-    assert policy is not None and policy.max_retries == settings.raw_max_retries
-    assert policy.backoff == dg.Backoff.EXPONENTIAL
+    expected = dg.RetryPolicy(max_retries=settings.raw_max_retries, delay=settings.raw_retry_delay,
+                              backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
+    for source in SOURCES:
+        # The op-level policy is what a step uses (it shadows any job-level op_retry_policy), in any run.
+        assert defs.get_assets_def(f"{source}_raw").op.retry_policy == expected, source
+        assert job.get_retry_policy_for_handle(NodeHandle(f"{source}_raw", None)) == expected, source
     sensor = next(s for s in defs.sensors if s.name == "snapshot_changed")
     assert sensor.job_name == "nightly_raw_pulls" and sensor.minimum_interval_seconds == 600
 
@@ -145,3 +150,41 @@ def test_raw_and_index_assets_have_freshness_policies() -> None:
         assert policy is not None
         assert policy.fail_window.to_timedelta().total_seconds() == settings.index_freshness_hours * 3600
     assert graph.get(dg.AssetKey("pathway_equivalences")).freshness_policy is None
+
+
+def test_with_nightly_policies_leaves_non_materializable_specs_alone() -> None:
+    @dg.asset(group_name="raw")
+    def some_raw() -> None: ...
+
+    @dg.asset(deps=[some_raw])
+    def downstream() -> None: ...
+
+    wrapped_raw, wrapped_downstream, spec = with_nightly_policies([some_raw, downstream, dg.AssetSpec("ext")],
+                                                                  FluxSettings(raw_freshness_hours=5))
+    assert spec == dg.AssetSpec("ext")
+    raw_spec = wrapped_raw.specs_by_key[dg.AssetKey("some_raw")]
+    assert raw_spec.automation_condition is None
+    assert raw_spec.freshness_policy.fail_window.to_timedelta().total_seconds() == 5 * 3600
+    assert wrapped_downstream.specs_by_key[dg.AssetKey("downstream")].automation_condition is not None
+
+
+def test_a_raw_step_that_fails_transiently_is_retried_with_the_configured_policy() -> None:
+    from dagster_project.assets.raw_pulls import raw_retry_policy
+
+    attempts: list[int] = []
+
+    def flaky(policy: dg.RetryPolicy) -> dg.AssetsDefinition:
+        @dg.asset(retry_policy=policy)
+        def flaky_raw(context: dg.AssetExecutionContext) -> None:
+            attempts.append(context.retry_number)
+            if len(attempts) <= 2:
+                raise ConnectionError("dropped connection")
+
+        return flaky_raw
+
+    assert dg.materialize([flaky(raw_retry_policy(FluxSettings(raw_max_retries=2, raw_retry_delay=0.0)))]).success
+    assert attempts == [0, 1, 2]
+    attempts.clear()
+    one_retry = flaky(raw_retry_policy(FluxSettings(raw_max_retries=1, raw_retry_delay=0.0)))
+    assert not dg.materialize([one_retry], raise_on_error=False).success
+    assert attempts == [0, 1]

@@ -1,49 +1,74 @@
-"""The snapshot sensor starts a refresh when snapshot content changes, and only then; the cron is validated."""
+"""The snapshot sensor starts a refresh when the raw pulls' snapshot content changes, and only then; the cron and
+time zone are validated."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
 from dagster_project.schedules import nightly_raw_pulls_job, nightly_refresh_schedule
-from dagster_project.sensors import snapshot_changed
+from dagster_project.sensors import SNAPSHOT_FILES, snapshot_changed
 from dagster_project.settings import FluxConfigError, FluxSettings, use_settings
+from dagster_project.sources import registry
 
 
 def tick(cursor: str | None = None) -> dg.SensorResult | dg.SkipReason:
     return snapshot_changed(dg.build_sensor_context(cursor=cursor))
 
 
-def test_a_refresh_starts_when_content_changes_and_only_then(tmp_path: Path) -> None:
-    (tmp_path / "reactome").mkdir()
-    data = tmp_path / "reactome" / "pathways.txt"
-    data.write_text("R-HSA-1\tA\n")
-    with use_settings(FluxSettings(source_mode="snapshot", snapshot_dir=tmp_path)):
+@pytest.fixture
+def snapshot_dir(tmp_path: Path) -> Path:
+    for name in SNAPSHOT_FILES:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"content of {name}\n")
+    return tmp_path
+
+
+def test_the_sensor_watches_exactly_the_files_the_snapshot_pulls_read(snapshot_dir: Path) -> None:
+    settings = FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir)
+    read = {name for source in registry.SOURCES for name in registry.pull(source, settings).files}
+    assert read == set(SNAPSHOT_FILES)
+
+
+def test_a_refresh_starts_when_content_changes_and_only_then(snapshot_dir: Path) -> None:
+    data = snapshot_dir / SNAPSHOT_FILES[0]
+    with use_settings(FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir)):
         first = tick()
         assert isinstance(first, dg.SensorResult) and len(first.run_requests) == 1
         key = first.run_requests[0].run_key
         assert first.cursor == key
         assert isinstance(tick(key), dg.SkipReason)
-        data.write_text("R-HSA-2\tA\n")  # same size, new content
+        stat = data.stat()
+        data.write_text(data.read_text().upper())  # same size, new content
+        # A later write has a later mtime; set it so a coarse file-system clock cannot make this test flaky.
+        os.utime(data, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+        assert data.stat().st_size == stat.st_size
         changed = tick(key)
         assert isinstance(changed, dg.SensorResult) and changed.run_requests[0].run_key != key
-        (tmp_path / "kegg.txt").write_text("new file")
-        assert isinstance(tick(changed.cursor), dg.SensorResult)
+        assert changed.cursor == changed.run_requests[0].run_key
+        (snapshot_dir / "msigdb.gmt").write_text("not read by any raw pull")
+        assert isinstance(tick(changed.cursor), dg.SkipReason)
 
 
-def test_outside_snapshot_mode_or_without_the_directory_it_skips_with_a_reason(tmp_path: Path) -> None:
-    with use_settings(FluxSettings(source_mode="demo", snapshot_dir=tmp_path)):
+def test_outside_snapshot_mode_or_without_the_files_it_skips_with_a_reason(snapshot_dir: Path) -> None:
+    with use_settings(FluxSettings(source_mode="demo", snapshot_dir=snapshot_dir)):
         assert "FLUX_SOURCE_MODE" in tick().skip_message
-    with use_settings(FluxSettings(source_mode="snapshot", snapshot_dir=tmp_path / "missing")):
+    with use_settings(FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir / "missing")):
         assert "FLUX_SNAPSHOT_DIR" in tick().skip_message
+    (snapshot_dir / SNAPSHOT_FILES[-1]).unlink()
+    with use_settings(FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir)):
+        message = tick().skip_message
+        assert SNAPSHOT_FILES[-1] in message and "FLUX_SNAPSHOT_DIR" in message
 
 
-def test_an_invalid_cron_is_a_config_error_naming_the_variable() -> None:
-    settings = FluxSettings(nightly_cron="every night")
+def test_an_invalid_cron_or_time_zone_is_a_config_error_naming_the_variable() -> None:
     with pytest.raises(FluxConfigError, match="FLUX_NIGHTLY_CRON"):
-        nightly_refresh_schedule(settings, nightly_raw_pulls_job(settings))
+        nightly_refresh_schedule(FluxSettings(nightly_cron="every night"), nightly_raw_pulls_job())
+    with pytest.raises(FluxConfigError, match="FLUX_NIGHTLY_TIMEZONE"):
+        nightly_refresh_schedule(FluxSettings(nightly_timezone="Mars/Olympus"), nightly_raw_pulls_job())
     schedule = nightly_refresh_schedule(FluxSettings(nightly_cron="30 3 * * 1-5", nightly_timezone="Europe/Berlin"),
-                                        nightly_raw_pulls_job(FluxSettings()))
+                                        nightly_raw_pulls_job())
     assert (schedule.cron_schedule, schedule.execution_timezone) == ("30 3 * * 1-5", "Europe/Berlin")
