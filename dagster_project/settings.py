@@ -38,6 +38,8 @@ class FluxSettings(BaseSettings):
     # Runtime state
     home: Path = Field(default=REPO_ROOT / ".flux", description="All runtime state (databases, logs, stores).")
     service_start_timeout: float = Field(default=120.0, description="Seconds to wait for a service to be ready.")
+    service_user: str = Field(default="flux-services",
+                              description="Started as root, the local servers run as this system user.")
 
     # Postgres
     database_url: str | None = Field(default=None, description="Use this Postgres; nothing is started for it.")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 
 from dagster_project.settings import FluxSettings
+from dagster_project.stack.privileges import ServiceUser, hand_over, service_user
 from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
 
 
@@ -40,6 +42,11 @@ class LocalService(ABC):
     @property
     def log_path(self) -> Path:
         return self.settings.logs_dir / f"{self.name}.log"
+
+    @cached_property
+    def run_as(self) -> ServiceUser | None:
+        """The unprivileged account this server runs as when we are root; None when we are not."""
+        return service_user(self.settings.service_user, home=self.settings.home / "service-home")
 
     @property
     @abstractmethod
@@ -95,9 +102,18 @@ class ProcessService(LocalService):
     def is_running(self) -> bool:
         return self.pidfile.live_pid() is not None
 
-    def spawn_and_wait(self, argv: list[str], ready: Callable[[], bool]) -> None:
-        """Start `argv`, record its PID and wait for `ready`; on failure kill it and name the log file."""
-        proc = spawn_detached(argv, self.log_path)
+    def spawn_and_wait(
+        self, argv: list[str], ready: Callable[[], bool], data_dir: Path, reads: Sequence[Path] = ()
+    ) -> None:
+        """Start `argv` and wait for `ready`; on failure kill it and name the log file. Under root it runs as
+        the service user, which owns `data_dir` and can reach the files in `reads`."""
+        user = self.run_as
+        data_dir.mkdir(parents=True, exist_ok=True)
+        if user is None:
+            proc = spawn_detached(argv, self.log_path)
+        else:
+            hand_over(user, data_dir, reads)
+            proc = spawn_detached(argv, self.log_path, env=user.env(), **user.popen_kwargs())
         self.pidfile.write(proc.pid)
         try:
             wait_until(ready, timeout=self.settings.service_start_timeout, what=self.name,

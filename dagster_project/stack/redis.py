@@ -53,7 +53,6 @@ class RedisService(ProcessService):
         if self.is_running():
             return
         data_dir = self.settings.home / "redis"
-        data_dir.mkdir(parents=True, exist_ok=True)
         argv = [
             self.binary,
             "--bind", "127.0.0.1",
@@ -65,4 +64,4 @@ class RedisService(ProcessService):
             "--save", "300 10",
             "--appendonly", "no",
         ]
-        self.spawn_and_wait(argv, self._ping)
+        self.spawn_and_wait(argv, self._ping, data_dir=data_dir)
