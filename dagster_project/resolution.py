@@ -2,7 +2,8 @@
 
 For every Reactome x KEGG pair: |A∩B|, overlap coefficient |A∩B|/min(|A|,|B|), Jaccard, the hypergeometric
 upper tail P(X ≥ |A∩B|) over the union of all member proteins, its Benjamini-Hochberg q-value over all pairs, and
-a token-set similarity of the names. Pure functions: the asset feeds them sets read from Postgres.
+a token-set similarity of the names. Pure functions: the asset feeds them sets read from Postgres. The classes are
+decided by the fitted model in `resolution_model.py`.
 """
 
 from __future__ import annotations
@@ -16,23 +17,6 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import gammaln
 from scipy.stats import hypergeom
-
-# Class thresholds (README "Reactome ↔ KEGG resolution" shows the distributions they were read from).
-Q_MAX = 1e-3               # enrichment must survive BH over ~930k pairs
-MIN_SHARED = 5             # fewer shared proteins than this is anecdote, not equivalence
-# Equivalent by members: each is among the other's closest by Jaccard (Reactome's hierarchy repeats a
-# pathway's members in every ancestor, so absolute Jaccard alone cannot pick the right level).
-RANK_IN_KEGG = 5           # the Reactome pathway is within the KEGG pathway's top 5 Reactome matches …
-RANK_IN_REACTOME = 3       # … and the KEGG pathway within the Reactome pathway's top 3 KEGG matches
-JACCARD_EQUIVALENT = 0.15
-JACCARD_BEST_MATCH = 0.10  # lower bar when one side is the other's single best match
-# Equivalent by name: the names share most of their content words and the members overlap.
-NAME_EQUIVALENT = 0.33
-OVERLAP_NAMED = 0.20
-RANK_NAMED = 20
-# Part of: the smaller pathway lies mostly inside a clearly larger one.
-OVERLAP_PART_OF = 0.6
-SIZE_RATIO_PART_OF = 1.5
 
 _STOP = {"pathway", "signaling", "signalling", "of", "the", "and", "by", "in", "to", "a", "an", "via",
          "homo", "sapiens", "human", "metabolism"}
@@ -116,29 +100,3 @@ def score_pairs(reactome: PathwaySets, kegg: PathwaySets) -> pd.DataFrame:
     frame["reactome_name"] = frame["reactome_id"].map(r_names)
     frame["kegg_name"] = frame["kegg_id"].map(k_names)
     return frame
-
-
-def classify(scores: pd.DataFrame) -> pd.DataFrame:
-    """Add `relation` (equivalent / part_of / unrelated) and, for part_of, `direction` (which side is inside)."""
-    significant = scores["q_value"] < Q_MAX
-    rank_in_kegg = scores.groupby("kegg_id")["jaccard"].rank(ascending=False, method="min")
-    rank_in_reactome = scores.groupby("reactome_id")["jaccard"].rank(ascending=False, method="min")
-    close = (rank_in_kegg <= RANK_IN_KEGG) & (rank_in_reactome <= RANK_IN_REACTOME)
-    best = (rank_in_kegg == 1) | (rank_in_reactome == 1)
-    by_members = close & ((scores["jaccard"] >= JACCARD_EQUIVALENT)
-                          | (best & (scores["jaccard"] >= JACCARD_BEST_MATCH)))
-    by_name = ((scores["name_similarity"] >= NAME_EQUIVALENT) & (scores["overlap"] >= OVERLAP_NAMED)
-               & ((rank_in_kegg <= RANK_NAMED) | (rank_in_reactome <= RANK_NAMED)))
-    equivalent = significant & (scores["shared"] >= MIN_SHARED) & (by_members | by_name)
-    smaller, larger = (np.minimum(scores["reactome_size"], scores["kegg_size"]),
-                       np.maximum(scores["reactome_size"], scores["kegg_size"]))
-    part_of = significant & ~equivalent & (scores["overlap"] >= OVERLAP_PART_OF) & (
-        larger >= SIZE_RATIO_PART_OF * smaller)
-    out = scores.copy()
-    out["rank_in_kegg"] = rank_in_kegg.astype(int)
-    out["rank_in_reactome"] = rank_in_reactome.astype(int)
-    out["relation"] = np.select([equivalent, part_of], ["equivalent", "part_of"], "unrelated")
-    out["direction"] = np.where(
-        part_of, np.where(scores["reactome_size"] <= scores["kegg_size"], "reactome_in_kegg", "kegg_in_reactome"), ""
-    )
-    return out

@@ -150,6 +150,8 @@ class FluxSettings(BaseSettings):
     eval_retrieval_questions: int = Field(default=1000, ge=1, description="PubMedQA questions in the retrieval card.")
     eval_answer_pubmedqa: int = Field(default=50, ge=0, description="PubMedQA questions in the answer card.")
     eval_tolerance: float = Field(default=0.02, ge=0.0, le=1.0, description="Allowed drop of a gated metric.")
+    resolution_curation: Path | None = Field(
+        default=None, description="Expert KEGG↔Reactome curation (dev half); default <snapshot_dir>/compath_dev.")
 
     # Nightly operations
     nightly_cron: str = Field(default="0 2 * * *", description="When the raw pulls run.")
@@ -172,6 +174,10 @@ class FluxSettings(BaseSettings):
     @property
     def dagster_home(self) -> Path:
         return self.home / "dagster"
+
+    @property
+    def resolution_curation_path(self) -> Path:
+        return self.resolution_curation or self.snapshot_dir / "compath_dev" / "kegg_reactome_dev.tsv"
 
     @property
     def raw_root_path(self) -> str:

@@ -10,6 +10,7 @@ import os
 import shlex
 import sys
 import time
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -24,6 +25,9 @@ app.add_typer(stack_app, name="stack")
 evals_app = typer.Typer(help="Eval scorecards: show the latest, accept them as the regression baseline.",
                         no_args_is_help=True)
 app.add_typer(evals_app, name="evals")
+resolution_app = typer.Typer(help="Reactome ↔ KEGG resolution model: fit on the expert curation's dev half.",
+                             no_args_is_help=True)
+app.add_typer(resolution_app, name="resolution")
 console = Console(width=int(os.environ.get("COLUMNS", "120")))
 err_console = Console(stderr=True)
 
@@ -244,6 +248,46 @@ def evals_accept(scorecard: str = typer.Option(None, help="Only this one: retrie
     for run in accepted:
         console.print(f"accepted {run.scorecard} scorecard run {run.id} (index {run.index_version}, "
                       f"Dagster run {run.dagster_run_id}) as the baseline")
+
+
+@resolution_app.command("fit")
+def resolution_fit(
+    output: str = typer.Option(None, help="Where to write the model (default: the shipped resolution_model.json)."),
+) -> None:
+    """Cross-validate the resolution method by KEGG pathway, then fit it on the whole dev half and save it."""
+    from dagster_project.evals.curation import load_curation
+    from dagster_project.resolution_fit import cross_validate, fit_model, labels_for
+    from dagster_project.resolution_inputs import load_resolution_inputs
+    from dagster_project.resolution_model import MODEL_PATH
+    from dagster_project.resources.embedder import load_model
+    from dagster_project.resources.postgres import engine_for
+    from dagster_project.stack import check_postgres
+    from dagster_project.storage.pathway_sets import active_pathway_ids
+
+    settings = get_settings()
+    check_postgres(settings)
+    path = settings.resolution_curation_path
+    if not path.is_file():
+        raise FluxConfigError("FLUX_RESOLUTION_CURATION", f"no curation file at {path}")
+    engine = engine_for(settings.platform_database_url)
+    model = load_model(settings.embedding_model)
+    with console.status("scoring pairs and embedding pathway names"):
+        inputs = load_resolution_inputs(
+            engine, lambda names: model.encode(names, batch_size=settings.embedding_batch_size,
+                                               normalize_embeddings=True, show_progress_bar=False))
+    curation = load_curation(path).restricted_to(active_pathway_ids(engine))
+    with console.status("5-fold cross-validation by KEGG pathway"):
+        cv = cross_validate(inputs.features, curation)
+    table = Table("metric", "cross-validated", title=f"{len(inputs.features)} scored pairs, {path.name}",
+                  title_justify="left")
+    for metric, value in cv.metrics.items():
+        table.add_row(metric, f"{value:.3f}")
+    console.print(table)
+    fitted = fit_model(labels_for(inputs.features, curation))
+    target = MODEL_PATH if output is None else Path(output)
+    target.write_text(fitted.to_json())
+    console.print(f"wrote {fitted.method_version} (thresholds: equivalent {fitted.equivalent_threshold:.2f}, "
+                  f"part_of {fitted.part_of_threshold:.2f}) to {target}")
 
 
 def main() -> None:

@@ -28,8 +28,9 @@ def metrics_markdown(metrics: dict[str, float], keys: list[str] | None = None) -
     return "\n".join(lines)
 
 
-def ablation_markdown(metrics: dict[str, float], variants: tuple[str, ...]) -> str:
+def ablation_markdown(metrics: dict[str, float], variants: tuple[str, ...], prefix: str = "") -> str:
     lines = ["| variant | hit@1 | hit@5 | MRR@10 | p50 ms | p95 ms |", "|---|---|---|---|---|---|"]
+    metrics = {k.removeprefix(prefix): v for k, v in metrics.items() if k.startswith(prefix)}
     for v in variants:
         if f"{v}_hit_at_1" in metrics:
             lines.append(f"| {v} | {metrics[f'{v}_hit_at_1']:.3f} | {metrics[f'{v}_hit_at_5']:.3f} | "
@@ -67,6 +68,27 @@ def histogram_plot(frame: pd.DataFrame, column: str, by: str, title: str) -> byt
     ax.set_xlabel(column)
     ax.set_yscale("log")
     ax.legend()
+    ax.set_title(title)
+    return png(fig)
+
+
+def precision_recall_plot(curve: pd.DataFrame, chosen: dict[str, float], baseline: dict[str, float],
+                          title: str) -> bytes:
+    """Precision (strict and lenient) over recall as the confidence bar falls, with the shipped operating point
+    and the baseline marked; `chosen` / `baseline` hold recall, precision_strict, precision_lenient."""
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot(curve["recall"], curve["precision_strict"], label="strict (curated equivalent)")
+    ax.plot(curve["recall"], curve["precision_lenient"], label="lenient (curated equivalent or part-of)")
+    for point, marker, name in ((chosen, "o", "cross-validated operating point"), (baseline, "x", "baseline")):
+        if point:
+            ax.scatter([point["recall"]] * 2, [point["precision_strict"], point["precision_lenient"]],
+                       marker=marker, s=60, zorder=3, label=name)
+    ax.set_xlabel("equivalence recall")
+    ax.set_ylabel("precision")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower left", fontsize=8)
     ax.set_title(title)
     return png(fig)
 

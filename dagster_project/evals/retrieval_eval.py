@@ -1,7 +1,11 @@
 """Retrieval scorecard: document-level hit@1, hit@5 and MRR@10 for dense only, BM25 only, hybrid (the union,
 interleaved, no reranker) and hybrid + the configured reranker — each through the same PostgresRetriever serving
 uses — beside a plain baseline measured in the same run: the same embedding model over whole documents with
-exact cosine search, and bm25s over whole documents."""
+exact cosine search, and bm25s over whole documents.
+
+Each task (questions.retrieval_tasks) is scored on its own, its metrics prefixed with the task name, with its
+`verbatim_rate`: the share of queries found word for word in some indexed chunk. A task whose queries are copied
+from the index measures string matching, not retrieval, so only tasks at 0 are gated (evals/gate.py)."""
 
 from __future__ import annotations
 
@@ -83,11 +87,39 @@ class Baseline:
         return [doc_key(c) for c, _ in self.bm25.search(query, k)]
 
 
-def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], progress: Progress | None = None
-             ) -> tuple[dict[str, float], list[dict]]:
+def _normalized(value: str) -> str:
+    return " ".join(value.lower().split())
+
+
+def verbatim_rate(pipeline: Pipeline, questions: list[EvalQuestion]) -> float:
+    """Share of queries that occur verbatim (case and spacing folded) in some active chunk."""
+    with pipeline.engine.connect() as conn:
+        chunks = [_normalized(c) for c in conn.execute(text(
+            "SELECT c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'active'"
+        )).scalars()]
+    if not questions:
+        return 0.0
+    return sum(any(_normalized(q.question) in c for c in chunks) for q in questions) / len(questions)
+
+
+def evaluate_tasks(pipeline: Pipeline, tasks: dict[str, list[EvalQuestion]], progress: Progress | None = None
+                   ) -> tuple[dict[str, float], list[dict]]:
+    """Every task against one baseline build; metrics as `{task}_{variant}_{metric}` plus `{task}_verbatim_rate`."""
+    baseline = Baseline.build(pipeline)
+    metrics: dict[str, float] = {"baseline_build_seconds": round(baseline.build_seconds, 2)}
+    rows: list[dict] = []
+    for task, questions in tasks.items():
+        task_metrics, task_rows = evaluate(pipeline, questions, baseline, progress)
+        metrics |= {f"{task}_{k}": v for k, v in task_metrics.items()}
+        metrics[f"{task}_verbatim_rate"] = verbatim_rate(pipeline, questions)
+        rows += [{**r, "task": task, "variant": f"{task}:{r['variant']}"} for r in task_rows]
+    return metrics, rows
+
+
+def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], baseline: Baseline,
+             progress: Progress | None = None) -> tuple[dict[str, float], list[dict]]:
     index = pipeline.index()
     pg = pipeline.postgres_retriever(index)
-    baseline = Baseline.build(pipeline)
     latencies: dict[str, list[float]] = {v: [] for v in VARIANTS}
     rows: list[dict] = []
     for n, q in enumerate(questions, start=1):
@@ -122,16 +154,15 @@ def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], progress: Progre
                          "top": ranking[:5], "latency_ms": latencies[variant][-1]})
         if progress and (n % 100 == 0 or n == len(questions)):
             progress(n, len(questions))
-    return _metrics(rows, latencies, len(questions), baseline.build_seconds), rows
+    return _metrics(rows, latencies, len(questions)), rows
 
 
 def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def _metrics(rows: list[dict], latencies: dict[str, list[float]], n: int, baseline_seconds: float
-             ) -> dict[str, float]:
-    metrics: dict[str, float] = {"questions": float(n), "baseline_build_seconds": round(baseline_seconds, 2)}
+def _metrics(rows: list[dict], latencies: dict[str, list[float]], n: int) -> dict[str, float]:
+    metrics: dict[str, float] = {"questions": float(n)}
     for variant in VARIANTS:
         mine = [r for r in rows if r["variant"] == variant]
         if not mine:

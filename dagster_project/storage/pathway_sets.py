@@ -46,3 +46,16 @@ def load_sets(engine: Engine, source: str) -> PathwaySets:
                                        " AND status = 'active'"), {"s": source}).all())
     ids = sorted(pid for pid in members if pid in names)
     return PathwaySets(ids, [names[i] for i in ids], [frozenset(members[i]) for i in ids])
+
+
+def load_reactome_parents(engine: Engine) -> dict[str, list[str]]:
+    """SUBPATHWAY_OF edges as child → parents, for the active Reactome pathways."""
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT pathway_id, parents FROM pathways WHERE source = 'reactome'"
+                                 " AND status = 'active'")).all()
+    return {pathway_id: list(parents or []) for pathway_id, parents in rows}
+
+
+def active_pathway_ids(engine: Engine) -> set[str]:
+    with engine.connect() as conn:
+        return set(conn.execute(text("SELECT pathway_id FROM pathways WHERE status = 'active'")).scalars())

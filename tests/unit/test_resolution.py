@@ -1,4 +1,4 @@
-"""Resolution scores and classes on small hand-made sets, checked against scipy's own implementations."""
+"""Resolution scores on small hand-made sets, checked against scipy's own implementations."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import false_discovery_control, hypergeom
 
-from dagster_project.resolution import PathwaySets, benjamini_hochberg, classify, name_similarity, score_pairs
+from dagster_project.resolution import PathwaySets, benjamini_hochberg, name_similarity, score_pairs
 
 
 def sets(pairs: dict[str, tuple[str, range]]) -> PathwaySets:
@@ -40,14 +40,6 @@ def test_benjamini_hochberg_counts_the_untested_pairs() -> None:
     p = np.array([0.001, 0.02, 0.04, 0.5])
     padded = np.concatenate([p, np.ones(6)])
     assert benjamini_hochberg(p, total_tests=10) == pytest.approx(false_discovery_control(padded)[:4])
-
-
-def test_classes_and_part_of_direction() -> None:
-    classes = classify(score_pairs(REACTOME, KEGG)).set_index(["reactome_id", "kegg_id"])
-    assert classes.loc[("R-HSA-1", "hsa00010"), "relation"] == "equivalent"
-    part = classes.loc[("R-HSA-2", "hsa04110")]
-    assert (part.relation, part.direction) == ("part_of", "kegg_in_reactome")
-    assert classes.loc[("R-HSA-3", "hsa09999"), "relation"] == "unrelated"  # 2 shared proteins: not enough
 
 
 def test_name_similarity_ignores_filler_words() -> None:

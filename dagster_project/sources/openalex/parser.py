@@ -54,7 +54,9 @@ def parse_work(work: Any) -> PaperRecord:
         year=int(year) if isinstance(year, int) else None,
         doi=doi.removeprefix("https://doi.org/") if isinstance(doi, str) else None,
         topics=_topics(work),
-        extra={"cited_by_count": work.get("cited_by_count"), "type": work.get("type")},
+        extra={"cited_by_count": work.get("cited_by_count"), "type": work.get("type"),
+               "keywords": [k.get("display_name", "") for k in work.get("keywords") or []
+                            if isinstance(k, dict) and k.get("display_name")]},
     )
 
 

@@ -1,0 +1,57 @@
+"""Everything the resolution model reads, assembled once for the asset, the scorecard and `flux resolution fit`:
+both sides' member sets in UniProt space, their pair scores, Reactome's hierarchy and name vectors."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Engine
+
+from dagster_project.resolution import PathwaySets, score_pairs
+from dagster_project.resolution_model import Hierarchy, pair_features
+from dagster_project.storage.pathway_sets import load_reactome_parents, load_sets
+
+SPECIES_SUFFIX = re.compile(r"\s+-\s+[A-Z][a-z]+ [a-z]+ \([^)]*\)$")  # KEGG's " - Homo sapiens (human)"
+Embed = Callable[[list[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ResolutionInputs:
+    reactome: PathwaySets
+    kegg: PathwaySets
+    scores: pd.DataFrame     # one row per pair sharing a protein (resolution.score_pairs)
+    features: pd.DataFrame   # the model's inputs, same rows (resolution_model.pair_features)
+
+
+def name_vectors(embed: Embed, *sides: PathwaySets) -> dict[str, np.ndarray]:
+    """Unit vectors of the pathway names, species suffixes removed."""
+    ids: Sequence[str] = [i for side in sides for i in side.ids]
+    names = [SPECIES_SUFFIX.sub("", n) for side in sides for n in side.names]
+    if not names:
+        return {}
+    return dict(zip(ids, np.asarray(embed(names), dtype=np.float64), strict=True))
+
+
+def name_cosines(scores: pd.DataFrame, vectors: dict[str, np.ndarray]) -> np.ndarray:
+    """Cosine of the two names of each scored pair (0 where a name has no vector)."""
+    if not vectors:
+        return np.zeros(len(scores))
+    missing = np.zeros(len(next(iter(vectors.values()))))
+    return np.array([float(np.dot(vectors.get(r, missing), vectors.get(k, missing)))
+                     for r, k in zip(scores["reactome_id"], scores["kegg_id"], strict=True)])
+
+
+def load_hierarchy(engine: Engine) -> Hierarchy:
+    return Hierarchy.from_parents(load_reactome_parents(engine))
+
+
+def load_resolution_inputs(engine: Engine, embed: Embed) -> ResolutionInputs:
+    reactome, kegg = load_sets(engine, "reactome"), load_sets(engine, "kegg")
+    scores = score_pairs(reactome, kegg)
+    cosine = name_cosines(scores, name_vectors(embed, reactome, kegg))
+    features = pair_features(scores, load_hierarchy(engine), cosine)
+    return ResolutionInputs(reactome, kegg, scores, features)
