@@ -25,16 +25,24 @@ def test_interleave_and_reciprocal_rank() -> None:
 
 
 def test_gate_fails_only_on_drops_beyond_the_tolerance() -> None:
-    baseline = {"precision": 0.80, "recall": 1.0}
-    ok = compare("resolution", {"precision": 0.785, "recall": 1.0}, baseline, tolerance=0.02)
+    recall, strict = "cv_equivalence_recall", "cv_equivalence_precision_strict"
+    baseline = {strict: 0.80, recall: 1.0}
+    ok = compare("resolution", {strict: 0.785, recall: 1.0}, baseline, tolerance=0.02)
     assert not any(c.failed for c in ok)
-    bad = compare("resolution", {"precision": 0.77, "recall": 1.0}, baseline, tolerance=0.02)
-    assert [c.metric for c in bad if c.failed] == ["precision"]
+    bad = compare("resolution", {strict: 0.77, recall: 1.0}, baseline, tolerance=0.02)
+    assert [c.metric for c in bad if c.failed] == [strict]
     assert "**FAIL**" in markdown(bad)
-    vanished = compare("resolution", {"recall": 1.0}, baseline, tolerance=0.02)
-    assert [c.metric for c in vanished if c.failed] == ["precision"]
-    assert not any(c.failed for c in compare("resolution", {"precision": 0.1}, None, tolerance=0.02))
+    vanished = compare("resolution", {recall: 1.0}, baseline, tolerance=0.02)
+    assert [c.metric for c in vanished if c.failed] == [strict]
+    assert not any(c.failed for c in compare("resolution", {strict: 0.1}, None, tolerance=0.02))
+    assert {c.metric for c in ok} == {strict, recall}, "metrics absent now and in the baseline are skipped"
     assert set(GATED) == {"retrieval", "answer", "resolution"}
+
+
+def test_a_gated_retrieval_task_must_not_copy_its_queries_from_the_index() -> None:
+    rate = "keywords_to_paper_verbatim_rate"
+    assert not any(c.failed for c in compare("retrieval", {rate: 0.0}, {rate: 0.0}, tolerance=0.02))
+    assert [c.metric for c in compare("retrieval", {rate: 0.01}, None, tolerance=0.02) if c.failed] == [rate]
 
 
 def _row(**kw: object) -> dict:
