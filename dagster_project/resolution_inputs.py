@@ -41,8 +41,9 @@ def name_cosines(scores: pd.DataFrame, vectors: dict[str, np.ndarray]) -> np.nda
     if not vectors:
         return np.zeros(len(scores))
     missing = np.zeros(len(next(iter(vectors.values()))))
-    return np.array([float(np.dot(vectors.get(r, missing), vectors.get(k, missing)))
-                     for r, k in zip(scores["reactome_id"], scores["kegg_id"], strict=True)])
+    cosine = np.array([float(np.dot(vectors.get(r, missing), vectors.get(k, missing)))
+                       for r, k in zip(scores["reactome_id"], scores["kegg_id"], strict=True)])
+    return np.clip(cosine, -1.0, 1.0)  # identical unit vectors can dot to 1 + 1e-7
 
 
 def load_hierarchy(engine: Engine) -> Hierarchy:
