@@ -133,12 +133,12 @@ def cross_validate(features: pd.DataFrame, curation: Curation, folds: int = CV_F
         decided = fit_model(labelled.iloc[train]).classify(held_out)
         part = pd.concat([held_out[["reactome_id", "kegg_id", "label"]], decided], axis=1)
         parts.append(part)
-        per_fold.append(resolution_metrics(_rows(part), curation.with_kegg(set(held_out["kegg_id"]))))
+        per_fold.append(resolution_metrics(prediction_rows(part), curation.with_kegg(set(held_out["kegg_id"]))))
     predictions = pd.concat(parts, ignore_index=True)
-    return CrossValidation(resolution_metrics(_rows(predictions), curation), per_fold, predictions)
+    return CrossValidation(resolution_metrics(prediction_rows(predictions), curation), per_fold, predictions)
 
 
-def _rows(frame: pd.DataFrame) -> list[tuple[str, str, str, str]]:
+def prediction_rows(frame: pd.DataFrame) -> list[tuple[str, str, str, str]]:
     return list(zip(frame["reactome_id"], frame["kegg_id"], frame["relation"], frame["direction"], strict=True))
 
 

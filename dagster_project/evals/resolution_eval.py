@@ -19,7 +19,13 @@ from sqlalchemy.engine import Engine
 
 from dagster_project.evals.curation import EQUIVALENT, Curation, load_curation, resolution_metrics
 from dagster_project.evals.questions import KNOWN_COUNTERPARTS
-from dagster_project.resolution_fit import CrossValidation, NotEnoughLabels, cross_validate, mutual_best_baseline
+from dagster_project.resolution_fit import (
+    CrossValidation,
+    NotEnoughLabels,
+    cross_validate,
+    mutual_best_baseline,
+    prediction_rows,
+)
 from dagster_project.resolution_inputs import load_hierarchy
 from dagster_project.resolution_model import pair_features
 from dagster_project.storage.pathway_sets import active_pathway_ids
@@ -42,10 +48,6 @@ def load_mappings(engine: Engine) -> pd.DataFrame:
             " FROM pathway_mappings ORDER BY reactome_id, kegg_id"), conn)
 
 
-def _rows(frame: pd.DataFrame) -> list[tuple[str, str, str, str]]:
-    return list(zip(frame["reactome_id"], frame["kegg_id"], frame["relation"], frame["direction"], strict=True))
-
-
 def _prefixed(prefix: str, metrics: dict[str, float]) -> dict[str, float]:
     return {f"{prefix}_{k}": v for k, v in metrics.items()}
 
@@ -63,8 +65,9 @@ def evaluate(engine: Engine, curation_path: Path | None) -> ResolutionEvaluation
         result.notes.append(f"no curation at {curation_path} (FLUX_RESOLUTION_CURATION): only the smoke test ran")
         return result
     curation = load_curation(curation_path).restricted_to(present)
-    result.metrics |= _prefixed("in_sample", resolution_metrics(_rows(mappings), curation))
-    result.metrics |= _prefixed("baseline", resolution_metrics(_rows(mutual_best_baseline(mappings)), curation))
+    result.metrics |= _prefixed("in_sample", resolution_metrics(prediction_rows(mappings), curation))
+    baseline = prediction_rows(mutual_best_baseline(mappings))
+    result.metrics |= _prefixed("baseline", resolution_metrics(baseline, curation))
     result.rows += _curated_rows(mappings, curation)
     features = pair_features(mappings, load_hierarchy(engine), mappings["name_cosine"].to_numpy())
     try:
