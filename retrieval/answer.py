@@ -77,7 +77,8 @@ class FinalAnswer(BaseModel):
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
-def _parse(raw: str) -> object:
+def parse_reply(raw: str) -> object:
+    """A generator reply as JSON (a ```json fence around it is allowed)."""
     match = _FENCE.match(raw)
     return json.loads(match.group(1) if match else raw)
 
@@ -89,7 +90,7 @@ def fallback_answer(question: str, error: str) -> FinalAnswer:
 def validate_answer(question: str, raw: str, evidence: list[Evidence]) -> FinalAnswer:
     """Run the three passes over a generator reply; the result carries no provenance stamps yet."""
     try:
-        payload = _parse(raw)
+        payload = parse_reply(raw)
     except (json.JSONDecodeError, TypeError) as exc:
         return fallback_answer(question, f"answer rejected: the generator reply is not valid JSON ({exc})")
     try:

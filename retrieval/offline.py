@@ -19,7 +19,8 @@ from retrieval.types import Evidence, JudgeResult, Strategy
 
 MAX_SENTENCES = 4
 MAX_PER_EVIDENCE = 2
-GOOD_COVERAGE = 0.8
+# Fitted on PubMedQA right vs hard-negative abstracts (`flux evals fit-judge`; dagster_project/evals/judge_fit.py).
+GOOD_COVERAGE = 0.575
 PARTIAL_COVERAGE = 0.4
 
 

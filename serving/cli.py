@@ -250,6 +250,24 @@ def evals_accept(scorecard: str = typer.Option(None, help="Only this one: retrie
                       f"Dagster run {run.dagster_run_id}) as the baseline")
 
 
+@evals_app.command("fit-judge")
+def evals_fit_judge() -> None:
+    """Fit the offline judge's "good" threshold on PubMedQA pairs (right vs hard-negative abstract); report it
+    on the half of the file it was not fitted on. Reads the snapshot file only: no services needed."""
+    from dagster_project.evals.judge_fit import fit
+    from retrieval.offline import GOOD_COVERAGE
+
+    path = get_settings().snapshot_dir / "pubmedqa" / "ori_pqal.json"
+    if not path.is_file():
+        raise FluxConfigError("FLUX_SNAPSHOT_DIR", f"no PubMedQA file at {path}")
+    with console.status("building right / hard-negative pairs"):
+        result = fit(path)
+    console.print(f"fitted threshold {result.threshold:.3f} (shipped: {GOOD_COVERAGE}) on {result.fit_pairs} "
+                  f"questions: accuracy right {result.fit_accuracy[0]:.3f}, hard negative {result.fit_accuracy[1]:.3f}")
+    console.print(f"held out ({result.held_out_pairs} questions): accuracy right {result.held_out_accuracy[0]:.3f}, "
+                  f"hard negative {result.held_out_accuracy[1]:.3f}")
+
+
 @resolution_app.command("fit")
 def resolution_fit(
     output: str = typer.Option(None, help="Where to write the model (default: the shipped resolution_model.json)."),

@@ -1,8 +1,11 @@
-"""Answer scorecard: each question through `Pipeline.ask` (thinking mode, caches off), exactly as serving answers.
+"""Answer scorecard: each question through `Pipeline.ask` (thinking mode, caches off), exactly as serving answers,
+with the provider wrapped so the generator's raw reply and the judge loop's first pass can be scored too.
 
-Per question: the share of citations that resolve to evidence the generator was given (must be 100%), the share
-of claims that cite something, whether the cited evidence contains an expected id (relational questions),
-the judge verdict, re-retrievals and latency; with an LLM provider also PubMedQA yes/no/maybe accuracy.
+Gated (they can fail): raw citation precision, the share of raw claims validation keeps, the share of raw claims
+their cited evidence supports, and the relational pass rate (an expected id named in the claims; a gene list
+matching the graph). Reported: what the user finally sees (post-validation citation validity, 1.0 by design),
+the verdict mix, first-pass vs final evidence hits (what re-retrieval rescued), latency, and with an LLM
+PubMedQA yes/no/maybe accuracy.
 """
 
 from __future__ import annotations
@@ -10,67 +13,132 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from dagster_project.evals.answer_checks import (
+    GENE_LIST_MIN,
+    RawCheck,
+    RecordingProvider,
+    check_raw,
+    claims_name_expected,
+    evidence_has,
+    gene_list_scores,
+    graph_genes,
+)
+from dagster_project.evals.grounding import Embed, GroundingRule
 from dagster_project.evals.questions import EvalQuestion
+from retrieval.genes import load_lexicon
 from retrieval.pipeline import Pipeline
-from retrieval.types import Evidence
 
 Progress = Callable[[int, int], None]
 _DECISION = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
 
 
-def _contains_expected(cited: list[Evidence], expected: tuple[str, ...]) -> bool:
-    haystack = " ".join(f"{e.id} {e.text}" for e in cited)
-    return any(re.search(rf"(?<![\w-]){re.escape(x)}(?![\w-])", haystack) for x in expected)
+@dataclass(frozen=True)
+class Grounding:
+    rule: GroundingRule
+    embed: Embed
 
 
-def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], progress: Progress | None = None
-             ) -> tuple[dict[str, float], list[dict]]:
-    rows = []
-    for n, q in enumerate(questions, start=1):
-        given: list[Evidence] = []
-
-        def capture(name: str, payload: dict, sink: list[Evidence] = given) -> None:
-            if name == "evidence":
-                sink.extend(Evidence.model_validate(e) for e in payload["evidence"])
-
-        answer = pipeline.ask(q.question, "thinking", on_event=capture)
-        by_id = {e.id: e for e in given}
-        cited = [by_id[c.id] for c in answer.citations if c.id in by_id]
-        row = {
-            "question_id": q.id, "variant": q.kind, "question": q.question,
-            "citations": len(answer.citations), "valid_citations": len(cited),
-            "claims": len(answer.claims), "claims_with_citation": sum(1 for c in answer.claims if c.citations),
-            "verdict": answer.retrieval_quality, "attempts": answer.attempts, "confidence": answer.confidence,
-            "latency_ms": answer.timings_ms.get("total", 0.0), "fallback": answer.confidence == 0,
-            "expected": list(q.expected), "expected_hit": _contains_expected(cited, q.expected) if q.expected else None,
-        }
-        if q.decision and pipeline.provider.name != "offline-extractive":
-            found = _DECISION.search(answer.answer)
-            row["decision"], row["predicted"] = q.decision, found.group(1).lower() if found else ""
-        rows.append(row)
-        if progress and (n % 10 == 0 or n == len(questions)):
-            progress(n, len(questions))
+def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], grounding: Grounding,
+             progress: Progress | None = None) -> tuple[dict[str, float], list[dict]]:
+    recorder = RecordingProvider(pipeline.provider)
+    pipeline.provider = recorder
+    try:
+        rows = []
+        for n, q in enumerate(questions, start=1):
+            rows.append(_answer_row(pipeline, recorder, q, grounding))
+            if progress and (n % 10 == 0 or n == len(questions)):
+                progress(n, len(questions))
+    finally:
+        pipeline.provider = recorder.inner
     return metrics(rows), rows
 
 
+def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion, grounding: Grounding) -> dict:
+    recorder.reset()
+    answer = pipeline.ask(q.question, "thinking")
+    given, raw = recorder.generated[-1] if recorder.generated else ([], None)
+    first = recorder.judged[0] if recorder.judged else given
+    by_id = {e.id: e for e in given}
+    target = {"expected": q.expected, "document": q.relevant_doc if not q.expected else ""}
+    row = {
+        "question_id": q.id, "variant": q.kind, "question": q.question,
+        **{f"raw_{k}": v for k, v in asdict(check_raw(raw, given, grounding.rule, grounding.embed)).items()},
+        "citations": len(answer.citations), "valid_citations": sum(c.id in by_id for c in answer.citations),
+        "claims": len(answer.claims), "verdict": answer.retrieval_quality, "attempts": answer.attempts,
+        "confidence": answer.confidence, "latency_ms": answer.timings_ms.get("total", 0.0),
+        "fallback": answer.confidence == 0, "answer": answer.answer[:500],
+        "first_pass_hit": evidence_has(first, **target) if (q.expected or q.relevant_doc) else None,
+        "final_hit": evidence_has(given, **target) if (q.expected or q.relevant_doc) else None,
+        "expected_in_claims": claims_name_expected(answer, q.expected) if q.expected else None,
+    }
+    if q.gene_list_of:
+        expected = graph_genes(pipeline.driver, q.gene_list_of)
+        lexicon = load_lexicon(pipeline.engine, pipeline.index().version)
+        row["gene_recall"], row["gene_precision"] = gene_list_scores(answer.answer, expected, lexicon)
+        row["expected_genes"] = len(expected)
+    if q.expected:
+        genes_ok = not q.gene_list_of or min(row["gene_recall"], row["gene_precision"]) >= GENE_LIST_MIN
+        row["relational_pass"] = bool(row["expected_in_claims"]) and genes_ok
+    if q.decision and recorder.inner.name != "offline-extractive":
+        found = _DECISION.search(answer.answer)
+        row["decision"], row["predicted"] = q.decision, found.group(1).lower() if found else ""
+    return row
+
+
+def _share(numerator: float, denominator: float) -> float:
+    # Vacuously perfect when there was nothing to score; the counts beside it say so.
+    return numerator / denominator if denominator else 1.0
+
+
+def _raw_metrics(rows: list[dict]) -> dict[str, float]:
+    total = {k: sum(r.get(f"raw_{k}", 0) for r in rows) for k in RawCheck.__dataclass_fields__ if k != "parsed"}
+    return {
+        "raw_parse_rate": _share(sum(1 for r in rows if r.get("raw_parsed")), len(rows)),
+        "raw_citation_precision": _share(total["valid_citations"], total["citations"]),
+        "claims_kept_rate": _share(total["claims_kept"], total["claims"]),
+        "claims_dropped_rate": 1.0 - _share(total["claims_kept"], total["claims"]),
+        "grounded_claim_rate": _share(total["claims_grounded"], total["claims"]),
+        "raw_claims": float(total["claims"]),
+    }
+
+
+def _relational_metrics(rows: list[dict]) -> dict[str, float]:
+    relational = [r for r in rows if "relational_pass" in r]
+    gene_lists = [r for r in rows if "gene_recall" in r]
+    out = {"relational_questions": float(len(relational)),
+           "relational_pass_rate": _share(sum(r["relational_pass"] for r in relational), len(relational)),
+           "expected_in_claims_rate": _share(sum(bool(r["expected_in_claims"]) for r in relational),
+                                             len(relational))}
+    if gene_lists:
+        out |= {"gene_list_questions": float(len(gene_lists)),
+                "gene_list_recall": float(np.mean([r["gene_recall"] for r in gene_lists])),
+                "gene_list_precision": float(np.mean([r["gene_precision"] for r in gene_lists]))}
+    return out
+
+
+def _judge_loop_metrics(rows: list[dict]) -> dict[str, float]:
+    targeted = [r for r in rows if r["first_pass_hit"] is not None]
+    misses = [r for r in targeted if not r["first_pass_hit"]]
+    rescued = sum(1 for r in misses if r["final_hit"])
+    return {"first_pass_hit_rate": _share(sum(r["first_pass_hit"] for r in targeted), len(targeted)),
+            "final_hit_rate": _share(sum(r["final_hit"] for r in targeted), len(targeted)),
+            "first_pass_misses": float(len(misses)), "reretrieval_rescues": float(rescued),
+            "mean_reretrievals": float(np.mean([r["attempts"] for r in rows])) if rows else 0.0}
+
+
 def metrics(rows: list[dict]) -> dict[str, float]:
-    citations = sum(r["citations"] for r in rows)
-    claims = sum(r["claims"] for r in rows)
-    expected = [r for r in rows if r["expected_hit"] is not None]
     verdicts = Counter(r["verdict"] for r in rows)
     latencies = [r["latency_ms"] for r in rows] or [0.0]
     out = {
         "questions": float(len(rows)),
-        # Vacuously perfect when nothing was cited; fallbacks are counted separately.
-        "citation_validity": sum(r["valid_citations"] for r in rows) / citations if citations else 1.0,
-        "claims_with_citation": sum(r["claims_with_citation"] for r in rows) / claims if claims else 1.0,
-        "expected_id_hit_rate": sum(1 for r in expected if r["expected_hit"]) / len(expected) if expected else 0.0,
-        "relational_questions": float(len(expected)),
-        "fallback_rate": sum(1 for r in rows if r["fallback"]) / max(len(rows), 1),
-        "mean_reretrievals": float(np.mean([r["attempts"] for r in rows])) if rows else 0.0,
+        **_raw_metrics(rows), **_relational_metrics(rows), **_judge_loop_metrics(rows),
+        # After validation: 1.0 unless validation itself is broken (a reported invariant, not a quality gate).
+        "citation_validity": _share(sum(r["valid_citations"] for r in rows), sum(r["citations"] for r in rows)),
+        "fallback_rate": _share(sum(1 for r in rows if r["fallback"]), len(rows)) if rows else 0.0,
         "mean_confidence": float(np.mean([r["confidence"] for r in rows])) if rows else 0.0,
         "latency_p50_ms": float(np.percentile(latencies, 50)),
         "latency_p95_ms": float(np.percentile(latencies, 95)),

@@ -18,7 +18,9 @@ MUST_BE_ZERO = {f"{task}_verbatim_rate" for task in GATED_RETRIEVAL_TASKS}
 GATED: dict[str, tuple[str, ...]] = {
     "retrieval": tuple(f"{task}_{metric}" for task in GATED_RETRIEVAL_TASKS
                        for metric in (*_RETRIEVAL_METRICS, "verbatim_rate")),
-    "answer": ("citation_validity", "claims_with_citation", "expected_id_hit_rate"),
+    # The generator's raw reply (before validation), relational answers and the judge on labelled evidence.
+    "answer": ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rate", "relational_pass_rate",
+               "judge_accuracy_right", "judge_accuracy_wrong"),
     # Cross-validated on the expert dev half (absent without a curation file; one that vanishes fails).
     "resolution": ("cv_equivalence_recall", "cv_equivalence_precision_strict", "cv_equivalence_precision_lenient",
                    "cv_part_of_recall", "cv_part_of_direction_accuracy"),

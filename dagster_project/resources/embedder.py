@@ -48,7 +48,8 @@ class EmbedderResource(dg.ConfigurableResource):
         return model
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
-        return self.model().encode(texts, batch_size=self.batch_size, normalize_embeddings=True)
+        return self.model().encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                  show_progress_bar=False)
 
     def embed_query(self, query: str) -> np.ndarray:
         return self.model().encode([self.query_prefix + query], normalize_embeddings=True)[0]

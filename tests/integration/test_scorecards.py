@@ -7,11 +7,18 @@ from pathlib import Path
 from mlflow.tracking import MlflowClient
 from sqlalchemy import text
 
+from dagster_project.assets.scorecards import eval_pipeline
+from dagster_project.evals import judge_calibration, retrieval_eval
+from dagster_project.evals.gate import GATED_RETRIEVAL_TASKS, compare
+from dagster_project.evals.questions import retrieval_tasks, title_questions
 from dagster_project.evals.store import accept_latest, latest
 from dagster_project.materialize import materialize_selection
 from dagster_project.resources.postgres import engine_for
 from dagster_project.settings import FluxSettings
-from retrieval.index_state import candidate_index, current_index
+from retrieval.cache import Cache
+from retrieval.index_state import IndexState, candidate_index, current_index
+from retrieval.pg_retriever import PostgresRetriever
+from retrieval.pipeline import Pipeline
 
 SCORECARDS = "key:retrieval_scorecard or key:answer_scorecard or key:resolution_scorecard"
 
@@ -34,8 +41,14 @@ def test_each_scorecard_is_stored_logged_and_in_range(demo_platform: FluxSetting
     # Keywords are a harder task than a title, so the scorecard has room to say "worse".
     assert m["keywords_to_paper_hybrid_rerank_mrr_at_10"] < m["title_lookup_hybrid_rerank_mrr_at_10"]
     a = answer.metrics
-    assert a["citation_validity"] == 1.0 and a["claims_with_citation"] == 1.0
-    assert a["relational_questions"] >= 30 and a["expected_id_hit_rate"] >= 0.8
+    # Post-validation validity is 1.0 by design; the gated figures are the raw reply's, which can be lower.
+    assert a["citation_validity"] == 1.0 and a["raw_claims"] > 0
+    for metric in ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rate", "relational_pass_rate",
+                   "gene_list_recall", "gene_list_precision", "first_pass_hit_rate", "final_hit_rate"):
+        assert 0.0 <= a[metric] <= 1.0, metric
+    assert a["first_pass_hit_rate"] <= a["final_hit_rate"], "re-retrieval only adds evidence"
+    assert a["relational_questions"] >= 30 and a["expected_in_claims_rate"] >= a["relational_pass_rate"]
+    assert "judge_pairs" not in a, "judge calibration needs PubMedQA questions, which the demo lacks"
     assert abs(sum(a[f"verdict_{v}"] for v in ("good", "partial", "bad", "unjudged")) - 1.0) < 1e-9
     r = resolution.metrics
     assert 0.0 <= r["known_pairs_recall"] <= 1.0 and r["pairs_equivalent"] >= 1
@@ -49,7 +62,8 @@ def test_each_scorecard_is_stored_logged_and_in_range(demo_platform: FluxSetting
     assert rows == questions * 6  # one row per question and variant
     client = MlflowClient(demo_platform.resolved_mlflow_tracking_uri)
     run = client.get_run(mlflow_id)
-    assert run.data.metrics["citation_validity"] == 1.0 and run.data.params["provider"] == "offline-extractive"
+    assert run.data.metrics["grounded_claim_rate"] == a["grounded_claim_rate"]
+    assert run.data.params["provider"] == "offline-extractive"
     artifacts = {Path(f.path).suffix for f in client.list_artifacts(mlflow_id)}
     assert {".png", ".csv"} <= artifacts
 
@@ -94,3 +108,41 @@ def test_a_failed_gate_leaves_serving_on_the_previous_index(demo_platform: FluxS
         with engine.begin() as conn:  # back to the session's index for any later test
             conn.execute(text("DELETE FROM index_versions WHERE version <> :v"), {"v": served})
             conn.execute(text("UPDATE index_versions SET published_at = now(), candidate_at = now()"))
+
+
+class _WithoutBM25(Pipeline):
+    """A deliberately worse candidate: serving's pipeline with its BM25 half switched off."""
+
+    def postgres_retriever(self, index: IndexState) -> PostgresRetriever:
+        retriever = super().postgres_retriever(index)
+        retriever.lexical = lambda query, sources: []  # type: ignore[method-assign]
+        return retriever
+
+
+def test_a_candidate_without_bm25_fails_the_retrieval_gate(demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    tasks = retrieval_tasks(demo_platform, engine, 60)
+    gated = {t: q for t, q in tasks.items() if t in GATED_RETRIEVAL_TASKS}
+    assert gated, "the demo has a gated task"
+    index = candidate_index(engine)
+    served, _ = retrieval_eval.evaluate_tasks(eval_pipeline(demo_platform, index), gated)
+    off = Cache(None, embedding_ttl=1, retrieval_ttl=1, answer_ttl=1, semantic_threshold=1.0, enabled=False)
+    worse, _ = retrieval_eval.evaluate_tasks(_WithoutBM25.from_settings(demo_platform, cache=off).pin(index), gated)
+    failed = {c.metric for c in compare("retrieval", worse, served, demo_platform.eval_tolerance) if c.failed}
+    assert {f"{t}_bm25_hit_at_5" for t in gated} <= failed
+    assert not any(c.failed for c in compare("retrieval", served, served, demo_platform.eval_tolerance))
+
+
+def test_judge_calibration_pairs_each_question_with_its_study_and_a_hard_negative(demo_platform: FluxSettings
+                                                                                   ) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    pipeline = eval_pipeline(demo_platform, candidate_index(engine))
+    questions = title_questions(engine, 12)
+    metrics, rows = judge_calibration.evaluate(pipeline, questions)
+    right = {r["question_id"]: r for r in rows if r["variant"] == "right"}
+    wrong = {r["question_id"]: r for r in rows if r["variant"] == "hard_negative"}
+    assert len(right) == len(wrong) >= 10 and right.keys() == wrong.keys()
+    assert all(wrong[q]["document"] != right[q]["document"] for q in right), "a hard negative is another study"
+    assert {r["document"] for r in right.values()} == {q.relevant_doc for q in questions if q.id in right}
+    assert metrics["judge_pairs"] == len(rows)
+    assert metrics["judge_accuracy_right"] == sum(r["correct"] for r in right.values()) / len(right)

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
+
+import numpy as np
 import pytest
 
-from dagster_project.evals.answer_eval import _contains_expected, metrics
+from dagster_project.evals.answer_checks import (
+    RawCheck,
+    check_raw,
+    claims_name_expected,
+    evidence_has,
+    gene_list_scores,
+    names_any,
+)
+from dagster_project.evals.answer_eval import metrics
 from dagster_project.evals.gate import GATED, compare, markdown
+from dagster_project.evals.grounding import GroundingRule
+from dagster_project.evals.judge_calibration import metrics as judge_metrics
 from dagster_project.evals.questions import KNOWN_COUNTERPARTS, relational_questions
 from dagster_project.evals.retrieval_eval import doc_key, doc_ranking, interleave, reciprocal_rank
+from retrieval.answer import Claim, FinalAnswer
+from retrieval.genes import GeneLexicon
 from retrieval.types import Evidence
 
 
@@ -46,18 +62,31 @@ def test_a_gated_retrieval_task_must_not_copy_its_queries_from_the_index() -> No
 
 
 def _row(**kw: object) -> dict:
-    base = {"citations": 2, "valid_citations": 2, "claims": 2, "claims_with_citation": 2, "verdict": "good",
-            "attempts": 0, "confidence": 0.9, "latency_ms": 100.0, "fallback": False, "expected_hit": None}
+    base = {"raw_parsed": True, "raw_citations": 2, "raw_valid_citations": 2, "raw_claims": 2, "raw_claims_kept": 2,
+            "raw_claims_grounded": 2, "citations": 2, "valid_citations": 2, "claims": 2, "verdict": "good",
+            "attempts": 0, "confidence": 0.9, "latency_ms": 100.0, "fallback": False, "first_pass_hit": None,
+            "final_hit": None, "expected_in_claims": None}
     return base | kw
 
 
-def test_answer_metrics_count_citations_claims_expected_ids_and_decisions() -> None:
-    rows = [_row(expected_hit=True), _row(valid_citations=1, expected_hit=False, verdict="partial", attempts=2),
-            _row(citations=0, valid_citations=0, claims=0, claims_with_citation=0, fallback=True, verdict="bad")]
+def test_answer_metrics_score_the_raw_reply_relational_passes_and_rescues() -> None:
+    rows = [_row(expected_in_claims=True, relational_pass=True, first_pass_hit=True, final_hit=True),
+            _row(raw_valid_citations=1, raw_claims_kept=1, raw_claims_grounded=0, verdict="partial", attempts=2,
+                 expected_in_claims=True, relational_pass=False, gene_recall=0.5, gene_precision=1.0,
+                 first_pass_hit=False, final_hit=True),
+            _row(raw_parsed=False, raw_citations=0, raw_valid_citations=0, raw_claims=0, raw_claims_kept=0,
+                 raw_claims_grounded=0, citations=0, valid_citations=0, claims=0, fallback=True, verdict="bad",
+                 first_pass_hit=False, final_hit=False)]
     m = metrics(rows)
-    assert m["citation_validity"] == pytest.approx(3 / 4)
-    assert m["claims_with_citation"] == 1.0 and m["expected_id_hit_rate"] == 0.5
-    assert m["fallback_rate"] == pytest.approx(1 / 3) and m["mean_reretrievals"] == pytest.approx(2 / 3)
+    assert m["raw_parse_rate"] == pytest.approx(2 / 3)
+    assert m["raw_citation_precision"] == pytest.approx(3 / 4)
+    assert m["claims_kept_rate"] == pytest.approx(3 / 4) and m["claims_dropped_rate"] == pytest.approx(1 / 4)
+    assert m["grounded_claim_rate"] == pytest.approx(2 / 4)
+    assert m["relational_questions"] == 2 and m["relational_pass_rate"] == 0.5 and m["expected_in_claims_rate"] == 1
+    assert m["gene_list_questions"] == 1 and m["gene_list_recall"] == 0.5
+    assert m["first_pass_hit_rate"] == pytest.approx(1 / 3) and m["final_hit_rate"] == pytest.approx(2 / 3)
+    assert m["first_pass_misses"] == 2 and m["reretrieval_rescues"] == 1
+    assert m["citation_validity"] == 1.0 and m["fallback_rate"] == pytest.approx(1 / 3)
     assert (m["verdict_good"], m["verdict_partial"], m["verdict_bad"]) == pytest.approx((1 / 3, 1 / 3, 1 / 3))
     assert "pubmedqa_accuracy" not in m
     decided = metrics([_row(decision="yes", predicted="yes"), _row(decision="no", predicted="maybe")])
@@ -65,9 +94,82 @@ def test_answer_metrics_count_citations_claims_expected_ids_and_decisions() -> N
 
 
 def test_expected_ids_match_whole_identifiers_only() -> None:
-    cited = [Evidence(id="hsa04115", kind="graph", text="Genes (3): TP53, MDM2, CDKN1A.")]
-    assert _contains_expected(cited, ("MDM2",)) and _contains_expected(cited, ("hsa04115",))
-    assert not _contains_expected(cited, ("TP5",)) and not _contains_expected(cited, ("MDM",))
+    haystack = "hsa04115 Genes (3): TP53, MDM2, CDKN1A."
+    assert names_any(haystack, ("MDM2",)) and names_any(haystack, ("hsa04115",))
+    assert not names_any(haystack, ("TP5",)) and not names_any(haystack, ("MDM",))
+
+
+def test_relational_answers_pass_on_their_claims_not_on_the_evidence() -> None:
+    evidence = [Evidence(id="hsa04115", kind="graph", text="Genes (3): TP53, MDM2, CDKN1A.")]
+    claim = Claim(text="MDM2 degrades TP53.", citations=["HGNC:11998"])
+    answer = FinalAnswer(question="q", answer="a", claims=[claim], confidence=0.5)
+    assert evidence_has(evidence, expected=("hsa04115",)) and not claims_name_expected(answer, ("hsa04115",))
+    assert claims_name_expected(answer, ("MDM2",)) and claims_name_expected(answer, ("HGNC:11998",))
+    chunk = [Evidence(id="pubmed_123_2", kind="chunk", text="...")]
+    assert evidence_has(chunk, document="pubmed_123") and not evidence_has(chunk, document="pubmed_12")
+
+
+def test_gene_lists_are_scored_against_the_graph_with_aliases_resolved() -> None:
+    lexicon = GeneLexicon([("HGNC:1", "MLH1", "mutL homolog 1", [], []),
+                           ("HGNC:2", "MSH2", "mutS homolog 2", ["HNPCC1"], []),
+                           ("HGNC:3", "PMS2", "PMS1 homolog 2", [], [])])
+    expected = {"MLH1", "MSH2", "PMS2"}
+    assert gene_list_scores("MLH1, HNPCC1 and PMS2 [hsa03430].", expected, lexicon) == (1.0, 1.0)
+    recall, precision = gene_list_scores("MLH1 only.", expected, lexicon)
+    assert recall == pytest.approx(1 / 3) and precision == 1.0
+    assert gene_list_scores("No genes here.", expected, lexicon) == (0.0, 0.0)
+
+
+def _bag_of_words(texts: list[str]) -> np.ndarray:
+    """A deterministic stand-in for the sentence model: normalised word-count vectors."""
+    vocab: dict[str, int] = {}
+    rows = [[vocab.setdefault(w.lower(), len(vocab)) for w in t.split()] for t in texts]
+    out = np.zeros((len(texts), max(len(vocab), 1)))
+    for i, ids in enumerate(rows):
+        for j in ids:
+            out[i, j] += 1
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+def test_the_raw_reply_is_scored_before_validation_cleans_it() -> None:
+    evidence = [Evidence(id="a", kind="chunk", text="Glycolysis converts glucose into pyruvate in the cytosol."),
+                Evidence(id="b", kind="chunk", text="The citric acid cycle oxidises acetyl-CoA in mitochondria.")]
+    reply = json.dumps({"answer": "x", "confidence": 0.5, "citations": ["a", "ghost"], "claims": [
+        {"text": "Glycolysis converts glucose into pyruvate.", "citations": ["a"]},      # kept, grounded
+        {"text": "Glycolysis converts glucose into pyruvate.", "citations": ["b"]},      # kept, wrong evidence
+        {"text": "Pyruvate kinase is allosterically activated.", "citations": ["ghost"]},  # dropped
+    ]})
+    check = check_raw(reply, evidence, GroundingRule(0.8, 0.9), _bag_of_words)
+    assert (check.parsed, check.citations, check.valid_citations) == (True, 3, 2)
+    assert (check.claims, check.claims_kept, check.claims_grounded) == (3, 2, 1)
+    assert check_raw("not json", evidence, GroundingRule(0.8, 0.9), _bag_of_words) == RawCheck()
+    assert check_raw(None, evidence, GroundingRule(0.8, 0.9), _bag_of_words).parsed is False
+
+
+def test_a_provider_citing_the_wrong_evidence_fails_the_answer_gate() -> None:
+    evidence = [Evidence(id=f"e{i}", kind="chunk", text=f"Gene G{i} regulates process P{i} in tissue T{i}.")
+                for i in range(4)]
+    rule = GroundingRule(0.8, 0.95)
+
+    def reply(shift: int) -> str:
+        claims = [{"text": f"G{i} regulates P{i} in T{i}.", "citations": [f"e{(i + shift) % 4}"]} for i in range(4)]
+        return json.dumps({"answer": "x", "confidence": 0.5, "claims": claims})
+
+    def card(shift: int) -> dict[str, float]:
+        check = check_raw(reply(shift), evidence, rule, _bag_of_words)
+        return metrics([_row(**{f"raw_{k}": v for k, v in asdict(check).items()})])
+
+    good, shifted = card(0), card(1)
+    assert good["grounded_claim_rate"] == 1.0 and shifted["grounded_claim_rate"] == 0.0
+    failed = [c.metric for c in compare("answer", shifted, good, tolerance=0.02) if c.failed]
+    assert failed == ["grounded_claim_rate"]
+
+
+def test_judge_calibration_is_reported_per_half() -> None:
+    rows = [{"variant": "right", "correct": True}, {"variant": "right", "correct": True},
+            {"variant": "hard_negative", "correct": False}, {"variant": "hard_negative", "correct": True}]
+    assert judge_metrics(rows) == {"judge_pairs": 4.0, "judge_accuracy_right": 1.0, "judge_accuracy_wrong": 0.5}
+    assert judge_metrics(rows[:2]) == {}, "one half alone cannot calibrate anything"
 
 
 def test_question_sets_are_well_formed() -> None:
