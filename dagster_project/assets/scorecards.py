@@ -90,22 +90,27 @@ def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRes
         **{f"{t}_hybrid_rerank_mrr_at_10": metrics[f"{t}_hybrid_rerank_mrr_at_10"] for t in tasks}})
 
 
+JUDGE_LOOP_QUESTIONS = 50  # per lookup task
 ANSWER_PLOT = ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rate", "relational_pass_rate",
                "gene_list_recall", "gene_list_precision", "judge_accuracy_right", "judge_accuracy_wrong",
                "first_pass_hit_rate", "final_hit_rate")
 
 
 @dg.asset(group_name=EVAL_GROUP, kinds={"python", "mlflow"}, deps=[candidate_index],
-          description="Answer scorecard: PubMedQA questions plus 32 relational questions, answered in thinking "
-          "mode. Gated: the generator's raw reply before validation (citation precision, claims kept, claims their "
-          "cited evidence supports), relational pass rate (expected id in the claims, gene lists against the "
-          "graph) and the judge's accuracy on right vs hard-negative evidence. Reported: what re-retrieval "
-          "rescued, verdict mix, latency (and yes/no/maybe accuracy with an LLM).")
+          description="Answer scorecard: PubMedQA questions, 32 relational questions and MeSH / keyword lookups, "
+          "answered in thinking mode. Gated: the generator's raw reply before validation (citation precision, "
+          "claims kept, claims their cited evidence supports), relational pass rate (expected id in the claims, "
+          "gene lists against the graph) and the judge's accuracy on right vs hard-negative evidence. Reported: "
+          "what re-retrieval rescued, verdict mix, latency (and yes/no/maybe accuracy with an LLM).")
 def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
     settings, index, pipeline = _candidate(postgres)
     pubmedqa = [q for q in retrieval_questions(settings, pipeline.engine, settings.eval_answer_pubmedqa)
                 if q.kind == "pubmedqa"]
-    questions = pubmedqa + relational_questions()
+    # Searches whose target the first pass can miss (MeSH headings, OpenAlex keywords): where the judge loop's
+    # re-retrieval shows what it rescues. PubMedQA titles are found at once, so they cannot show that.
+    lookups = [q for task, qs in retrieval_tasks(settings, pipeline.engine, JUDGE_LOOP_QUESTIONS).items()
+               if task in ("mesh_to_study", "keywords_to_paper") for q in qs]
+    questions = pubmedqa + relational_questions() + lookups
     embed = EmbedderResource(model_name=settings.embedding_model, dimension=settings.embedding_dim).embed_documents
     rule, rule_cv = fitted_rule(embed)
     context.log.info(f"grounding rule {rule} (cross-validated accuracy {rule_cv:.2f} on labelled examples)")
@@ -119,7 +124,8 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
     image = bar_plot({"answers": {k: metrics[k] for k in ANSWER_PLOT if k in metrics}},
                      f"Answers on {len(questions)} questions ({pipeline.provider.name})")
     params = {"provider": pipeline.provider.name, "reranker": pipeline.reranker.name,
-              "pubmedqa_questions": len(pubmedqa), "relational_questions": len(questions) - len(pubmedqa),
+              "pubmedqa_questions": len(pubmedqa), "lookup_questions": len(lookups),
+              "relational_questions": len(questions) - len(pubmedqa) - len(lookups),
               "grounding_rule": f"lexical>={rule.lexical_min} or cosine>={rule.semantic_min}",
               "judge_calibration_questions": len(pubmedqa)}
     meta = _record(context, postgres, "answer", index, params, metrics, rows + judge_rows, image)
