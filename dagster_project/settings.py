@@ -123,6 +123,8 @@ class FluxSettings(BaseSettings):
     judge_max_attempts: int = Field(default=3, ge=0, le=10, description="Re-retrieval attempts in thinking mode.")
     judge_min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
     max_question_chars: int = Field(default=2000, ge=10)
+    conversation_retention_days: int = Field(default=30, ge=1, description="Conversations (and their stored "
+                                             "answers) untouched for longer are deleted.")
     max_request_bytes: int = Field(default=16384, ge=1024)
 
     # LLM (OpenAI-compatible); unset base URL = the offline deterministic provider

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from retrieval.answer_data import AnswerData
 from retrieval.types import Evidence, EvidenceKind, Mode
 
 RetrievalQuality = Literal["good", "partial", "bad", "unjudged"]
@@ -70,6 +71,11 @@ class FinalAnswer(BaseModel):
     attempts: int = Field(default=0, ge=0, description="Re-retrieval attempts the judge loop made.")
     judge_missing: list[str] = Field(default_factory=list)
     refused: bool = False
+    kind: str = Field(default="literature", description="The question kind (retrieval/intent.py).")
+    answer_id: str = Field(default="", description="Where the stored answer lives: GET /answers/{answer_id}.")
+    conversation_id: str = Field(default="", description="Pass it back with a follow-up question.")
+    asked_as: str = Field(default="", description="The question as answered, after follow-up resolution.")
+    data: AnswerData | None = Field(default=None, description="Graph answers: the structured facts (complete lists).")
     cached: Literal["exact", "semantic"] | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
 

@@ -105,6 +105,8 @@ class _ScreenReply(BaseModel):
 class OpenAICompatibleProvider:
     """An LLMProvider for any server speaking the OpenAI chat-completions API (one httpx client each)."""
 
+    writes_prose = True
+
     def __init__(self, base_url: str, model: str, api_key: str | None, timeout: float, max_attempts: int,
                  requests_per_minute: float, temperature: float = 0.0, *, backoff_initial: float = 1.0,
                  backoff_max: float = 30.0) -> None:

@@ -55,6 +55,7 @@ def coverage(question: str, evidence: list[Evidence]) -> tuple[float, list[str]]
 
 class OfflineProvider:
     name = "offline-extractive"
+    writes_prose = False  # graph answers are composed from their facts as they are
 
     def generate(self, question: str, evidence: list[Evidence]) -> str:
         terms = set(key_terms(question))

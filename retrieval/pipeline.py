@@ -25,13 +25,18 @@ from retrieval import guardrails
 from retrieval.answer import FinalAnswer, fallback_answer, refusal_answer, validate_answer
 from retrieval.bm25 import load_index
 from retrieval.cache import Cache
-from retrieval.genes import load_lexicon
+from retrieval.genes import GeneLexicon, load_lexicon
+from retrieval.graph_facts import GraphFacts
+from retrieval.graph_guard import GraphGuard, GraphUnavailable, degraded_warning
 from retrieval.graph_retriever import GraphRetriever
 from retrieval.index_state import IndexState, current_index
+from retrieval.intent import GRAPH_KINDS, Intent, classify
 from retrieval.judge import aspect_queries, merge_evidence, should_reretrieve
+from retrieval.pathways import PathwayLexicon, load_pathways
 from retrieval.pg_retriever import PostgresRetriever
 from retrieval.rerank import Reranker, build_reranker
 from retrieval.router import route
+from retrieval.typed_answer import compose
 from retrieval.types import Evidence, Filters, JudgeResult, LLMProvider, Mode, ProviderError, RoutePlan
 
 log = logging.getLogger(__name__)
@@ -50,8 +55,11 @@ class SearchResult(BaseModel):
 
 
 class Timer:
+    """One call's stage timings, and what went missing on the way (a store that could not be read)."""
+
     def __init__(self) -> None:
         self.ms: dict[str, float] = {}
+        self.degraded: str = ""
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -78,6 +86,7 @@ class Pipeline:
         self._embed = embed
         self._index: tuple[float, IndexState] | None = None
         self._pinned: IndexState | None = None
+        self.graph_guard = GraphGuard()
         self._lock = threading.Lock()
 
     @classmethod
@@ -96,8 +105,9 @@ class Pipeline:
         if provider is None:
             provider = (OpenAICompatibleProvider.from_settings(settings) if settings.llm_base_url
                         else OfflineProvider())
+        # Fail fast: a dead Neo4j must cost a question seconds, not the driver's 30 s of retries (GraphGuard).
         driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
-                            settings.neo4j_password.get_secret_value())
+                            settings.neo4j_password.get_secret_value(), fail_fast=True)
         return cls(settings, engine_for(settings.platform_database_url), driver, cache or Cache.from_settings(settings),
                    build_reranker(settings), provider, lambda q: embedder.embed_query(q).tolist())
 
@@ -120,6 +130,11 @@ class Pipeline:
             if self._index is None or now - self._index[0] > INDEX_STATE_TTL:
                 self._index = (now, current_index(self.engine))
             return self._index[1]
+
+    def lexicons(self) -> tuple[GeneLexicon, PathwayLexicon]:
+        """The gene and pathway names of the served index (follow-up resolution reads them too)."""
+        index = self.index()
+        return load_lexicon(self.engine, index.version), load_pathways(self.engine, index.version)
 
     def embed(self, query: str) -> list[float]:
         model = self.settings.embedding_model
@@ -153,9 +168,13 @@ class Pipeline:
             chunks = self.reranker.rerank(query, candidates)[: self.settings.rerank_keep]
         with timer.stage("retrieve_graph"):
             genes = load_lexicon(self.engine, index.version).find(query)
-            graph = GraphRetriever(self.driver, self.settings.graph_top_k).retrieve(query, vector, genes, sources)
+            retriever = GraphRetriever(self.driver, self.settings.graph_top_k)
+            try:
+                graph = self.graph_guard.call(lambda: retriever.retrieve(query, vector, genes, sources))
+            except GraphUnavailable as exc:
+                graph, timer.degraded = [], str(exc)
         evidence = chunks + graph
-        if cacheable:
+        if cacheable and not timer.degraded:  # a degraded result must not outlive the outage
             self.cache.set_retrieval(index.version, self.retrieval_variant, query,
                                      [e.model_dump(mode="json") for e in evidence])
         return evidence, False
@@ -219,15 +238,25 @@ class Pipeline:
                 answer.timings_ms = {**timer.ms, "total": round((time.perf_counter() - started) * 1000, 2)}
                 emit("cache", {"hit": hit[1]})
                 return answer
-        plan = self._plan(question, index, timer)
-        emit("route", plan.model_dump())
-        evidence, _ = self._retrieve(plan.queries, index, filters, timer, emit)
-        judged, evidence, attempts = self._judge_loop(question, plan, evidence, index, filters, timer, emit, mode)
-        emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
-        answer = self._generate(question, evidence, timer)
-        self._stamp(answer, index, plan, mode, attempts, judged)
+        intent = self._intent(question, index, timer)
+        emit("intent", {"kind": intent.kind, "reason": intent.reason})
+        answer = self._typed_answer(question, intent, index, mode, timer, emit) if intent.kind in GRAPH_KINDS else None
+        if answer is None:
+            plan = self._plan(question, index, timer)
+            emit("route", plan.model_dump())
+            evidence, _ = self._retrieve(plan.queries, index, filters, timer, emit)
+            judged, evidence, attempts = self._judge_loop(question, plan, evidence, index, filters, timer, emit,
+                                                          mode)
+            emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
+            answer = self._generate(question, evidence, timer, emit)
+            self._stamp(answer, index, plan, mode, attempts, judged)
+            answer.kind = "literature"
+            if intent.unresolved:
+                answer.warnings.append(intent.reason)
+            if timer.degraded:
+                answer.warnings.append(degraded_warning(timer.degraded, intent.kind))
         answer.timings_ms = {**timer.ms, "total": round((time.perf_counter() - started) * 1000, 2)}
-        if cacheable and answer.confidence > 0 and not answer.refused:
+        if cacheable and answer.confidence > 0 and not answer.refused and not timer.degraded:
             self.cache.set_answer(index.version, variant, question, qvec, answer.model_dump(mode="json"))
         return answer
 
@@ -260,12 +289,41 @@ class Pipeline:
             asked |= {q.lower() for q in queries}
             evidence, _ = self._retrieve(queries, index, filters, timer, emit, evidence)
 
-    def _generate(self, question: str, evidence: list[Evidence], timer: Timer) -> FinalAnswer:
+    def _intent(self, question: str, index: IndexState, timer: Timer) -> Intent:
+        with timer.stage("route"):
+            return classify(question, load_lexicon(self.engine, index.version),
+                            load_pathways(self.engine, index.version))
+
+    def _typed_answer(self, question: str, intent: Intent, index: IndexState, mode: Mode, timer: Timer,
+                      emit: EventSink) -> FinalAnswer | None:
+        """A graph question answered from graph facts; None (→ text evidence) when the graph cannot be read."""
+        with timer.stage("graph_facts"):
+            try:
+                data = self.graph_guard.call(lambda: GraphFacts(self.driver).facts(intent))
+            except GraphUnavailable as exc:
+                log.warning("graph facts unavailable for a %s question: %s", intent.kind, exc)
+                timer.degraded = str(exc)
+                return None
+        composed, evidence = compose(data)
+        emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
+        if not getattr(self.provider, "writes_prose", False):
+            with timer.stage("validate"):
+                emit("generated", {"raw": composed})
+                answer = _scrub(validate_answer(question, composed, evidence))
+        else:  # an LLM writes the prose from the same facts; the structure stays in `data`
+            answer = self._generate(question, evidence, timer, emit)
+        plan = RoutePlan(strategy="direct", reason=intent.reason, queries=[question])
+        self._stamp(answer, index, plan, mode, 0, None)
+        answer.kind, answer.data = intent.kind, data
+        return answer
+
+    def _generate(self, question: str, evidence: list[Evidence], timer: Timer, emit: EventSink) -> FinalAnswer:
         with timer.stage("generate"):
             try:
                 raw = self.provider.generate(question, evidence)
             except ProviderError as exc:
                 return fallback_answer(question, f"answer generation failed: {exc}")
+        emit("generated", {"raw": raw})
         with timer.stage("validate"):
             answer = validate_answer(question, raw, evidence)
             return _scrub(answer)

@@ -63,6 +63,7 @@ class LLMProvider(Protocol):
     the same three-pass validation (parse, schema, citations) applies to both."""
 
     name: str
+    writes_prose: bool  # True: graph answers' facts go to generate() to be written as prose
 
     def generate(self, question: str, evidence: list[Evidence]) -> str: ...
 

@@ -1,7 +1,8 @@
 """The HTTP service: a thin FastAPI layer over `retrieval.pipeline.Pipeline`.
 
-POST /query (FinalAnswer), POST /query/stream (Server-Sent Events), POST /search (evidence only), GET /health
-(503 when a required store is down or nothing is published), GET /metrics (Prometheus). Bad requests get a 4xx
+POST /query (FinalAnswer; stored, in a conversation), GET /answers/{id} (JSON or ?format=md), GET
+/conversations/{id}, POST /query/stream (Server-Sent Events), POST /search (evidence only), GET /health (503 when
+a required store is down or nothing is published), GET /metrics (Prometheus). Bad requests get a 4xx
 with a message; a dead store gets a 503 naming it — never a traceback.
 """
 
@@ -14,7 +15,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
@@ -22,11 +23,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from dagster_project.resources.postgres import engine_for
 from dagster_project.settings import FluxConfigError, FluxSettings, get_settings
 from retrieval.answer import FinalAnswer
 from retrieval.guardrails import install_log_redaction
 from retrieval.pipeline import Pipeline, SearchResult
 from retrieval.types import Filters, Mode
+from serving.answer_store import AnswerStore, UnknownConversation, ask_in_conversation
+from serving.export import markdown
 from serving.health import health_report, store_error_message
 from serving.metrics import ServiceMetrics
 from serving.tracking import QueryLogger
@@ -49,6 +53,22 @@ class _Question(BaseModel):
 
 class QueryRequest(_Question):
     mode: Mode | None = Field(default=None, description="quick: one retrieval pass; thinking: the judge loop.")
+    conversation_id: str | None = Field(default=None, max_length=64, description="Continue this conversation: a "
+                                        "follow-up's references are resolved from its previous turn.")
+
+
+class Turn(BaseModel):
+    answer_id: str
+    turn: int
+    question: str
+    asked_as: str
+    created_at: str
+    answer: FinalAnswer
+
+
+class Conversation(BaseModel):
+    conversation_id: str
+    turns: list[Turn]
 
 
 class SearchRequest(_Question):
@@ -62,6 +82,9 @@ class AppState:
         self._lock = threading.Lock()
         self.metrics = ServiceMetrics()
         self.tracker = QueryLogger(settings)
+
+    def store(self) -> AnswerStore:
+        return AnswerStore(engine_for(self.settings.platform_database_url), self.settings.conversation_retention_days)
 
     def pipeline(self) -> Pipeline:
         """Built on first use, so the service starts (and /health answers) even while a store is down."""
@@ -130,7 +153,13 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
     @app.post("/query", response_model=FinalAnswer, summary="Answer a question with citations")
     def query(request: Annotated[QueryRequest, Body()]) -> FinalAnswer:
         _question_limit(request.question)
-        answer: FinalAnswer = _run(lambda: state.pipeline().ask(request.question, request.mode, request.filters))
+        try:
+            answer: FinalAnswer = _run(lambda: ask_in_conversation(
+                state.pipeline(), state.store(), request.question, request.mode, request.filters,
+                request.conversation_id))
+        except UnknownConversation:
+            raise HTTPException(status_code=404, detail=f"no conversation {request.conversation_id!r} (it may "
+                                f"have expired after {settings.conversation_retention_days} days)") from None
         state.metrics.observe_answer(answer)
         state.tracker.submit(answer, "/query")
         return answer
@@ -146,6 +175,27 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
     def search(request: Annotated[SearchRequest, Body()]) -> SearchResult:
         _question_limit(request.question)
         return _run(lambda: state.pipeline().search(request.question, request.filters))
+
+    @app.get("/answers/{answer_id}", response_model=FinalAnswer, summary="A stored answer; ?format=md for Markdown",
+             responses={200: {"content": {"text/markdown": {}}}, 404: {"description": "No such answer"}})
+    def stored_answer(answer_id: str, format: Literal["json", "md"] = "json") -> Any:
+        answer = _run(lambda: state.store().answer(answer_id))
+        if answer is None:
+            raise HTTPException(status_code=404, detail=f"no answer {answer_id!r}")
+        if format == "md":
+            return Response(markdown(answer), media_type="text/markdown; charset=utf-8")
+        return answer
+
+    @app.get("/conversations/{conversation_id}", response_model=Conversation, summary="A conversation's turns",
+             responses={404: {"description": "No such conversation"}})
+    def conversation(conversation_id: str) -> Conversation:
+        try:
+            turns = _run(lambda: state.store().turns(conversation_id))
+        except UnknownConversation:
+            raise HTTPException(status_code=404, detail=f"no conversation {conversation_id!r}") from None
+        return Conversation(conversation_id=conversation_id, turns=[
+            Turn(answer_id=t.answer_id, turn=t.turn, question=t.question, asked_as=t.asked_as,
+                 created_at=t.created_at.isoformat(), answer=t.answer) for t in turns])
 
     @app.get("/health", summary="Service status and index counts; 503 when a required store is down")
     def health() -> JSONResponse:

@@ -1,28 +1,19 @@
-"""Rendering an answer for people: the answer text with numbered citations, then the citation list."""
+"""The CLI's side of answering: one session (pipeline, answer store, MLflow logger) per command, and rendering an
+answer for people: the answer text with numbered citations, then the citation list."""
 
 from __future__ import annotations
-
-import re
 
 from rich.console import Console
 from rich.markup import escape
 
+from dagster_project.settings import FluxConfigError, FluxSettings
 from retrieval.answer import FinalAnswer
-
-
-def numbered(answer: FinalAnswer) -> tuple[str, dict[str, int]]:
-    """Replace `[evidence-id]` markers with `[n]`; ids cited only in claims get numbers too."""
-    numbers = {c.id: i for i, c in enumerate(answer.citations, start=1)}
-
-    def swap(match: re.Match[str]) -> str:
-        ident = match.group(1)
-        return f"[{numbers[ident]}]" if ident in numbers else match.group(0)
-
-    text = re.sub(r"\[([^\[\]]+)\]", swap, answer.answer)
-    if not re.search(r"\[\d+\]", text) and numbers:
-        cited = sorted({numbers[i] for c in answer.claims for i in c.citations if i in numbers})
-        text += " " + "".join(f"[{n}]" for n in cited)
-    return text, numbers
+from retrieval.guardrails import install_log_redaction
+from retrieval.pipeline import Pipeline
+from retrieval.types import Mode
+from serving.answer_store import AnswerStore, UnknownConversation, ask_in_conversation
+from serving.export import markdown, numbered
+from serving.tracking import QueryLogger
 
 
 def print_answer(console: Console, answer: FinalAnswer) -> None:
@@ -42,3 +33,47 @@ def print_answer(console: Console, answer: FinalAnswer) -> None:
     console.print(f"index {answer.index_version} (run {answer.dagster_run_id}) · pipeline {answer.pipeline_version}")
     for warning in answer.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
+
+
+class Session:
+    """What `flux ask` and `flux chat` hold for their lifetime."""
+
+    def __init__(self, settings: FluxSettings, pipeline: Pipeline, store: AnswerStore, status: Console) -> None:
+        self.settings, self.pipeline, self.store, self.status = settings, pipeline, store, status
+        self.tracker = QueryLogger(settings)
+
+    @classmethod
+    def open(cls, settings: FluxSettings, status: Console) -> Session:
+        from dagster_project.resources.postgres import engine_for
+        from dagster_project.stack import check_postgres
+
+        install_log_redaction()
+        check_postgres(settings)  # Neo4j may be down: answers then come from text evidence, with a warning
+        with status.status("loading models and connecting…"):
+            pipeline = Pipeline.from_settings(settings)
+        return cls(settings, pipeline, AnswerStore(engine_for(settings.platform_database_url),
+                                                   settings.conversation_retention_days), status)
+
+    def ask(self, question: str, mode: Mode | None, conversation: str | None, output: str, out: Console) -> str:
+        """Answer, store and print one question; returns the conversation id for the next."""
+        with self.status.status("answering…") as progress:
+            try:
+                answer = ask_in_conversation(self.pipeline, self.store, question, mode, None, conversation,
+                                             on_event=lambda step, _payload: progress.update(f"{step}…"))
+            except UnknownConversation:
+                raise FluxConfigError("--conversation", f"no conversation {conversation!r}") from None
+            self.tracker.submit(answer, "cli")
+        if output == "json":
+            print(answer.model_dump_json(indent=2))
+        elif output == "md":
+            print(markdown(answer), end="")
+        else:
+            print_answer(out, answer)
+            out.print(f"answer {answer.answer_id} · conversation {answer.conversation_id}")
+        return answer.conversation_id
+
+    def close(self) -> None:
+        with self.status.status("logging to MLflow…"):
+            if not self.tracker.flush(timeout=120) or self.tracker.failed:
+                self.status.print("flux: warning: an MLflow run for these queries was not logged")
+        self.pipeline.close()

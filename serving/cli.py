@@ -150,40 +150,48 @@ def ask(
     question: str = typer.Argument(..., help="The question, in quotes."),
     mode: str = typer.Option(None, help="quick (one retrieval pass) or thinking (judge loop); default "
                              "FLUX_ANSWER_MODE."),
-    as_json: bool = typer.Option(False, "--json", help="Print the FinalAnswer as JSON."),
+    output: str = typer.Option("text", "--format", help="text, md (a Markdown report) or json (the FinalAnswer)."),
+    as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
+    conversation: str = typer.Option(None, help="Continue this conversation (a follow-up question)."),
 ) -> None:
-    """Answer a question from the published index, with numbered citations (logged to MLflow)."""
-    from retrieval.guardrails import install_log_redaction
-    from retrieval.pipeline import Pipeline
-    from serving.ask import print_answer
-    from serving.tracking import QueryLogger
+    """Answer a question from the published index, with numbered citations (stored; logged to MLflow)."""
+    from serving.ask import Session
 
+    output = "json" if as_json else output
+    if output not in ("text", "md", "json"):
+        raise typer.BadParameter("format must be text, md or json", param_hint="--format")
     if mode not in (None, "quick", "thinking"):
         raise typer.BadParameter("mode must be quick or thinking", param_hint="--mode")
     if not question.strip():
         raise typer.BadParameter("the question is empty", param_hint="QUESTION")
-    from dagster_project.stack import check_neo4j, check_postgres
+    session = Session.open(get_settings(), err_console)
+    try:
+        session.ask(question.strip(), mode, conversation, output, console)  # type: ignore[arg-type]
+    finally:
+        session.close()
 
-    install_log_redaction()
-    settings = get_settings()
-    check_postgres(settings)
-    check_neo4j(settings)
-    with err_console.status("loading models and connecting…") as status:
-        pipeline = Pipeline.from_settings(settings)
-        try:
-            answer = pipeline.ask(question.strip(), mode,  # type: ignore[arg-type]
-                                  on_event=lambda step, _payload: status.update(f"{step}…"))
-        finally:
-            pipeline.close()
-        tracker = QueryLogger(settings)
-        tracker.submit(answer, "cli")
-        status.update("logging the run to MLflow…")
-        if not tracker.flush(timeout=120) or tracker.failed:
-            err_console.print("flux: warning: the MLflow run for this query was not logged")
-    if as_json:
-        print(answer.model_dump_json(indent=2))
-    else:
-        print_answer(console, answer)
+
+@app.command("chat")
+def chat(mode: str = typer.Option(None, help="quick or thinking; default FLUX_ANSWER_MODE.")) -> None:
+    """Ask questions one after another in one conversation: follow-ups ("and its sub-pathways?") refer back."""
+    from serving.ask import Session
+
+    if mode not in (None, "quick", "thinking"):
+        raise typer.BadParameter("mode must be quick or thinking", param_hint="--mode")
+    session = Session.open(get_settings(), err_console)
+    conversation: str | None = None
+    try:
+        while True:
+            try:
+                question = console.input("[bold]you>[/bold] ").strip()
+            except EOFError:
+                break
+            if question.lower() in ("exit", "quit"):
+                break
+            if question:
+                conversation = session.ask(question, mode, conversation, "text", console)  # type: ignore[arg-type]
+    finally:
+        session.close()
 
 
 @app.command("serve")

@@ -5,7 +5,7 @@ Markdown + plot metadata; blocking regression checks (checks/scorecards.py) stan
 import dagster as dg
 
 from dagster_project.assets.search_index import candidate_index
-from dagster_project.evals import answer_eval, judge_calibration, resolution_eval, retrieval_eval
+from dagster_project.evals import answer_eval, graph_questions, judge_calibration, resolution_eval, retrieval_eval
 from dagster_project.evals.gate import GATED
 from dagster_project.evals.grounding import fitted_rule
 from dagster_project.evals.questions import relational_questions, retrieval_questions, retrieval_tasks
@@ -110,7 +110,8 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
     # re-retrieval shows what it rescues. PubMedQA titles are found at once, so they cannot show that.
     lookups = [q for task, qs in retrieval_tasks(settings, pipeline.engine, JUDGE_LOOP_QUESTIONS).items()
                if task in ("mesh_to_study", "keywords_to_paper") for q in qs]
-    questions = pubmedqa + relational_questions() + lookups
+    relational = relational_questions() + graph_questions.generate(pipeline.driver)
+    questions = pubmedqa + relational + lookups
     embed = EmbedderResource(model_name=settings.embedding_model, dimension=settings.embedding_dim).embed_documents
     rule, rule_cv = fitted_rule(embed)
     context.log.info(f"grounding rule {rule} (cross-validated accuracy {rule_cv:.2f} on labelled examples)")
@@ -125,7 +126,7 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
                      f"Answers on {len(questions)} questions ({pipeline.provider.name})")
     params = {"provider": pipeline.provider.name, "reranker": pipeline.reranker.name,
               "pubmedqa_questions": len(pubmedqa), "lookup_questions": len(lookups),
-              "relational_questions": len(questions) - len(pubmedqa) - len(lookups),
+              "relational_questions": len(relational),
               "grounding_rule": f"lexical>={rule.lexical_min} or cosine>={rule.semantic_min}",
               "judge_calibration_questions": len(pubmedqa)}
     meta = _record(context, postgres, "answer", index, params, metrics, rows + judge_rows, image)

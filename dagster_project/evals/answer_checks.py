@@ -1,10 +1,11 @@
 """What the answer scorecard checks inside one answer.
 
-- The generator's raw reply, before validation cleans it: which cited ids were really given as evidence, which
-  claims validation would drop (they cite nothing given), and which claims the evidence they cite supports
-  (evals/grounding.py's fitted rule). After validation these are 1.0 by construction; before it they can fail.
+- The generator's raw reply (the pipeline's `generated` event), before validation cleans it: which cited ids
+  were really given as evidence, which claims validation would drop (they cite nothing given), and which claims
+  the evidence they cite supports (evals/grounding.py's fitted rule). After validation these are 1.0 by
+  construction; before it they can fail.
 - Relational questions: an expected id must be named by the answer's claims (their text or the ids they cite),
-  and a gene list must match the graph's genes of the pathway(s) in recall and precision.
+  and a gene list (the structured payload's, else the text's) must match the graph's genes of the pathway(s).
 - The judge loop: whether the target was in the first pass's evidence, and whether re-retrieval brought it in.
 """
 
@@ -19,6 +20,7 @@ from pydantic import ValidationError
 
 from dagster_project.evals.grounding import Embed, GroundingRule, lexical_support, semantic_support
 from retrieval.answer import FinalAnswer, GeneratedAnswer, parse_reply
+from retrieval.answer_data import MembersData, SharedGenesData
 from retrieval.genes import GeneLexicon
 from retrieval.offline import strip_markers
 from retrieval.types import Evidence, JudgeResult, LLMProvider, Strategy
@@ -27,22 +29,20 @@ GENE_LIST_MIN = 0.9  # recall and precision a gene list needs to pass
 
 
 class RecordingProvider:
-    """The pipeline's provider, unchanged, except that it keeps what it was given and what it replied: the
-    evidence of every judge call and every raw generator reply, so a scorecard can look behind validation."""
+    """The pipeline's provider, unchanged, except that it keeps the evidence of every judge call: the first is
+    what the first retrieval pass found, before any re-retrieval."""
 
     def __init__(self, inner: LLMProvider) -> None:
         self.inner = inner
         self.name = inner.name
+        self.writes_prose = getattr(inner, "writes_prose", False)
         self.judged: list[list[Evidence]] = []
-        self.generated: list[tuple[list[Evidence], str]] = []
 
     def reset(self) -> None:
-        self.judged, self.generated = [], []
+        self.judged = []
 
     def generate(self, question: str, evidence: list[Evidence]) -> str:
-        raw = self.inner.generate(question, evidence)
-        self.generated.append((list(evidence), raw))
-        return raw
+        return self.inner.generate(question, evidence)
 
     def judge(self, question: str, evidence: list[Evidence]) -> JudgeResult:
         self.judged.append(list(evidence))
@@ -125,8 +125,17 @@ def graph_genes(driver: Driver, pathway_ids: tuple[str, ...]) -> set[str]:
     return set.intersection(*sets) if sets and len(sets) == len(pathway_ids) else set()
 
 
-def gene_list_scores(answer_text: str, expected: set[str], lexicon: GeneLexicon) -> tuple[float, float]:
-    """Recall and precision of the genes the answer names (symbols, aliases resolved) against `expected`."""
-    named = {m.gene.symbol for m in lexicon.find(strip_markers(answer_text))}
+def genes_named(answer: FinalAnswer, lexicon: GeneLexicon) -> set[str]:
+    """The answer's gene list: the structured payload's when it has one (prose names only the first ones of a
+    long list), else the genes its text names (symbols and aliases resolved)."""
+    if isinstance(answer.data, MembersData):
+        return {g.symbol for g in answer.data.genes}
+    if isinstance(answer.data, SharedGenesData):
+        return {g.symbol for g in answer.data.shared}
+    return {m.gene.symbol for m in lexicon.find(strip_markers(answer.answer))}
+
+
+def gene_list_scores(named: set[str], expected: set[str]) -> tuple[float, float]:
+    """Recall and precision of the genes an answer names against `expected`."""
     hits = len(named & expected)
     return (hits / len(expected) if expected else 0.0), (hits / len(named) if named else 0.0)

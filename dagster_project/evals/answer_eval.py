@@ -1,5 +1,5 @@
-"""Answer scorecard: each question through `Pipeline.ask` (thinking mode, caches off), exactly as serving answers,
-with the provider wrapped so the generator's raw reply and the judge loop's first pass can be scored too.
+"""Answer scorecard: each question through `Pipeline.ask` (thinking mode, caches off), exactly as serving answers;
+the pipeline's events give the generator's raw reply, and a wrapped provider the judge loop's first pass.
 
 Gated (they can fail): raw citation precision, the share of raw claims validation keeps, the share of raw claims
 their cited evidence supports, and the relational pass rate (an expected id named in the claims; a gene list
@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -25,12 +26,14 @@ from dagster_project.evals.answer_checks import (
     claims_name_expected,
     evidence_has,
     gene_list_scores,
+    genes_named,
     graph_genes,
 )
 from dagster_project.evals.grounding import Embed, GroundingRule
 from dagster_project.evals.questions import EvalQuestion
 from retrieval.genes import load_lexicon
 from retrieval.pipeline import Pipeline
+from retrieval.types import Evidence
 
 Progress = Callable[[int, int], None]
 _DECISION = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
@@ -59,13 +62,21 @@ def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], grounding: Groun
 
 def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion, grounding: Grounding) -> dict:
     recorder.reset()
-    answer = pipeline.ask(q.question, "thinking")
-    given, raw = recorder.generated[-1] if recorder.generated else ([], None)
+    seen: dict[str, Any] = {}
+
+    def capture(name: str, payload: dict[str, Any]) -> None:
+        if name == "evidence":
+            seen["evidence"] = [Evidence.model_validate(e) for e in payload["evidence"]]
+        elif name == "generated":
+            seen["raw"] = payload["raw"]
+
+    answer = pipeline.ask(q.question, "thinking", on_event=capture)
+    given, raw = seen.get("evidence", []), seen.get("raw")
     first = recorder.judged[0] if recorder.judged else given
     by_id = {e.id: e for e in given}
     target = {"expected": q.expected, "document": q.relevant_doc if not q.expected else ""}
     row = {
-        "question_id": q.id, "variant": q.kind, "question": q.question,
+        "question_id": q.id, "variant": q.kind, "question": q.question, "answer_kind": answer.kind,
         **{f"raw_{k}": v for k, v in asdict(check_raw(raw, given, grounding.rule, grounding.embed)).items()},
         "citations": len(answer.citations), "valid_citations": sum(c.id in by_id for c in answer.citations),
         "claims": len(answer.claims), "verdict": answer.retrieval_quality, "attempts": answer.attempts,
@@ -78,7 +89,7 @@ def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion
     if q.gene_list_of:
         expected = graph_genes(pipeline.driver, q.gene_list_of)
         lexicon = load_lexicon(pipeline.engine, pipeline.index().version)
-        row["gene_recall"], row["gene_precision"] = gene_list_scores(answer.answer, expected, lexicon)
+        row["gene_recall"], row["gene_precision"] = gene_list_scores(genes_named(answer, lexicon), expected)
         row["expected_genes"] = len(expected)
     if q.expected:
         genes_ok = not q.gene_list_of or min(row["gene_recall"], row["gene_precision"]) >= GENE_LIST_MIN
@@ -113,6 +124,12 @@ def _relational_metrics(rows: list[dict]) -> dict[str, float]:
            "relational_pass_rate": _share(sum(r["relational_pass"] for r in relational), len(relational)),
            "expected_in_claims_rate": _share(sum(bool(r["expected_in_claims"]) for r in relational),
                                              len(relational))}
+    for kind in sorted({r["variant"] for r in relational}):
+        mine = [r for r in relational if r["variant"] == kind]
+        out[f"pass_rate_{kind}"] = sum(r["relational_pass"] for r in mine) / len(mine)
+        out[f"questions_{kind}"] = float(len(mine))
+        out[f"latency_p50_ms_{kind}"] = float(np.percentile([r["latency_ms"] for r in mine], 50))
+        out[f"latency_p95_ms_{kind}"] = float(np.percentile([r["latency_ms"] for r in mine], 95))
     if gene_lists:
         out |= {"gene_list_questions": float(len(gene_lists)),
                 "gene_list_recall": float(np.mean([r["gene_recall"] for r in gene_lists])),

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from dagster_project.settings import FluxSettings
 from retrieval.pipeline import Pipeline, question_hash
 from serving.api import create_app
-from tests.integration.test_retrieval_pipeline import GLYCOLYSIS, fresh_cache
+from tests.integration.test_retrieval_pipeline import fresh_cache
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +59,14 @@ def test_emails_are_redacted_from_the_mlflow_run(client: TestClient, demo_platfo
 
 
 def test_stream_sends_steps_then_evidence_then_the_answer_then_done(client: TestClient) -> None:
-    response = client.post("/query/stream", json={"question": GLYCOLYSIS, "mode": "thinking"})
+    response = client.post("/query/stream", json={"question": "What does TP53 do in apoptosis?", "mode": "thinking"})
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
     events = sse_events(response.text)
     names = [name for name, _ in events]
     assert names[-2:] == ["answer", "done"] and "evidence" in names
     assert names.index("evidence") < names.index("answer")
     steps = [data["step"] for name, data in events if name == "step"]
-    assert steps[0] == "route" and "retrieve" in steps and "judge" in steps
+    assert steps[:2] == ["intent", "route"] and "retrieve" in steps and "judge" in steps
     assert events[-1][1]["timings_ms"]["total"] > 0
     evidence_ids = {e["id"] for e in dict(events)["evidence"]}
     assert {c["id"] for c in dict(events)["answer"]["citations"]} <= evidence_ids
@@ -136,12 +136,31 @@ def test_injection_medical_and_off_topic_requests_get_a_safe_refusal(client: Tes
     assert body["refused"] and body["confidence"] == 0 and not body["citations"]
 
 
-def test_dead_store_gives_503_with_a_message(demo_platform: FluxSettings) -> None:
+def test_dead_neo4j_degrades_to_text_answers_that_say_so(demo_platform: FluxSettings) -> None:
     from tests.support.ports import free_port
 
     dead = demo_platform.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{free_port()}"})
     with TestClient(create_app(dead), raise_server_exceptions=False) as dead_client:
         health = dead_client.get("/health")
-        assert health.status_code == 503 and not health.json()["services"]["neo4j"]["ok"]
+        assert health.status_code == 200 and health.json()["status"] == "degraded"
+        assert not health.json()["services"]["neo4j"]["ok"] and "Neo4j" in health.json()["services"]["neo4j"]["detail"]
+        for question, kind in [("Which genes belong to the KEGG pathway 'Mismatch repair'?", "members question"),
+                               ("What does TP53 do in apoptosis?", "this question")]:
+            response = dead_client.post("/query", json={"question": question})
+            assert response.status_code == 200, response.text
+            body = response.json()
+            assert body["kind"] == "literature" and body["citations"] and body["data"] is None
+            assert all(c["kind"] == "chunk" for c in body["citations"])
+            warning = next(w for w in body["warnings"] if "knowledge graph is unavailable" in w)
+            assert "Neo4j" in warning and kind in warning
+
+
+def test_dead_postgres_gives_503_with_a_message(demo_platform: FluxSettings) -> None:
+    from tests.support.ports import free_port
+
+    dead = demo_platform.model_copy(update={"database_url": f"postgresql://flux:flux@127.0.0.1:{free_port()}/flux"})
+    with TestClient(create_app(dead), raise_server_exceptions=False) as dead_client:
+        health = dead_client.get("/health")
+        assert health.status_code == 503 and not health.json()["services"]["postgres"]["ok"]
         response = dead_client.post("/query", json={"question": "What does TP53 do in apoptosis?"})
-        assert response.status_code == 503 and "Neo4j" in response.json()["detail"]
+        assert response.status_code == 503 and "Postgres" in response.json()["detail"]

@@ -66,13 +66,16 @@ def test_factual_answer_cites_only_the_evidence_it_was_given(pipeline: Pipeline)
 
 
 def test_relational_question_is_answered_from_graph_evidence(pipeline: Pipeline) -> None:
-    answer, given, _ = ask(pipeline, GLYCOLYSIS)
+    answer, given, events = ask(pipeline, GLYCOLYSIS)
+    assert answer.kind == "counterpart" and ("intent", {"kind": "counterpart",
+                                                        "reason": "counterpart of R-HSA-70171 in kegg"}) in events
     graph_cited = [c for c in answer.citations if c.kind == "graph"]
     assert graph_cited, answer
     assert {"R-HSA-70171", "hsa00010"} <= {e.id for e in given if e.kind == "graph"}
     assert "hsa00010" in answer.answer and "R-HSA-70171" in answer.answer
     # The shared genes come from the graph: GAPDH is in both demo glycolysis pathways.
-    assert "GAPDH" in answer.answer and "shared genes" in answer.answer
+    mapped = {m.pathway.id: m for m in answer.data.counterparts}  # type: ignore[union-attr]
+    assert "GAPDH" in mapped["hsa00010"].shared_genes and "GAPDH" in answer.answer
 
 
 def test_decomposed_question_retrieves_for_each_part(pipeline: Pipeline) -> None:

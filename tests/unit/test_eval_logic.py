@@ -14,6 +14,7 @@ from dagster_project.evals.answer_checks import (
     claims_name_expected,
     evidence_has,
     gene_list_scores,
+    genes_named,
     names_any,
 )
 from dagster_project.evals.answer_eval import metrics
@@ -23,6 +24,7 @@ from dagster_project.evals.judge_calibration import metrics as judge_metrics
 from dagster_project.evals.questions import KNOWN_COUNTERPARTS, relational_questions
 from dagster_project.evals.retrieval_eval import doc_key, doc_ranking, interleave, reciprocal_rank
 from retrieval.answer import Claim, FinalAnswer
+from retrieval.answer_data import GeneRef, MembersData, NodeRef
 from retrieval.genes import GeneLexicon
 from retrieval.types import Evidence
 
@@ -62,7 +64,8 @@ def test_a_gated_retrieval_task_must_not_copy_its_queries_from_the_index() -> No
 
 
 def _row(**kw: object) -> dict:
-    base = {"raw_parsed": True, "raw_citations": 2, "raw_valid_citations": 2, "raw_claims": 2, "raw_claims_kept": 2,
+    base = {"variant": "counterpart", "raw_parsed": True, "raw_citations": 2, "raw_valid_citations": 2,
+            "raw_claims": 2, "raw_claims_kept": 2,
             "raw_claims_grounded": 2, "citations": 2, "valid_citations": 2, "claims": 2, "verdict": "good",
             "attempts": 0, "confidence": 0.9, "latency_ms": 100.0, "fallback": False, "first_pass_hit": None,
             "final_hit": None, "expected_in_claims": None}
@@ -83,6 +86,7 @@ def test_answer_metrics_score_the_raw_reply_relational_passes_and_rescues() -> N
     assert m["claims_kept_rate"] == pytest.approx(3 / 4) and m["claims_dropped_rate"] == pytest.approx(1 / 4)
     assert m["grounded_claim_rate"] == pytest.approx(2 / 4)
     assert m["relational_questions"] == 2 and m["relational_pass_rate"] == 0.5 and m["expected_in_claims_rate"] == 1
+    assert m["pass_rate_counterpart"] == 0.5 and m["questions_counterpart"] == 2
     assert m["gene_list_questions"] == 1 and m["gene_list_recall"] == 0.5
     assert m["first_pass_hit_rate"] == pytest.approx(1 / 3) and m["final_hit_rate"] == pytest.approx(2 / 3)
     assert m["first_pass_misses"] == 2 and m["reretrieval_rescues"] == 1
@@ -109,15 +113,24 @@ def test_relational_answers_pass_on_their_claims_not_on_the_evidence() -> None:
     assert evidence_has(chunk, document="pubmed_123") and not evidence_has(chunk, document="pubmed_12")
 
 
-def test_gene_lists_are_scored_against_the_graph_with_aliases_resolved() -> None:
+def test_gene_lists_come_from_the_payload_else_from_the_text_with_aliases_resolved() -> None:
     lexicon = GeneLexicon([("HGNC:1", "MLH1", "mutL homolog 1", [], []),
                            ("HGNC:2", "MSH2", "mutS homolog 2", ["HNPCC1"], []),
                            ("HGNC:3", "PMS2", "PMS1 homolog 2", [], [])])
     expected = {"MLH1", "MSH2", "PMS2"}
-    assert gene_list_scores("MLH1, HNPCC1 and PMS2 [hsa03430].", expected, lexicon) == (1.0, 1.0)
-    recall, precision = gene_list_scores("MLH1 only.", expected, lexicon)
+
+    def answer(text: str, data: MembersData | None = None) -> FinalAnswer:
+        return FinalAnswer(question="q", answer=text, confidence=0.5, data=data)
+
+    assert gene_list_scores(genes_named(answer("MLH1, HNPCC1 and PMS2 [hsa03430]."), lexicon), expected) == (1, 1)
+    recall, precision = gene_list_scores(genes_named(answer("MLH1 only."), lexicon), expected)
     assert recall == pytest.approx(1 / 3) and precision == 1.0
-    assert gene_list_scores("No genes here.", expected, lexicon) == (0.0, 0.0)
+    assert gene_list_scores(genes_named(answer("No genes here."), lexicon), expected) == (0.0, 0.0)
+    # A long list is cut in the prose; the payload holds all of it, and that is what is scored.
+    payload = MembersData(pathway=NodeRef(id="hsa03430"), total=3,
+                          genes=[GeneRef(id=f"HGNC:{i}", symbol=s) for i, s in enumerate(["MLH1", "MSH2", "EXO1"])])
+    recall, precision = gene_list_scores(genes_named(answer("MLH1 and 2 more.", payload), lexicon), expected)
+    assert recall == pytest.approx(2 / 3) and precision == pytest.approx(2 / 3)
 
 
 def _bag_of_words(texts: list[str]) -> np.ndarray:
@@ -176,6 +189,6 @@ def test_question_sets_are_well_formed() -> None:
     questions = relational_questions()
     assert len(questions) >= 30 and len({q.id for q in questions}) == len(questions)
     assert all(q.expected for q in questions)
-    assert {q.kind for q in questions} == {"equivalent", "shared_genes", "two_genes", "members"}
+    assert {q.kind for q in questions} == {"counterpart", "shared_genes", "gene_pathways", "members", "hierarchy"}
     assert len(set(KNOWN_COUNTERPARTS)) == len(KNOWN_COUNTERPARTS) == 20
     assert all(r.startswith("R-HSA-") and k.startswith("hsa") for r, k in KNOWN_COUNTERPARTS)

@@ -1,0 +1,89 @@
+"""An answer as a Markdown report: the answer with numbered citations, its structured data, the sources with links
+to their home pages (Reactome, KEGG, PubMed, OpenAlex, HGNC) and the versions it was read from."""
+
+from __future__ import annotations
+
+import re
+
+from retrieval.answer import Citation, FinalAnswer
+from retrieval.answer_data import ComparisonData, CounterpartData, GenePathwaysData, MembersData, SharedGenesData
+
+
+def numbered(answer: FinalAnswer) -> tuple[str, dict[str, int]]:
+    """Replace `[evidence-id]` markers with `[n]`; ids cited only in claims get numbers too."""
+    numbers = {c.id: i for i, c in enumerate(answer.citations, start=1)}
+
+    def swap(match: re.Match[str]) -> str:
+        ident = match.group(1)
+        return f"[{numbers[ident]}]" if ident in numbers else match.group(0)
+
+    text = re.sub(r"\[([^\[\]]+)\]", swap, answer.answer)
+    if not re.search(r"\[\d+\]", text) and numbers:
+        cited = sorted({numbers[i] for c in answer.claims for i in c.citations if i in numbers})
+        text += " " + "".join(f"[{n}]" for n in cited)
+    return text, numbers
+
+
+
+_CHUNK = re.compile(r"^(reactome|kegg|pubmed|openalex)_(.+)_\d+$")
+
+
+def source_link(citation_id: str) -> str:
+    """The public page of a cited node or of the document a chunk came from ('' when there is none)."""
+    chunk = _CHUNK.match(citation_id)
+    source, ident = (chunk.group(1), chunk.group(2)) if chunk else ("", citation_id)
+    if ident.startswith("R-HSA-"):
+        return f"https://reactome.org/content/detail/{ident}"
+    if re.fullmatch(r"hsa\d{5}", ident):
+        return f"https://www.kegg.jp/pathway/{ident}"
+    if ident.startswith("HGNC:"):
+        return f"https://www.genenames.org/data/gene-symbol-report/#!/hgnc_id/{ident}"
+    if source == "pubmed":
+        return f"https://pubmed.ncbi.nlm.nih.gov/{ident}/"
+    if source == "openalex":
+        return f"https://openalex.org/{ident}"
+    return ""
+
+
+def _citation_line(n: int, citation: Citation) -> str:
+    link = source_link(citation.id)
+    label = f"[{citation.id}]({link})" if link else f"`{citation.id}`"
+    title = f" — {citation.title}" if citation.title else ""
+    return f"{n}. {label} ({citation.kind}, {citation.source or 'graph'}){title}"
+
+
+def _data_section(answer: FinalAnswer) -> list[str]:
+    data = answer.data
+    if isinstance(data, ComparisonData):
+        return ["## Comparison", "", data.table]
+    if isinstance(data, MembersData) and data.genes:
+        return ["## Genes", "", ", ".join(g.symbol for g in data.genes)]
+    if isinstance(data, SharedGenesData) and data.shared:
+        return ["## Shared genes", "", ", ".join(g.symbol for g in data.shared)]
+    if isinstance(data, GenePathwaysData) and data.pathways:
+        return ["## Pathways", "", *[f"- {p.id} {p.name} ({p.source}, {p.size} genes)" for p in data.pathways]]
+    if isinstance(data, CounterpartData) and data.counterparts:
+        rows = [f"| {m.pathway.id} | {m.pathway.name} | {m.relation} {m.direction} | {m.confidence or 0:.2f} | "
+                f"{m.jaccard or 0:.2f} | {len(m.shared_genes)} |" for m in data.counterparts]
+        return ["## Counterparts", "", "| id | name | relation | confidence | Jaccard | shared genes |",
+                "|---|---|---|---|---|---|", *rows]
+    return []
+
+
+def markdown(answer: FinalAnswer) -> str:
+    text, numbers = numbered(answer)
+    lines = [f"# {answer.question}", ""]
+    if answer.asked_as and answer.asked_as != answer.question:
+        lines += [f"*Answered as:* {answer.asked_as}", ""]
+    lines += [text, ""]
+    data = _data_section(answer)
+    if data:
+        lines += [*data, ""]
+    if answer.citations:
+        lines += ["## Sources", "", *[_citation_line(numbers[c.id], c) for c in answer.citations], ""]
+    if answer.warnings:
+        lines += ["## Warnings", "", *[f"- {w}" for w in answer.warnings], ""]
+    lines += ["---", f"Answer `{answer.answer_id}` · kind {answer.kind} · confidence {answer.confidence:.2f} · "
+              f"index `{answer.index_version}` (Dagster run `{answer.dagster_run_id}`) · dataset "
+              f"`{answer.dataset_version}` · pipeline `{answer.pipeline_version}` · provider {answer.provider}"]
+    return "\n".join(lines) + "\n"
