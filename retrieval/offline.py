@@ -19,6 +19,10 @@ from retrieval.types import Evidence, JudgeResult, Strategy
 
 MAX_SENTENCES = 4
 MAX_PER_EVIDENCE = 2
+REDUNDANCY_WEIGHT = 0.7  # MMR: relevance minus this times the overlap with what is already chosen
+NEAR_DUPLICATE = 0.8  # word-stem Jaccard at which a sentence says nothing new
+# (relevance, evidence rank, evidence id, sentence, its word stems)
+Candidate = tuple[float, int, str, str, set[str]]
 # Fitted on PubMedQA right vs hard-negative abstracts (`flux evals fit-judge`; dagster_project/evals/judge_fit.py).
 GOOD_COVERAGE = 0.575
 PARTIAL_COVERAGE = 0.4
@@ -53,6 +57,31 @@ def coverage(question: str, evidence: list[Evidence]) -> tuple[float, list[str]]
     return covered / sum(weights.values()), [by_stem.get(t, t) for t in missing_stems]
 
 
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def select_sentences(candidates: list[Candidate]) -> list[tuple[str, str]]:
+    """Maximal marginal relevance: each next sentence is the most relevant one net of its overlap with those
+    already chosen; near-duplicates ("It is part of Glycolysis." / "It is part of Glucose metabolism.") are
+    skipped, and no evidence item gives more than MAX_PER_EVIDENCE sentences."""
+    remaining = sorted(candidates, key=lambda c: (-c[0], c[1]))
+    chosen: list[Candidate] = []
+    while remaining and len(chosen) < MAX_SENTENCES:
+        per_evidence = {c[2]: sum(1 for x in chosen if x[2] == c[2]) for c in remaining}
+        scored = []
+        for c in remaining:
+            overlap = max((_jaccard(c[4], x[4]) for x in chosen), default=0.0)
+            if per_evidence[c[2]] < MAX_PER_EVIDENCE and overlap < NEAR_DUPLICATE:
+                scored.append((c[0] - REDUNDANCY_WEIGHT * overlap, -c[1], c))
+        if not scored:
+            break
+        best = max(scored, key=lambda item: item[:2])[2]
+        chosen.append(best)
+        remaining.remove(best)
+    return [(c[2], c[3]) for c in chosen]
+
+
 class OfflineProvider:
     name = "offline-extractive"
     writes_prose = False  # graph answers are composed from their facts as they are
@@ -66,21 +95,14 @@ class OfflineProvider:
         # BM25's idf: a term in every sentence weighs ~0, so boilerplate cannot outrank the rare term.
         weight = {t: math.log(1 + (len(pool) - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
         total = sum(weight.values()) or 1.0
-        candidates: list[tuple[float, int, str, str]] = []
+        candidates: list[Candidate] = []
         for rank, ev_id, sentence, stems in pool:
             hit = sum(weight[t] for t in terms & stems) / total
             if hit > 0:
                 # Ties go to better-ranked evidence.
-                candidates.append((hit - 0.01 * rank, rank, ev_id, sentence))
-        candidates.sort(key=lambda c: (-c[0], c[1]))
-        chosen: list[tuple[str, str]] = []
-        per_evidence: dict[str, int] = {}
-        for _score, _rank, ev_id, sentence in candidates:
-            if len(chosen) == MAX_SENTENCES:
-                break
-            if per_evidence.get(ev_id, 0) < MAX_PER_EVIDENCE and sentence not in {s for _, s in chosen}:
-                chosen.append((ev_id, sentence))
-                per_evidence[ev_id] = per_evidence.get(ev_id, 0) + 1
+                candidates.append((hit - 0.01 * rank, rank, ev_id, sentence, stems))
+        chosen = select_sentences(candidates)
+        per_evidence = {ev_id for ev_id, _ in chosen}
         if not chosen:
             return json.dumps({"answer": "The evidence retrieved does not address this question.", "claims": [],
                                "citations": [], "confidence": 0.0,

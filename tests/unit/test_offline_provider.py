@@ -6,7 +6,14 @@ from __future__ import annotations
 import json
 
 from retrieval.answer import validate_answer
-from retrieval.offline import MAX_PER_EVIDENCE, MAX_SENTENCES, OfflineProvider, sentences, strip_markers
+from retrieval.offline import (
+    MAX_PER_EVIDENCE,
+    MAX_SENTENCES,
+    OfflineProvider,
+    select_sentences,
+    sentences,
+    strip_markers,
+)
 from retrieval.types import Evidence
 
 PROVIDER = OfflineProvider()
@@ -140,3 +147,18 @@ def test_judge_matches_word_forms_by_stem() -> None:
 def test_offline_rewrite_and_screen_defer_to_the_rules() -> None:
     assert PROVIDER.rewrite(QUESTION, "decompose") is None
     assert PROVIDER.screen(QUESTION) is None
+
+
+def test_sentences_are_chosen_by_relevance_net_of_redundancy() -> None:
+    evidence = [
+        Evidence(id="a", kind="chunk", text="Hexokinase phosphorylates glucose in glycolysis in the cytosol. "
+                 "Hexokinase phosphorylates glucose in glycolysis in the cytoplasm."),
+        Evidence(id="b", kind="chunk", text="Pyruvate kinase completes glycolysis by forming pyruvate from PEP."),
+    ]
+    reply = json.loads(PROVIDER.generate("How does hexokinase act on glucose in glycolysis?", evidence))
+    texts = [c["text"] for c in reply["claims"]]
+    # The second sentence of `a` is more relevant than `b`'s but repeats the first: the new one comes before it.
+    assert texts[0].startswith("Hexokinase phosphorylates glucose") and texts[1].startswith("Pyruvate kinase")
+    chosen = select_sentences([(0.9, 0, "a", "s1", {"x", "y"}), (0.85, 0, "a", "s2", {"x", "y", "z"}),
+                               (0.5, 1, "b", "s3", {"w"})])
+    assert chosen == [("a", "s1"), ("b", "s3"), ("a", "s2")], "0.67 overlap: s2 comes after the new s3"
