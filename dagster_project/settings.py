@@ -125,6 +125,10 @@ class FluxSettings(BaseSettings):
     max_question_chars: int = Field(default=2000, ge=10)
     conversation_retention_days: int = Field(default=30, ge=1, description="Conversations (and their stored "
                                              "answers) untouched for longer are deleted.")
+    api_keys: SecretStr = Field(default=SecretStr(""), description="Comma-separated API keys or their sha256:<hex> "
+                                "hashes (flux keys new); set = every endpoint but /health needs a Bearer key.")
+    api_rate_limit_per_minute: int = Field(default=120, ge=1, description="Requests a minute per API key.")
+    cors_origins: str = Field(default="", description="Comma-separated origins allowed by CORS; empty = none.")
     max_request_bytes: int = Field(default=16384, ge=1024)
 
     # LLM (OpenAI-compatible); unset base URL = the offline deterministic provider

@@ -8,6 +8,7 @@ with a message; a dead store gets a 503 naming it — never a traceback.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import queue
@@ -30,9 +31,11 @@ from retrieval.guardrails import install_log_redaction
 from retrieval.pipeline import Pipeline, SearchResult
 from retrieval.types import Filters, Mode
 from serving.answer_store import AnswerStore, UnknownConversation, ask_in_conversation
+from serving.contract import EventStreamResponse, PrometheusResponse, error_responses
 from serving.export import markdown
 from serving.health import health_report, store_error_message
 from serving.metrics import ServiceMetrics
+from serving.security import install as install_security
 from serving.tracking import QueryLogger
 
 log = logging.getLogger(__name__)
@@ -101,12 +104,19 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # Warm up before accepting requests: the models load now, not on the first question (15-19 s otherwise).
+        try:
+            await asyncio.to_thread(state.pipeline)
+        except FluxConfigError as exc:
+            log.error("serving starts without a pipeline: %s", exc)  # /health and every query say why
         yield
         state.tracker.flush(timeout=10)
 
     app = FastAPI(title="Flux", version="0.1.0", lifespan=lifespan,
                   description="Cited answers over Reactome, KEGG, HGNC/UniProt, OpenAlex and PubMed.")
     app.state.flux = state
+
+    install_security(app, settings)  # inside the measuring middleware below, so 401s and 429s are counted
 
     @app.middleware("http")
     async def limit_and_measure(request: Request, call_next: Any) -> Response:
@@ -150,7 +160,8 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
             raise HTTPException(status_code=422, detail=f"question is {len(question)} characters; the limit is "
                                 f"{settings.max_question_chars} (FLUX_MAX_QUESTION_CHARS)")
 
-    @app.post("/query", response_model=FinalAnswer, summary="Answer a question with citations")
+    @app.post("/query", response_model=FinalAnswer, summary="Answer a question with citations",
+              responses=error_responses(401, 404, 413, 422, 429, 503))
     def query(request: Annotated[QueryRequest, Body()]) -> FinalAnswer:
         _question_limit(request.question)
         try:
@@ -164,20 +175,26 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
         state.tracker.submit(answer, "/query")
         return answer
 
-    @app.post("/query/stream", summary="Answer a question, streaming step events (Server-Sent Events)")
+    @app.post("/query/stream", summary="Answer a question, streaming step events (Server-Sent Events)",
+              response_class=EventStreamResponse, responses={
+                  200: {"description": "`event: step|evidence|answer|error|done` blocks, `data:` JSON",
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                  **error_responses(401, 413, 422, 429, 503, route_is_json=False)})
     def query_stream(request: Annotated[QueryRequest, Body()]) -> StreamingResponse:
         _question_limit(request.question)
         pipeline = _run(state.pipeline)
-        return StreamingResponse(_stream(state, pipeline, request), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return EventStreamResponse(_stream(state, pipeline, request),
+                                   headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    @app.post("/search", response_model=SearchResult, summary="Retrieve evidence only (no answer)")
+    @app.post("/search", response_model=SearchResult, summary="Retrieve evidence only (no answer)",
+              responses=error_responses(401, 413, 422, 429, 503))
     def search(request: Annotated[SearchRequest, Body()]) -> SearchResult:
         _question_limit(request.question)
         return _run(lambda: state.pipeline().search(request.question, request.filters))
 
     @app.get("/answers/{answer_id}", response_model=FinalAnswer, summary="A stored answer; ?format=md for Markdown",
-             responses={200: {"content": {"text/markdown": {}}}, 404: {"description": "No such answer"}})
+             responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}},
+                        **error_responses(401, 404, 422, 429, 503)})
     def stored_answer(answer_id: str, format: Literal["json", "md"] = "json") -> Any:
         answer = _run(lambda: state.store().answer(answer_id))
         if answer is None:
@@ -187,7 +204,7 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
         return answer
 
     @app.get("/conversations/{conversation_id}", response_model=Conversation, summary="A conversation's turns",
-             responses={404: {"description": "No such conversation"}})
+             responses=error_responses(401, 404, 422, 429, 503))
     def conversation(conversation_id: str) -> Conversation:
         try:
             turns = _run(lambda: state.store().turns(conversation_id))
@@ -197,16 +214,21 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
             Turn(answer_id=t.answer_id, turn=t.turn, question=t.question, asked_as=t.asked_as,
                  created_at=t.created_at.isoformat(), answer=t.answer) for t in turns])
 
-    @app.get("/health", summary="Service status and index counts; 503 when a required store is down")
+    @app.get("/health", summary="Service status and index counts; 503 when a required store is down",
+             responses={200: {"description": "`status` ok or degraded (Neo4j or Redis down), each store's counts",
+                              "content": {"application/json": {"schema": {"type": "object"}}}},
+                        503: {"description": "`status` down: Postgres or a published index is missing",
+                              "content": {"application/json": {"schema": {"type": "object"}}}}})
     def health() -> JSONResponse:
         report = health_report(settings, state)
         return JSONResponse(status_code=200 if report["status"] != "down" else 503, content=report)
 
-    @app.get("/metrics", summary="Prometheus metrics")
-    def metrics() -> Response:
+    @app.get("/metrics", summary="Prometheus metrics", response_class=PrometheusResponse,
+             responses=error_responses(401, 429, route_is_json=False))
+    def metrics() -> PrometheusResponse:
         stats = state._pipeline.cache.stats() if state._pipeline is not None else {}
         flat = {k: int(v) for k, v in _flatten(stats).items()}
-        return Response(state.metrics.render(flat), media_type="text/plain; version=0.0.4")
+        return PrometheusResponse(state.metrics.render(flat))
 
     return app
 

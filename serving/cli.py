@@ -25,6 +25,8 @@ app.add_typer(stack_app, name="stack")
 evals_app = typer.Typer(help="Eval scorecards: show the latest, accept them as the regression baseline.",
                         no_args_is_help=True)
 app.add_typer(evals_app, name="evals")
+keys_app = typer.Typer(help="API keys for the HTTP service.", no_args_is_help=True)
+app.add_typer(keys_app, name="keys")
 resolution_app = typer.Typer(help="Reactome ↔ KEGG resolution model: fit on the expert curation's dev half.",
                              no_args_is_help=True)
 app.add_typer(resolution_app, name="resolution")
@@ -196,14 +198,39 @@ def chat(mode: str = typer.Option(None, help="quick or thinking; default FLUX_AN
 
 @app.command("serve")
 def serve(host: str = typer.Option(None, help="Bind address (FLUX_SERVE_HOST, default 127.0.0.1)."),
-          port: int = typer.Option(None, help="Port (FLUX_SERVE_PORT, default 8000).")) -> None:
+          port: int = typer.Option(None, help="Port (FLUX_SERVE_PORT, default 8000)."),
+          insecure: bool = typer.Option(False, "--insecure", help="Allow a non-loopback address without API keys.")
+          ) -> None:
     """Run the HTTP API (OpenAPI docs at /docs)."""
+    import ipaddress
+
     import uvicorn
 
     from serving.api import create_app
+    from serving.security import parse_keys
 
     settings = get_settings()
-    uvicorn.run(create_app(settings), host=host or settings.serve_host, port=port or settings.serve_port)
+    bind = host or settings.serve_host
+    try:
+        loopback = bind == "localhost" or ipaddress.ip_address(bind).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not parse_keys(settings.api_keys.get_secret_value()) and not insecure:
+        raise FluxConfigError("FLUX_API_KEYS", f"refusing to serve on {bind} without API keys: anyone who can reach "
+                              "it could query and fill the answer store (set keys, or pass --insecure)")
+    uvicorn.run(create_app(settings), host=bind, port=port or settings.serve_port)
+
+
+@keys_app.command("new")
+def keys_new() -> None:
+    """A new random API key, and the hash to put in FLUX_API_KEYS (the service then never holds the key)."""
+    import secrets
+
+    from serving.security import key_hash
+
+    key = f"flux_{secrets.token_urlsafe(32)}"
+    console.print(f"key (give it to the client, it is not stored anywhere): {key}")
+    console.print(f"FLUX_API_KEYS entry: {key_hash(key)}")
 
 
 @evals_app.command("show")

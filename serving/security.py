@@ -1,0 +1,88 @@
+"""Who may ask: API keys (kept only as SHA-256 hashes), a rate limit per key, and CORS closed unless configured.
+
+FLUX_API_KEYS is a comma-separated list whose entries are keys or, better, their `sha256:<hex>` hashes (what
+`flux keys new` prints), so the service's environment need not hold a usable key. When it is set, every endpoint
+but /health needs `Authorization: Bearer <key>`. Keys are never logged and never echoed in an error body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import threading
+import time
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse
+
+from dagster_project.settings import FluxSettings
+
+OPEN_PATHS = frozenset({"/health"})
+
+
+def key_hash(key: str) -> str:
+    return "sha256:" + hashlib.sha256(key.encode()).hexdigest()
+
+
+def parse_keys(value: str) -> frozenset[str]:
+    """The accepted key hashes; plain keys are hashed here and not kept."""
+    entries = [e.strip() for e in value.split(",") if e.strip()]
+    return frozenset(e if e.startswith("sha256:") else key_hash(e) for e in entries)
+
+
+class RateLimiter:
+    """A token bucket per key: `per_minute` requests a minute, bursts up to the same number."""
+
+    def __init__(self, per_minute: int) -> None:
+        self.capacity = float(per_minute)
+        self.rate = per_minute / 60.0
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def acquire(self, who: str) -> float | None:
+        """None when allowed; otherwise the seconds until the next request would be."""
+        now = time.monotonic()
+        with self._lock:
+            tokens, last = self._buckets.get(who, (self.capacity, now))
+            tokens = min(self.capacity, tokens + (now - last) * self.rate)
+            if tokens >= 1.0:
+                self._buckets[who] = (tokens - 1.0, now)
+                return None
+            self._buckets[who] = (tokens, now)
+            return (1.0 - tokens) / self.rate
+
+
+def _deny(status: int, detail: str, headers: dict[str, str]) -> JSONResponse:
+    return JSONResponse(status_code=status, content={"detail": detail}, headers=headers)
+
+
+def install(app: FastAPI, settings: FluxSettings) -> None:
+    """CORS (only for the configured origins) and, when keys are configured, authentication and rate limits."""
+    origins = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]
+    if origins:
+        app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type"])
+    keys = parse_keys(settings.api_keys.get_secret_value())
+    if not keys:
+        return
+    limiter = RateLimiter(settings.api_rate_limit_per_minute)
+
+    @app.middleware("http")
+    async def authenticate(request: Request, call_next: Any) -> Response:
+        if request.url.path in OPEN_PATHS or request.method == "OPTIONS":
+            return await call_next(request)
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        challenge = {"WWW-Authenticate": "Bearer"}
+        if scheme.lower() != "bearer" or not token.strip():
+            return _deny(401, "an API key is required: send 'Authorization: Bearer <key>'", challenge)
+        presented = key_hash(token.strip())
+        if not any(hmac.compare_digest(presented, known) for known in keys):
+            return _deny(401, "unknown API key", challenge)
+        wait = limiter.acquire(presented)
+        if wait is not None:
+            return _deny(429, f"rate limit of {settings.api_rate_limit_per_minute} requests a minute reached for "
+                         "this key", {"Retry-After": str(max(1, math.ceil(wait)))})
+        return await call_next(request)
