@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from neo4j import Driver
+from neo4j import Driver, RoutingControl
 
 from retrieval.answer_data import (
     AnswerData,
@@ -92,7 +92,9 @@ class GraphFacts:
         self.driver = driver
 
     def _rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        return [r.data() for r in self.driver.execute_query(query, **params).records]
+        # READ access: the serving path cannot write to the graph, whatever a query says.
+        records = self.driver.execute_query(query, routing_=RoutingControl.READ, **params).records
+        return [r.data() for r in records]
 
     def members(self, refs: list[PathwayRef]) -> dict[str, list[GeneRef]]:
         return {r["id"]: _genes(r["genes"]) for r in self._rows(MEMBERS, ids=[ref.id for ref in refs])}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from neo4j import Driver
+from neo4j import Driver, RoutingControl
 
 from retrieval.genes import GeneMention
 from retrieval.types import Evidence
@@ -57,6 +57,7 @@ RETURN g.id AS id, g.symbol AS symbol, g.name AS name, g.uniprot AS uniprot, g.e
        n_pathways, pathways, all_ids, papers
 """
 SOURCE_LABEL = {"reactome": "Reactome", "kegg": "KEGG"}
+READ = RoutingControl.READ  # the serving path only reads the graph
 
 
 class GraphRetriever:
@@ -67,7 +68,8 @@ class GraphRetriever:
     def similar_pathways(self, vector: Sequence[float]) -> list[tuple[str, float]]:
         if self.top_k <= 0:
             return []
-        records = self.driver.execute_query(SIMILAR, k=self.top_k, vector=[float(x) for x in vector]).records
+        records = self.driver.execute_query(SIMILAR, routing_=READ, k=self.top_k,
+                                            vector=[float(x) for x in vector]).records
         return [(r["id"], float(r["score"])) for r in records]
 
     def retrieve(self, query: str, vector: Sequence[float], genes: list[GeneMention] | None = None,
@@ -76,7 +78,7 @@ class GraphRetriever:
         scores = dict(similar)
         evidence = []
         if similar:
-            rows = self.driver.execute_query(EXPAND, ids=[pid for pid, _ in similar]).records
+            rows = self.driver.execute_query(EXPAND, routing_=READ, ids=[pid for pid, _ in similar]).records
             for row in sorted(rows, key=lambda r: -scores[r["id"]]):
                 evidence.append(Evidence(id=row["id"], kind="graph", text=render_pathway(row.data()),
                                          title=row["name"] or "", source=row["source"] or "graph",
@@ -89,7 +91,8 @@ class GraphRetriever:
         return evidence
 
     def genes(self, mentions: list[GeneMention], query: str) -> list[Evidence]:
-        rows = [r.data() for r in self.driver.execute_query(GENES, ids=[m.gene.hgnc_id for m in mentions]).records]
+        ids = [m.gene.hgnc_id for m in mentions]
+        rows = [r.data() for r in self.driver.execute_query(GENES, routing_=READ, ids=ids).records]
         return [Evidence(id=row["id"], kind="graph", text=render_gene(row, rows), title=row["symbol"] or row["id"],
                          source="hgnc", score=1.0, scores={"named_in_question": 1.0}, query=query) for row in rows]
 

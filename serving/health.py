@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import redis
+from neo4j import RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -59,7 +60,7 @@ def _neo4j(settings: FluxSettings) -> dict[str, Any]:
     try:
         records = driver.execute_query(
             "CALL db.labels() YIELD label CALL (label) { MATCH (n) WHERE label IN labels(n) RETURN count(n) AS n }"
-            " RETURN label, n").records
+            " RETURN label, n", routing_=RoutingControl.READ).records
     except (Neo4jError, ServiceUnavailable, SessionExpired, OSError) as exc:
         return {"ok": False, "detail": f"Neo4j is unavailable: {str(exc).splitlines()[0] if str(exc) else exc}"}
     return {"ok": True, "counts": {r["label"]: r["n"] for r in records if r["label"] != "FluxMigration"}}
