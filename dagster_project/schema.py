@@ -21,7 +21,7 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.(sql|cypher)$")
 # Any two concurrent migrators (two Dagster runs, a test and a CLI) serialize on this advisory lock.
 _PG_LOCK_KEY = 0x464C5558
-_PLACEHOLDER = re.compile(r"\{(embedding_dim|hnsw_m|hnsw_ef_construction)\}")
+_PLACEHOLDER = re.compile(r"\{(embedding_dim|hnsw_m|hnsw_ef_construction|serving_role|serving_password)\}")
 
 
 class MigrationError(RuntimeError):
@@ -43,6 +43,8 @@ class Migration:
             "embedding_dim": int(settings.embedding_dim),
             "hnsw_m": int(settings.hnsw_m),
             "hnsw_ef_construction": int(settings.hnsw_ef_construction),
+            "serving_role": settings.serving_role,  # validated as an identifier by the settings
+            "serving_password": settings.serving_password.get_secret_value().replace("'", "''"),
         }
         # Only the known placeholders are replaced, so literal braces ('{}'::jsonb) survive.
         return _PLACEHOLDER.sub(lambda m: str(params[m.group(1)]), self.path.read_text())

@@ -129,6 +129,11 @@ class FluxSettings(BaseSettings):
                                 "hashes (flux keys new); set = every endpoint but /health needs a Bearer key.")
     api_rate_limit_per_minute: int = Field(default=120, ge=1, description="Requests a minute per API key.")
     cors_origins: str = Field(default="", description="Comma-separated origins allowed by CORS; empty = none.")
+    serving_database_url: str | None = Field(default=None, description="Serving's Postgres connection; unset: "
+                                             "the least-privilege role the migrations create on the embedded server.")
+    serving_role: str = Field(default="flux_serving", pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+                              description="The role serving connects as (reads index tables, writes answers).")
+    serving_password: SecretStr = SecretStr("flux-serving-local")
     max_request_bytes: int = Field(default=16384, ge=1024)
 
     # LLM (OpenAI-compatible); unset base URL = the offline deterministic provider
@@ -214,6 +219,19 @@ class FluxSettings(BaseSettings):
         if self.database_url:
             return _with_driver(self.database_url, "psycopg")
         return self._embedded_pg_url(self.pg_database)
+
+    @property
+    def resolved_serving_database_url(self) -> str:
+        """What the query path connects as: FLUX_SERVING_DATABASE_URL; else, on the embedded server, the role the
+        migrations create (read the index, write answers only); on a server named by URL, the platform role (set
+        FLUX_SERVING_DATABASE_URL to a read-only role there)."""
+        if self.serving_database_url:
+            return _with_driver(self.serving_database_url, "psycopg")
+        if self.database_url:
+            return self.platform_database_url
+        url = make_url(self.platform_database_url).set(username=self.serving_role,
+                                                       password=self.serving_password.get_secret_value())
+        return url.render_as_string(hide_password=False)
 
     def sibling_database_url(self, database: str, driver: str = "psycopg") -> str:
         """URL of another database on the same server as the platform database."""

@@ -108,7 +108,9 @@ class Pipeline:
         # Fail fast: a dead Neo4j must cost a question seconds, not the driver's 30 s of retries (GraphGuard).
         driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
                             settings.neo4j_password.get_secret_value(), fail_fast=True)
-        return cls(settings, engine_for(settings.platform_database_url), driver, cache or Cache.from_settings(settings),
+        # Least privilege: the query path reads the index and writes only answers (migration 0010).
+        return cls(settings, engine_for(settings.resolved_serving_database_url), driver,
+                   cache or Cache.from_settings(settings),
                    build_reranker(settings), provider, lambda q: embedder.embed_query(q).tolist())
 
     # --- state -------------------------------------------------------------------------------------------

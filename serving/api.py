@@ -87,7 +87,8 @@ class AppState:
         self.tracker = QueryLogger(settings)
 
     def store(self) -> AnswerStore:
-        return AnswerStore(engine_for(self.settings.platform_database_url), self.settings.conversation_retention_days)
+        return AnswerStore(engine_for(self.settings.resolved_serving_database_url),
+                           self.settings.conversation_retention_days)
 
     def pipeline(self) -> Pipeline:
         """Built on first use, so the service starts (and /health answers) even while a store is down."""

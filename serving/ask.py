@@ -51,7 +51,7 @@ class Session:
         check_postgres(settings)  # Neo4j may be down: answers then come from text evidence, with a warning
         with status.status("loading models and connecting…"):
             pipeline = Pipeline.from_settings(settings)
-        return cls(settings, pipeline, AnswerStore(engine_for(settings.platform_database_url),
+        return cls(settings, pipeline, AnswerStore(engine_for(settings.resolved_serving_database_url),
                                                    settings.conversation_retention_days), status)
 
     def ask(self, question: str, mode: Mode | None, conversation: str | None, output: str, out: Console) -> str:

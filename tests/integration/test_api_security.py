@@ -83,3 +83,21 @@ def test_the_documented_error_and_media_types_are_what_the_service_sends(demo_pl
         stream = spec["paths"]["/query/stream"]["post"]["responses"]
         assert list(stream["200"]["content"]) == ["text/event-stream"]
         assert list(stream["422"]["content"]) == ["application/json"]
+
+
+@pytest.mark.parametrize("statement", [
+    "DELETE FROM chunks", "UPDATE documents SET title = 'x'", "TRUNCATE pathways",
+    "INSERT INTO eval_runs (scorecard, dagster_run_id, index_version, dataset_version, pipeline_version, params,"
+    " metrics) VALUES ('x', 'x', 'x', 'x', 'x', '{}', '{}')", "DROP TABLE answers", "CREATE TABLE intruder (id int)",
+])
+def test_serving_connects_as_a_role_that_cannot_change_the_index(demo_platform: FluxSettings,
+                                                                 pipeline: Pipeline, statement: str) -> None:
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    assert pipeline.engine.url.username == demo_platform.serving_role
+    with pipeline.engine.connect() as conn:
+        assert conn.execute(text("SELECT current_user")).scalar_one() == demo_platform.serving_role
+        assert conn.execute(text("SELECT count(*) FROM chunks")).scalar_one() > 0
+    with pytest.raises(DBAPIError, match=r"permission denied|must be owner"), pipeline.engine.begin() as conn:
+        conn.execute(text(statement))
