@@ -10,13 +10,13 @@ function words, which a capital at the start of a sentence would otherwise turn 
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from dagster_project.graph.mentions import COMMON_WORDS
+from retrieval.index_state import PerIndex
 from retrieval.terms import STOPWORDS
 
 _TOKEN = re.compile(r"(?<![\w-])([A-Za-z0-9][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?![\w-])")
@@ -74,20 +74,16 @@ class GeneLexicon:
         return list(seen.values())
 
 
-_cache: dict[tuple[str, str], GeneLexicon] = {}
-_lock = threading.Lock()
+def _read_genes(engine: Engine) -> GeneLexicon:
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT hgnc_id, symbol, name, aliases, previous_symbols FROM gene_identifiers"
+                                 " WHERE status = 'Approved'")).all()
+    return GeneLexicon([(r.hgnc_id, r.symbol, r.name, list(r.aliases), list(r.previous_symbols)) for r in rows])
+
+
+_lexicons = PerIndex(_read_genes)
 
 
 def load_lexicon(engine: Engine, version: str) -> GeneLexicon:
     """One lexicon per (database, index version) per process; a new index version reloads it."""
-    key = (engine.url.render_as_string(hide_password=True), version)
-    with _lock:
-        if key not in _cache:
-            with engine.connect() as conn:
-                rows = conn.execute(text(
-                    "SELECT hgnc_id, symbol, name, aliases, previous_symbols FROM gene_identifiers"
-                    " WHERE status = 'Approved'")).all()
-            _cache.clear()
-            _cache[key] = GeneLexicon([(r.hgnc_id, r.symbol, r.name, list(r.aliases), list(r.previous_symbols))
-                                       for r in rows])
-        return _cache[key]
+    return _lexicons.get(engine, version)

@@ -4,15 +4,20 @@ regression checks pass, so serving never reads a version that failed its gates o
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from sqlalchemy import TextClause, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ProgrammingError
 
 from dagster_project.settings import FluxConfigError
+
+T = TypeVar("T")
 
 
 class NoPublishedIndexError(FluxConfigError):
@@ -61,3 +66,22 @@ def current_index(engine: Engine) -> IndexState:
 def candidate_index(engine: Engine) -> IndexState:
     """The most recently built version, published or not (what the eval scorecards measure)."""
     return _read(engine, CANDIDATE, "no index version has been built yet")
+
+
+class PerIndex(Generic[T]):
+    """One value built from the database per (database, index version) per process; a new index version (a new
+    publish) rebuilds it, and only the newest is kept."""
+
+    def __init__(self, build: Callable[[Engine], T]) -> None:
+        self._build = build
+        self._cache: dict[tuple[str, str], T] = {}
+        self._lock = threading.Lock()
+
+    def get(self, engine: Engine, version: str) -> T:
+        key = (engine.url.render_as_string(hide_password=True), version)
+        with self._lock:
+            if key not in self._cache:
+                value = self._build(engine)
+                self._cache.clear()
+                self._cache[key] = value
+            return self._cache[key]

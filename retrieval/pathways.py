@@ -10,13 +10,13 @@ closest one by name tokens is taken (KEGG's is "Glycolysis / Gluconeogenesis").
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from retrieval.index_state import PerIndex
 from retrieval.terms import STOPWORDS
 
 _ID = re.compile(r"(?<![\w-])(R-HSA-\d+|hsa\d{5})(?![\w-])")
@@ -144,18 +144,16 @@ def _nearby_source(before: str, after: str) -> str:
     return ""
 
 
-_cache: dict[tuple[str, str], PathwayLexicon] = {}
-_lock = threading.Lock()
+def _read_pathways(engine: Engine) -> PathwayLexicon:
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT pathway_id, source, name FROM pathways WHERE status = 'active'"
+                                 " ORDER BY pathway_id")).all()
+    return PathwayLexicon([(r.pathway_id, r.source, r.name) for r in rows])
+
+
+_lexicons = PerIndex(_read_pathways)
 
 
 def load_pathways(engine: Engine, version: str) -> PathwayLexicon:
     """One lexicon per (database, index version) per process."""
-    key = (engine.url.render_as_string(hide_password=True), version)
-    with _lock:
-        if key not in _cache:
-            with engine.connect() as conn:
-                rows = conn.execute(text("SELECT pathway_id, source, name FROM pathways WHERE status = 'active'"
-                                         " ORDER BY pathway_id")).all()
-            _cache.clear()
-            _cache[key] = PathwayLexicon([(r.pathway_id, r.source, r.name) for r in rows])
-        return _cache[key]
+    return _lexicons.get(engine, version)
