@@ -110,12 +110,10 @@ class GraphFacts:
     def _members(self, intent: Intent) -> MembersData:
         ref = intent.pathways[0]
         asked_about = None
-        if intent.target_source and ref.source != intent.target_source:
-            # Asked of the other database: the counterpart the resolution found (equivalent first, then overlap).
-            mapped = self._rows(MAPPINGS, id=ref.id, target=intent.target_source)
-            if mapped:
-                asked_about = _node(ref)
-                ref = PathwayRef(mapped[0]["id"], mapped[0]["source"], mapped[0]["name"] or "")
+        counterpart = (self._counterpart_of(ref, intent.target_source)
+                       if intent.target_source and ref.source != intent.target_source else None)
+        if counterpart is not None:  # asked of the other database: the counterpart the resolution found
+            asked_about, ref = _node(ref), counterpart
         genes = self.members([ref]).get(ref.id, [])
         compounds = self.compounds(ref) if intent.compounds else []
         total = len(genes)
@@ -140,8 +138,17 @@ class GraphFacts:
         rows = self._rows(BETWEEN, a=left.id, b=right.id)
         return _mapping(rows[0]) if rows else None
 
+    def _counterpart_of(self, ref: PathwayRef, target: str) -> PathwayRef | None:
+        """The resolved counterpart (equivalent first, then the largest overlap) in the other database."""
+        mapped = self._rows(MAPPINGS, id=ref.id, target=target)
+        return PathwayRef(mapped[0]["id"], mapped[0]["source"], mapped[0]["name"] or "") if mapped else None
+
     def _shared_genes(self, intent: Intent) -> SharedGenesData:
-        left, right = intent.pathways[:2]
+        left = intent.pathways[0]
+        right = intent.pathways[1] if len(intent.pathways) > 1 else self._counterpart_of(left, intent.target_source)
+        if right is None:
+            return SharedGenesData(pathways=[_node(left)], sizes=[len(self.members([left]).get(left.id, []))],
+                                   shared=[], total=0)
         members = self.members([left, right])
         a, b = members.get(left.id, []), members.get(right.id, [])
         in_b = {g.id for g in b}

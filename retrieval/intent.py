@@ -87,6 +87,12 @@ def classify(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Int
         two = _with_fuzzy(question, list(found), pathways, 2)
         if len(two) >= 2:
             return Intent("shared_genes", "genes shared by two pathways", tuple(two[:2]))
+        missing = {"reactome", "kegg"} - {r.source for r in two}
+        if len(two) == 1 and len(missing) == 1 and len(set(_databases(question))) == 2:
+            # "the Reactome and KEGG citric acid cycle pathways": the one found, and its resolved counterpart.
+            other = missing.pop()
+            return Intent("shared_genes", f"genes shared by {two[0].id} and its {other} counterpart", (two[0],),
+                          target_source=other)
         if not counterpart_asked:  # "which KEGG pathway corresponds …, and which genes do they share?" goes on
             return _unresolved("shared_genes", question, "two pathways", pathways, two)
     if _HIERARCHY.search(question):

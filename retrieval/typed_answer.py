@@ -98,6 +98,10 @@ def _counterpart(data: CounterpartData) -> list[Claim]:
 
 
 def _shared_genes(data: SharedGenesData) -> list[Claim]:
+    if len(data.pathways) == 1:
+        a = data.pathways[0]
+        return [(f"{_name(a)} has no resolved counterpart in the other database to compare its genes with.",
+                 [a.id])]
     a, b = data.pathways
     cited = [a.id, b.id]
     symbols = [g.symbol for g in data.shared]

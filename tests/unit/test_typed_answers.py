@@ -170,3 +170,12 @@ def test_the_markdown_report_numbers_citations_and_carries_the_data_and_versions
     assert report.startswith("# Which genes belong to KEGG")
     assert "[1]" in report and "1. [hsa00511](https://www.kegg.jp/pathway/hsa00511) (graph, kegg)" in report
     assert "## Genes\n\nG000, G001, G002" in report and "Answer `abc`" in report and "index `v1`" in report
+
+
+def test_shared_genes_with_one_named_pathway_take_its_counterpart_in_the_other_database() -> None:
+    intent = classify("Which genes are shared by the Reactome and KEGG citric acid cycle pathways?", GENES, PATHWAYS)
+    assert intent.kind == "shared_genes" and [p.id for p in intent.pathways] == ["R-HSA-71403"]
+    assert intent.target_source == "kegg"
+    lone = SharedGenesData(pathways=[NodeRef(id="R-HSA-71403", source="reactome")], sizes=[20], shared=[], total=0)
+    answer = validate_answer("q", *compose(lone))
+    assert "no resolved counterpart" in answer.answer and answer.claims[0].citations == ["R-HSA-71403"]
