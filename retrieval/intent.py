@@ -88,7 +88,7 @@ def classify(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Int
         if len(two) >= 2:
             return Intent("shared_genes", "genes shared by two pathways", tuple(two[:2]))
         missing = {"reactome", "kegg"} - {r.source for r in two}
-        if len(two) == 1 and len(missing) == 1 and len(set(_databases(question))) == 2:
+        if len(two) == 1 and len(missing) == 1 and len(set(_databases(question))) == 2 and not counterpart_asked:
             # "the Reactome and KEGG citric acid cycle pathways": the one found, and its resolved counterpart.
             other = missing.pop()
             return Intent("shared_genes", f"genes shared by {two[0].id} and its {other} counterpart", (two[0],),

@@ -176,6 +176,9 @@ def test_shared_genes_with_one_named_pathway_take_its_counterpart_in_the_other_d
     intent = classify("Which genes are shared by the Reactome and KEGG citric acid cycle pathways?", GENES, PATHWAYS)
     assert intent.kind == "shared_genes" and [p.id for p in intent.pathways] == ["R-HSA-71403"]
     assert intent.target_source == "kegg"
+    # Asked as a counterpart question, the counterpart answer (which lists the shared genes) comes first.
+    compound = "Which KEGG pathway corresponds to Reactome's glycolysis, and which genes do they share?"
+    assert classify(compound, GENES, PATHWAYS).kind == "counterpart"
     lone = SharedGenesData(pathways=[NodeRef(id="R-HSA-71403", source="reactome")], sizes=[20], shared=[], total=0)
     answer = validate_answer("q", *compose(lone))
     assert "no resolved counterpart" in answer.answer and answer.claims[0].citations == ["R-HSA-71403"]
