@@ -31,7 +31,7 @@ from retrieval.guardrails import install_log_redaction
 from retrieval.pipeline import Pipeline, SearchResult
 from retrieval.types import Filters, Mode
 from serving.answer_store import AnswerStore, UnknownConversation, ask_in_conversation
-from serving.contract import EventStreamResponse, PrometheusResponse, error_responses
+from serving.contract import SSE_EVENT, EventStreamResponse, PrometheusResponse, error_responses
 from serving.export import markdown
 from serving.health import health_report, store_error_message
 from serving.metrics import ServiceMetrics
@@ -43,7 +43,8 @@ log = logging.getLogger(__name__)
 
 class _Question(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, description="A question about pathways, genes or the literature.")
+    question: str = Field(min_length=1, pattern=r"\S", description="A question about pathways, genes or the "
+                          "literature (at least one character that is not white space).")
     filters: Filters | None = Field(default=None, description="Restrict evidence; filtered requests are not cached.")
 
     @field_validator("question")
@@ -162,7 +163,7 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
                                 f"{settings.max_question_chars} (FLUX_MAX_QUESTION_CHARS)")
 
     @app.post("/query", response_model=FinalAnswer, summary="Answer a question with citations",
-              responses=error_responses(401, 404, 413, 422, 429, 503))
+              responses=error_responses(400, 401, 404, 413, 422, 429, 503))
     def query(request: Annotated[QueryRequest, Body()]) -> FinalAnswer:
         _question_limit(request.question)
         try:
@@ -179,8 +180,8 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
     @app.post("/query/stream", summary="Answer a question, streaming step events (Server-Sent Events)",
               response_class=EventStreamResponse, responses={
                   200: {"description": "`event: step|evidence|answer|error|done` blocks, `data:` JSON",
-                        "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-                  **error_responses(401, 413, 422, 429, 503, route_is_json=False)})
+                        "content": {"text/event-stream": {"schema": SSE_EVENT}}},
+                  **error_responses(400, 401, 413, 422, 429, 503, route_is_json=False)})
     def query_stream(request: Annotated[QueryRequest, Body()]) -> StreamingResponse:
         _question_limit(request.question)
         pipeline = _run(state.pipeline)
@@ -188,7 +189,7 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
                                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     @app.post("/search", response_model=SearchResult, summary="Retrieve evidence only (no answer)",
-              responses=error_responses(401, 413, 422, 429, 503))
+              responses=error_responses(400, 401, 413, 422, 429, 503))
     def search(request: Annotated[SearchRequest, Body()]) -> SearchResult:
         _question_limit(request.question)
         return _run(lambda: state.pipeline().search(request.question, request.filters))

@@ -16,6 +16,7 @@ class ErrorBody(BaseModel):
 
 
 _DESCRIPTIONS = {
+    400: "The body is not JSON",
     401: "No or unknown API key (when FLUX_API_KEYS is set)",
     404: "No such answer or conversation",
     413: "Request body over FLUX_MAX_REQUEST_BYTES",
@@ -32,6 +33,16 @@ def error_responses(*codes: int, route_is_json: bool = True) -> dict[int | str, 
         return {code: {"model": ErrorBody, "description": _DESCRIPTIONS[code]} for code in codes}
     ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
     return {code: {"description": _DESCRIPTIONS[code], "content": ref} for code in codes}
+
+
+# One Server-Sent Event of /query/stream, as clients parse it.
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"event": {"type": "string", "enum": ["step", "evidence", "answer", "error", "done"]},
+                   "data": {"type": "string", "description": "JSON: the step, the evidence, the FinalAnswer, the "
+                            "error ({detail}) or {}"}},
+    "required": ["event", "data"],
+}
 
 
 class EventStreamResponse(StreamingResponse):
