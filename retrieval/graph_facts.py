@@ -22,11 +22,11 @@ from retrieval.answer_data import (
     NodeRef,
     SharedGenesData,
 )
+from retrieval.graph_retriever import SOURCE_LABEL
 from retrieval.intent import Intent
 from retrieval.pathways import PathwayRef
 
 MAX_COUNTERPARTS = 10
-SOURCE_LABEL = {"reactome": "Reactome", "kegg": "KEGG"}
 
 MEMBERS = """
 UNWIND $ids AS pid
@@ -97,11 +97,11 @@ class GraphFacts:
         return [r.data() for r in records]
 
     def members(self, refs: list[PathwayRef]) -> dict[str, list[GeneRef]]:
-        return {r["id"]: _genes(r["genes"]) for r in self._rows(MEMBERS, ids=[ref.id for ref in refs])}
+        return {pid: genes for pid, (genes, _) in self._members_and_compounds(refs).items()}
 
-    def compounds(self, ref: PathwayRef) -> list[str]:
-        rows = self._rows(MEMBERS, ids=[ref.id])
-        return list(rows[0]["compounds"]) if rows else []
+    def _members_and_compounds(self, refs: list[PathwayRef]) -> dict[str, tuple[list[GeneRef], list[str]]]:
+        rows = self._rows(MEMBERS, ids=[ref.id for ref in refs])
+        return {r["id"]: (_genes(r["genes"]), list(r["compounds"])) for r in rows}
 
     def facts(self, intent: Intent) -> AnswerData:
         build = getattr(self, f"_{intent.kind}")
@@ -114,8 +114,8 @@ class GraphFacts:
                        if intent.target_source and ref.source != intent.target_source else None)
         if counterpart is not None:  # asked of the other database: the counterpart the resolution found
             asked_about, ref = _node(ref), counterpart
-        genes = self.members([ref]).get(ref.id, [])
-        compounds = self.compounds(ref) if intent.compounds else []
+        genes, found_compounds = self._members_and_compounds([ref]).get(ref.id, ([], []))
+        compounds = found_compounds if intent.compounds else []  # one query for both
         total = len(genes)
         if intent.name_filter:
             genes = [g for g in genes if intent.name_filter in g.name.lower()]
