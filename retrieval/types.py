@@ -6,7 +6,7 @@ the node id itself (`R-HSA-70171`, `hsa00010`, `HGNC:1100`) for graph evidence, 
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -50,7 +50,8 @@ class JudgeResult(BaseModel):
 class Filters(BaseModel):
     """Request filters. Any filter makes a request uncacheable (user/session scoped results must not leak)."""
 
-    sources: list[str] | None = Field(default=None, description="Only evidence from these sources.")
+    sources: list[Annotated[str, Field(pattern=r"^[^\x00]*$")]] | None = Field(
+        default=None, description="Only evidence from these sources.")
     user: str | None = None
     session: str | None = None
 

@@ -43,8 +43,10 @@ log = logging.getLogger(__name__)
 
 class _Question(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, pattern=r"\S", description="A question about pathways, genes or the "
-                          "literature (at least one character that is not white space).")
+    # No NUL: Postgres text cannot hold it, and answers are stored.
+    question: str = Field(min_length=1, pattern=r"^[^\x00]*[^\s\x00][^\x00]*$",
+                          description="A question about pathways, genes or the literature (at least one character "
+                          "that is not white space; no NUL).")
     filters: Filters | None = Field(default=None, description="Restrict evidence; filtered requests are not cached.")
 
     @field_validator("question")
