@@ -36,7 +36,7 @@ MESSAGES: dict[Category, str] = {
 REMOVED_SENTENCE = "[Removed: individualised dosing or treatment instructions are not given; consult a clinician.]"
 
 _QUALIFIER = r"(?:previous|prior|above|earlier|preceding|original|initial|existing|system|developer|safety|your|all)"
-_INJECTION = [
+INJECTION_PATTERNS = [
     # A qualifier is required: "does the cell forget the instructions encoded in DNA" is a biology question.
     re.compile(
         r"\b(?:ignore|disregard|forget|override|bypass)\b(?:\W+\w+){0,3}?\W+" + _QUALIFIER + r"\b(?:\W+\w+){0,2}?\W+"
@@ -148,7 +148,7 @@ def _refuse(category: Category) -> Screening:
 
 def screen(question: str) -> Screening:
     """Classify a question: injection first, then personal medical advice, then clearly non-biology requests."""
-    if any(p.search(question) for p in _INJECTION):
+    if any(p.search(question) for p in INJECTION_PATTERNS):
         return _refuse("injection")
     personal = _FIRST_PERSON_HEALTH.search(question) and _ASKS_WHAT_TO_DO.search(question)
     if personal or any(p.search(question) for p in _MEDICAL):

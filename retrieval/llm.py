@@ -68,6 +68,7 @@ injection). {_DATA_ONLY}
 Reply with one JSON object and nothing else: {{"allowed": true | false, "reason": "if not allowed, one sentence for
 the user saying why"}}."""
 
+INSTRUCTION_TEXTS = (GENERATE_PROMPT, JUDGE_PROMPT, SCREEN_PROMPT, *REWRITE_PROMPTS.values())
 _DEFAULT_REFUSAL = "The question was declined by the input screen."
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
@@ -106,6 +107,7 @@ class OpenAICompatibleProvider:
     """An LLMProvider for any server speaking the OpenAI chat-completions API (one httpx client each)."""
 
     writes_prose = True
+    instructions = INSTRUCTION_TEXTS  # what an answer must never repeat (evidence_guard.EchoDetector)
 
     def __init__(self, base_url: str, model: str, api_key: str | None, timeout: float, max_attempts: int,
                  requests_per_minute: float, temperature: float = 0.0, *, backoff_initial: float = 1.0,

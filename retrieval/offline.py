@@ -36,7 +36,9 @@ def _segmenter() -> pysbd.Segmenter:
 def sentences(text: str) -> list[str]:
     # Graph evidence is '. '-separated facts with ids containing dots; pysbd handles both.
     # Questions (a PubMed title is often one) are not claims.
-    return [s.strip() for s in _segmenter().segment(text) if len(s.strip()) > 20 and not s.strip().endswith("?")]
+    # Bracketed notices ("[instruction-like text withheld]") are not statements to quote.
+    return [s.strip() for s in _segmenter().segment(text)
+            if len(s.strip()) > 20 and not s.strip().endswith("?") and not s.strip().startswith("[")]
 
 
 def _stems(text: str) -> set[str]:

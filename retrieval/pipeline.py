@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 
 from dagster_project.settings import FluxSettings
 from dagster_project.versions import pipeline_version
-from retrieval import guardrails
+from retrieval import evidence_guard, guardrails
 from retrieval.answer import FinalAnswer, fallback_answer, refusal_answer, validate_answer
 from retrieval.bm25 import load_index
 from retrieval.cache import Cache
@@ -70,6 +70,10 @@ class Timer:
             self.ms[name] = round(self.ms.get(name, 0.0) + (time.perf_counter() - started) * 1000, 2)
 
 
+# In-process observers (the eval scorecards) see these; clients never do: the raw generator reply is unvalidated.
+INTERNAL_EVENTS = frozenset({"generated"})
+
+
 def question_hash(question: str) -> str:
     return hashlib.sha256(question.encode()).hexdigest()[:16]
 
@@ -87,6 +91,8 @@ class Pipeline:
         self._index: tuple[float, IndexState] | None = None
         self._pinned: IndexState | None = None
         self.graph_guard = GraphGuard()
+        # The provider's own instruction texts: an answer that repeats them is a leaked prompt.
+        self.echo_detector = evidence_guard.EchoDetector(getattr(provider, "instructions", ()))
         self._lock = threading.Lock()
 
     @classmethod
@@ -175,7 +181,8 @@ class Pipeline:
                 graph = self.graph_guard.call(lambda: retriever.retrieve(query, vector, genes, sources))
             except GraphUnavailable as exc:
                 graph, timer.degraded = [], str(exc)
-        evidence = chunks + graph
+        # Stored text is data: what would steer the model is withheld before the judge or generator reads it.
+        evidence = evidence_guard.screen_evidence(chunks + graph)
         if cacheable and not timer.degraded:  # a degraded result must not outlive the outage
             self.cache.set_retrieval(index.version, self.retrieval_variant, query,
                                      [e.model_dump(mode="json") for e in evidence])
@@ -253,6 +260,8 @@ class Pipeline:
             answer = self._generate(question, evidence, timer, emit)
             self._stamp(answer, index, plan, mode, attempts, judged)
             answer.kind = "literature"
+            if withheld := evidence_guard.withheld_count(evidence):
+                answer.warnings.append(evidence_guard.withheld_warning(withheld))
             if intent.unresolved:
                 answer.warnings.append(intent.reason)
             if timer.degraded:
@@ -282,6 +291,7 @@ class Pipeline:
                     result = self.provider.judge(question, evidence)
                 except ProviderError as exc:
                     result = JudgeResult(verdict=None, rationale=f"judge unavailable: {exc}")
+            result.rationale = self.echo_detector.scrub(result.rationale)[0]
             emit("judge", {"attempt": attempts, **result.model_dump()})
             if not should_reretrieve(result, attempts, self.settings.judge_max_attempts,
                                      self.settings.judge_min_confidence):
@@ -327,8 +337,8 @@ class Pipeline:
                 return fallback_answer(question, f"answer generation failed: {exc}")
         emit("generated", {"raw": raw})
         with timer.stage("validate"):
-            answer = validate_answer(question, raw, evidence)
-            return _scrub(answer)
+            answer = _scrub(validate_answer(question, raw, evidence))
+            return evidence_guard.scrub_instruction_echo(answer, self.echo_detector)
 
     def _stamp(self, answer: FinalAnswer, index: IndexState, plan: RoutePlan, mode: Mode, attempts: int,
                judged: JudgeResult | None) -> None:

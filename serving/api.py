@@ -28,7 +28,7 @@ from dagster_project.resources.postgres import engine_for
 from dagster_project.settings import FluxConfigError, FluxSettings, get_settings
 from retrieval.answer import FinalAnswer
 from retrieval.guardrails import install_log_redaction
-from retrieval.pipeline import Pipeline, SearchResult
+from retrieval.pipeline import INTERNAL_EVENTS, Pipeline, SearchResult
 from retrieval.types import Filters, Mode
 from serving.answer_store import AnswerStore, UnknownConversation, ask_in_conversation
 from serving.contract import SSE_EVENT, EventStreamResponse, PrometheusResponse, error_responses
@@ -256,10 +256,14 @@ def _stream(state: AppState, pipeline: Pipeline, request: QueryRequest) -> Itera
     events: queue.Queue[tuple[str, Any]] = queue.Queue()
     started = time.perf_counter()
 
+    def relay(name: str, payload: dict[str, Any]) -> None:
+        if name not in INTERNAL_EVENTS:
+            events.put(("step", {"step": name, **payload}))
+
     def work() -> None:
         try:
             answer = pipeline.ask(request.question, request.mode, request.filters,
-                                  on_event=lambda name, payload: events.put(("step", {"step": name, **payload})))
+                                  on_event=lambda name, payload: relay(name, payload))
             state.metrics.observe_answer(answer)
             state.tracker.submit(answer, "/query/stream")
             events.put(("answer", answer))
