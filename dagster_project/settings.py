@@ -84,6 +84,8 @@ class FluxSettings(BaseSettings):
     hnsw_m: int = Field(default=16, ge=2, le=100)
     hnsw_ef_construction: int = Field(default=200, ge=4, le=1000)
     hnsw_ef_search: int = Field(default=100, ge=1, le=1000)
+    # Blue/green: the published versions whose chunk table and BM25 index are kept (the served one + rollback).
+    index_keep_published: int = Field(default=2, ge=1, le=20)
 
     # Sources
     source_mode: Literal["live", "snapshot", "demo"] = "demo"

@@ -4,24 +4,39 @@ is one candidate carrying both ranks), reranked, best `keep` returned as citable
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import bindparam, text
+from psycopg import sql
+from sqlalchemy import TextClause, bindparam, text
 from sqlalchemy.engine import Connection, Engine
 
+from dagster_project.storage.index_tables import as_sql, qualified
 from retrieval.bm25 import BM25Index
 from retrieval.rerank import Reranker
 from retrieval.types import Evidence
 
-_COLUMNS = ("c.id, c.content, d.source, d.title, d.external_id, 1 - (c.embedding <=> CAST(:v AS vector)) AS cosine"
-            " FROM chunks c JOIN documents d ON d.id = c.document_id")
-DENSE = text(f"SELECT {_COLUMNS} WHERE c.embedding IS NOT NULL AND d.status = 'active'"
-             " ORDER BY c.embedding <=> CAST(:v AS vector) LIMIT :k")
-DENSE_IN_SOURCES = text(f"SELECT {_COLUMNS} WHERE c.embedding IS NOT NULL AND d.status = 'active'"
-                        " AND d.source IN :sources ORDER BY c.embedding <=> CAST(:v AS vector) LIMIT :k"
-                        ).bindparams(bindparam("sources", expanding=True))
-BY_IDS = text(f"SELECT {_COLUMNS} WHERE c.id IN :ids").bindparams(bindparam("ids", expanding=True))
+_COLUMNS = "c.id, c.content, c.source, c.title, c.external_id, 1 - (c.embedding <=> CAST(:v AS vector)) AS cosine"
+
+
+@dataclass(frozen=True)
+class ChunkQueries:
+    """The statements over one index version's chunk table (blue/green: a version reads only its own rows)."""
+
+    dense: TextClause
+    dense_in_sources: TextClause
+    by_ids: TextClause
+
+    @classmethod
+    def for_table(cls, table: str) -> ChunkQueries:
+        source = as_sql(sql.SQL("SELECT " + _COLUMNS + " FROM {} c").format(qualified(table)))
+        return cls(
+            dense=text(f"{source} ORDER BY c.embedding <=> CAST(:v AS vector) LIMIT :k"),
+            dense_in_sources=text(f"{source} WHERE c.source IN :sources ORDER BY c.embedding <=> CAST(:v AS vector)"
+                                  " LIMIT :k").bindparams(bindparam("sources", expanding=True)),
+            by_ids=text(f"{source} WHERE c.id IN :ids").bindparams(bindparam("ids", expanding=True)),
+        )
 
 
 def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
@@ -29,9 +44,10 @@ def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
 
 
 class PostgresRetriever:
-    def __init__(self, engine: Engine, bm25: BM25Index, reranker: Reranker, *, dense_k: int, bm25_k: int,
-                 keep: int, ef_search: int) -> None:
+    def __init__(self, engine: Engine, table: str, bm25: BM25Index, reranker: Reranker, *, dense_k: int,
+                 bm25_k: int, keep: int, ef_search: int) -> None:
         self.engine = engine
+        self.queries = ChunkQueries.for_table(table)
         self.bm25 = bm25
         self.reranker = reranker
         self.dense_k, self.bm25_k, self.keep, self.ef_search = dense_k, bm25_k, keep, ef_search
@@ -40,7 +56,7 @@ class PostgresRetriever:
         """pgvector top-k by cosine (HNSW); rows carry the chunk text and its cosine."""
         # ef_search bounds the HNSW candidate list; SET LOCAL keeps it to this transaction.
         conn.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.ef_search)}"))
-        statement = DENSE_IN_SOURCES if sources else DENSE
+        statement = self.queries.dense_in_sources if sources else self.queries.dense
         params = {"v": literal, "k": self.dense_k} | ({"sources": list(sources)} if sources else {})
         return list(conn.execute(statement, params).all())
 
@@ -55,7 +71,7 @@ class PostgresRetriever:
             dense_rows = self.dense(conn, literal, sources)
             rows = {r.id: r for r in dense_rows}
             missing = [cid for cid, _ in lexical if cid not in rows]
-            rows |= _by_ids(conn, missing, literal)
+            rows |= _by_ids(conn, self.queries.by_ids, missing, literal)
         merged: dict[str, dict[str, float]] = {}
         for rank, row in enumerate(dense_rows, start=1):
             merged[row.id] = {"dense_rank": rank, "cosine": float(row.cosine)}
@@ -69,10 +85,10 @@ class PostgresRetriever:
         return self.reranker.rerank(query, self.candidates(query, vector, sources))[: self.keep]
 
 
-def _by_ids(conn: Connection, ids: list[str], literal: str) -> dict[str, object]:
+def _by_ids(conn: Connection, statement: TextClause, ids: list[str], literal: str) -> dict[str, object]:
     if not ids:
         return {}
-    return {r.id: r for r in conn.execute(BY_IDS, {"ids": ids, "v": literal}).all()}
+    return {r.id: r for r in conn.execute(statement, {"ids": ids, "v": literal}).all()}
 
 
 def _evidence(row: object, signals: dict[str, float], query: str) -> Evidence:

@@ -126,7 +126,7 @@ class Pipeline:
         return self
 
     def postgres_retriever(self, index: IndexState) -> PostgresRetriever:
-        return PostgresRetriever(self.engine, load_index(index.bm25_path), self.reranker,
+        return PostgresRetriever(self.engine, index.chunk_table, load_index(index.bm25_path), self.reranker,
                                  dense_k=self.settings.dense_top_k, bm25_k=self.settings.bm25_top_k,
                                  keep=self.settings.rerank_keep, ef_search=self.settings.hnsw_ef_search)
 

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from dagster_project.settings import FluxConfigError, get_settings
 from dagster_project.stack.base import ServiceStatus
+from serving.cli_index import index_app
 
 app = typer.Typer(help="Flux: biology sources → documents, pgvector and a Neo4j graph.", no_args_is_help=True)
 stack_app = typer.Typer(help="Local services: embedded Postgres, Neo4j, Redis.", no_args_is_help=True)
@@ -30,6 +31,7 @@ app.add_typer(keys_app, name="keys")
 resolution_app = typer.Typer(help="Reactome ↔ KEGG resolution model: fit on the expert curation's dev half.",
                              no_args_is_help=True)
 app.add_typer(resolution_app, name="resolution")
+app.add_typer(index_app, name="index")
 console = Console(width=int(os.environ.get("COLUMNS", "120")))
 err_console = Console(stderr=True)
 

@@ -12,10 +12,6 @@ from dagster_project.resources import EmbedderResource, PostgresResource, RayRes
 from dagster_project.settings import get_settings
 from dagster_project.storage.chunks import chunks_to_embed, write_vectors
 
-# Above this many pending vectors the HNSW index is dropped first and rebuilt once by chunk_vector_index,
-# instead of being updated row by row.
-BULK_THRESHOLD = 2000
-
 
 @dg.asset(
     group_name=INDEX_GROUP,
@@ -33,10 +29,6 @@ def chunk_embeddings(context: dg.AssetExecutionContext, postgres: PostgresResour
     with engine.connect() as conn:
         total = conn.execute(text("SELECT count(*) FROM chunks")).scalar_one()
     context.log.info(f"{len(pending)} of {total} chunks need a vector for model {embedder.model_name}")
-    if len(pending) > BULK_THRESHOLD:
-        with engine.begin() as conn:
-            conn.execute(text("DROP INDEX IF EXISTS chunks_embedding_hnsw"))
-        context.log.info("bulk load: HNSW index dropped; chunk_vector_index rebuilds it")
     written, started = 0, time.monotonic()
     if not pending.empty:
         ray.ensure()

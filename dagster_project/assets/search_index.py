@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dagster as dg
 from sqlalchemy import text
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 from dagster_project.assets.chunks import INDEX_GROUP, chunks
 from dagster_project.assets.graph import pathway_vectors
@@ -19,6 +19,8 @@ from dagster_project.assets.resolution import pathway_resolution
 from dagster_project.assets.vector_index import chunk_vector_index
 from dagster_project.resources import PostgresResource
 from dagster_project.settings import FluxSettings, get_settings
+from dagster_project.storage.index_tables import table_exists, table_key
+from dagster_project.storage.index_versions import IndexVersionError, collect_garbage, publish_candidate
 from dagster_project.versions import pipeline_version
 from retrieval.bm25 import bm25_version, build_index
 
@@ -57,15 +59,11 @@ def chunk_bm25_index(context: dg.AssetExecutionContext, postgres: PostgresResour
                                           "action": action, "k1": settings.bm25_k1, "b": settings.bm25_b})
 
 
-def _fingerprint(conn: Connection) -> str:
-    """What the retrieval answer depends on: every chunk's embedded hash and every resolution edge."""
-    chunk_part = conn.execute(text(
-        "SELECT coalesce(md5(string_agg(c.id || ':' || coalesce(c.embedded_content_hash, '-') || ':'"
-        " || coalesce(c.embedding_model, '-'), ',' ORDER BY c.id)), '') FROM chunks c")).scalar_one()
-    mapping_part = conn.execute(text(
+def _mapping_fingerprint(conn: Connection) -> str:
+    """The graph side of what an answer depends on (the chunk side is the chunk table's key)."""
+    return str(conn.execute(text(
         "SELECT coalesce(md5(string_agg(reactome_id || kegg_id || relation, ',' ORDER BY reactome_id, kegg_id)),"
-        " '') FROM pathway_mappings")).scalar_one()
-    return hashlib.sha256(f"{chunk_part}|{mapping_part}".encode()).hexdigest()
+        " '') FROM pathway_mappings")).scalar_one())
 
 
 def dataset_version(conn: Connection) -> str:
@@ -92,54 +90,57 @@ def candidate_index(context: dg.AssetExecutionContext, postgres: PostgresResourc
         counts = conn.execute(text(
             "SELECT count(*) AS chunks, count(embedding) AS vectors,"
             " (SELECT count(*) FROM pathways WHERE status = 'active') AS pathways FROM chunks")).one()
+        table, _ = table_key(conn, settings.hnsw_m, settings.hnsw_ef_construction)
+        table_ready = table_exists(conn, table)
         datasets = dataset_version(conn)
-        fingerprint = _fingerprint(conn)
+        mapping = _mapping_fingerprint(conn)
     bm25_path = bm25_root(settings) / bm25
     if not bm25_path.exists():
         raise dg.Failure(f"BM25 index {bm25} is missing at {bm25_path}; materialize chunk_bm25_index first")
     if counts.vectors < counts.chunks:
         raise dg.Failure(f"{counts.chunks - counts.vectors} chunks have no vector; not publishing a partial index")
-    version = hashlib.sha256(f"{fingerprint}|{bm25}|{settings.embedding_model}".encode()).hexdigest()[:16]
+    if not table_ready:
+        raise dg.Failure(f"chunk table {table} for the current chunks is missing; materialize chunk_vector_index")
+    version = hashlib.sha256(f"{table}|{mapping}|{bm25}|{settings.embedding_model}".encode()).hexdigest()[:16]
     with engine.begin() as conn:
         created = conn.execute(text("""
             INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,
-                vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id)
-            VALUES (:v, :bm25, :path, :model, :chunks, :vectors, :pathways, :dv, :pv, :run)
+                vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id, chunk_table)
+            VALUES (:v, :bm25, :path, :model, :chunks, :vectors, :pathways, :dv, :pv, :run, :table)
             ON CONFLICT (version) DO UPDATE SET candidate_at = now()
             RETURNING (xmax = 0) AS created, dagster_run_id
         """), {"v": version, "bm25": bm25, "path": str(bm25_path), "model": settings.embedding_model,
                "chunks": counts.chunks, "vectors": counts.vectors, "pathways": counts.pathways, "dv": datasets,
-               "pv": pipeline_version(), "run": context.run_id}).one()
+               "pv": pipeline_version(), "run": context.run_id, "table": table}).one()
     context.log.info(f"index {version} {'recorded' if created.created else 'unchanged'} as the candidate")
     return dg.MaterializeResult(metadata={
         "index_version": version, "new_version": bool(created.created), "built_by_run": created.dagster_run_id,
         "chunks": counts.chunks, "vectors": counts.vectors, "pathways": counts.pathways,
-        "dataset_version": datasets, "bm25_version": bm25})
-
-
-def publish_candidate(engine: Engine) -> tuple[str, str | None]:
-    """Mark the latest candidate published; returns (version, the version served before)."""
-    with engine.begin() as conn:
-        previous = conn.execute(text("SELECT version FROM index_versions WHERE published_at IS NOT NULL"
-                                     " ORDER BY published_at DESC LIMIT 1")).scalar()
-        version = conn.execute(text(
-            "UPDATE index_versions SET published_at = now() WHERE version ="
-            " (SELECT version FROM index_versions ORDER BY candidate_at DESC LIMIT 1) RETURNING version")).scalar()
-    if version is None:
-        raise dg.Failure("no candidate index version to publish; materialize candidate_index first")
-    return version, previous
+        "dataset_version": datasets, "bm25_version": bm25, "chunk_table": table})
 
 
 @dg.asset(
     group_name=SERVING_GROUP,
     kinds={"postgres"},
     deps=[candidate_index, *SCORECARD_KEYS],
-    description="Switches serving to the candidate index version. It runs after the eval scorecards, whose "
-    "blocking regression checks stop it, so a version that got worse never reaches serving.",
+    description="Switches serving to the candidate index version (one row update: its chunk table and BM25 index "
+    "were built beside the served ones), then drops the storage of versions older than the last "
+    "FLUX_INDEX_KEEP_PUBLISHED published ones. It runs after the eval scorecards, whose blocking regression checks "
+    "stop it, so a version that got worse never reaches serving; `flux index rollback` undoes a publish.",
 )
 def published_index(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    version, previous = publish_candidate(postgres.get_engine())
-    switched = version != previous
-    context.log.info(f"serving index {version}" + (f" (was {previous})" if switched else " (unchanged)"))
-    return dg.MaterializeResult(metadata={"index_version": version, "previous_version": previous or "none",
-                                          "switched": switched})
+    settings = get_settings()
+    engine = postgres.get_engine()
+    try:
+        switch = publish_candidate(engine)
+    except IndexVersionError as exc:
+        raise dg.Failure(str(exc)) from None
+    switched = switch.version != switch.previous
+    context.log.info(f"serving index {switch.version}" + (f" (was {switch.previous})" if switched else
+                                                          " (unchanged)"))
+    dropped = collect_garbage(engine, settings.index_keep_published, bm25_root(settings))
+    if dropped:
+        context.log.info(f"dropped the storage of {len(dropped)} old index version(s): {', '.join(dropped)}")
+    return dg.MaterializeResult(metadata={"index_version": switch.version,
+                                          "previous_version": switch.previous or "none", "switched": switched,
+                                          "versions_dropped": len(dropped)})

@@ -8,9 +8,10 @@ from sqlalchemy import text
 from dagster_project.assets.chunks import chunks
 from dagster_project.assets.embeddings import chunk_embeddings
 from dagster_project.assets.search_index import ACTIVE_CHUNKS, bm25_root, candidate_index, chunk_bm25_index
-from dagster_project.assets.vector_index import INDEX_NAME, chunk_vector_index
+from dagster_project.assets.vector_index import chunk_vector_index
 from dagster_project.resources import EmbedderResource, PostgresResource
 from dagster_project.settings import get_settings
+from dagster_project.storage.index_tables import hnsw_definition, table_exists, table_key, table_rows
 from retrieval.bm25 import IDS_FILE, bm25_version
 
 
@@ -54,12 +55,19 @@ def vector_norms_sane(postgres: PostgresResource) -> dg.AssetCheckResult:
 
 
 @dg.asset_check(asset=chunk_vector_index, blocking=True,
-                description="pgvector is installed and chunks.embedding has an HNSW vector_cosine_ops index.")
+                description="pgvector is installed and the chunk table for the current chunks exists with an HNSW "
+                "vector_cosine_ops index and one row per active, embedded chunk.")
 def vector_index_present(postgres: PostgresResource) -> dg.AssetCheckResult:
-    ext = _scalar(postgres, "SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-    indexdef = _scalar(postgres, "SELECT indexdef FROM pg_indexes WHERE indexname = :n", n=INDEX_NAME)
-    ok = ext is not None and indexdef is not None and "vector_cosine_ops" in str(indexdef)
-    return dg.AssetCheckResult(passed=ok, metadata={"pgvector": str(ext), "index": str(indexdef)})
+    settings = get_settings()
+    with postgres.get_engine().connect() as conn:
+        ext = conn.execute(text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).scalar()
+        table, expected = table_key(conn, settings.hnsw_m, settings.hnsw_ef_construction)
+        present = table_exists(conn, table)
+        indexdef = hnsw_definition(conn, table) if present else None
+        rows = table_rows(conn, table) if present else 0
+    ok = ext is not None and indexdef is not None and "vector_cosine_ops" in indexdef and rows == expected
+    return dg.AssetCheckResult(passed=ok, metadata={"pgvector": str(ext), "table": table, "index": str(indexdef),
+                                                    "rows": int(rows), "active_embedded_chunks": expected})
 
 
 @dg.asset_check(asset=chunk_bm25_index, blocking=True,
@@ -77,16 +85,18 @@ def bm25_index_matches_chunks(postgres: PostgresResource) -> dg.AssetCheckResult
 
 
 @dg.asset_check(asset=candidate_index, blocking=True,
-                description="The candidate version's BM25 files exist and its counts match the chunk table.")
+                description="The candidate version's BM25 files and chunk table exist and its counts match them.")
 def candidate_index_is_servable(postgres: PostgresResource) -> dg.AssetCheckResult:
     from retrieval.index_state import candidate_index as latest_candidate
 
     engine = postgres.get_engine()
     index = latest_candidate(engine)
     with engine.connect() as conn:
-        chunks_now, vectors_now = conn.execute(text("SELECT count(*), count(embedding) FROM chunks")).one()
-    ok = index.bm25_path.exists() and (index.chunk_count, index.vector_count) == (chunks_now, vectors_now)
-    return dg.AssetCheckResult(passed=ok, metadata={"index_version": index.version, "chunks": chunks_now,
+        present = table_exists(conn, index.chunk_table)
+        rows = table_rows(conn, index.chunk_table) if present else -1
+    ok = index.bm25_path.exists() and present and index.chunk_count == index.vector_count == rows
+    return dg.AssetCheckResult(passed=ok, metadata={"index_version": index.version, "chunk_table": index.chunk_table,
+                                                    "table_rows": int(rows), "chunks": index.chunk_count,
                                                     "bm25_present": index.bm25_path.exists()})
 
 

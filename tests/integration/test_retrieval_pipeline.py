@@ -119,9 +119,10 @@ def test_repeated_question_hits_and_a_rebuilt_index_misses(demo_platform: FluxSe
     with engine.begin() as conn:  # a new index version is published (as a rebuild would)
         conn.execute(text(
             "INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,"
-            " vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id, published_at)"
-            " SELECT 'rebuilt-' || version, bm25_version, bm25_path, embedding_model, chunk_count, vector_count,"
-            " pathway_count, dataset_version, pipeline_version, 'rebuild-run', now() FROM index_versions"
+            " vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id, published_at,"
+            " chunk_table) SELECT 'rebuilt-' || version, bm25_version, bm25_path, embedding_model, chunk_count,"
+            " vector_count, pathway_count, dataset_version, pipeline_version, 'rebuild-run', now(), chunk_table"
+            " FROM index_versions"
             " WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1"))
     try:
         pipeline._index = None

@@ -16,6 +16,7 @@ from dagster_project.resources.postgres import engine_for
 from dagster_project.schema import apply_neo4j, apply_postgres
 from dagster_project.settings import FluxSettings, get_settings
 from dagster_project.stack import ServiceState, Stack
+from dagster_project.storage.index_tables import build_chunk_table, drop_chunk_table, hnsw_definition, table_rows
 
 
 def _driver(s: FluxSettings):  # type: ignore[no-untyped-def]
@@ -61,22 +62,32 @@ def test_every_service_reports_running(stack: FluxSettings) -> None:
         assert redis.Redis.from_url(stack.resolved_redis_url).ping()
 
 
-def test_vector_extension_and_hnsw_index_exist(migrated: FluxSettings) -> None:
-    with engine_for(migrated.platform_database_url).connect() as conn:
+def test_vector_extension_and_versioned_hnsw_tables(migrated: FluxSettings) -> None:
+    engine = engine_for(migrated.platform_database_url)
+    with engine.connect() as conn:
         version = conn.execute(text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).scalar()
-        indexdef = conn.execute(text("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_embedding_hnsw'"))
-        indexdef = indexdef.scalar_one()
         coltype = conn.execute(text(
             "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
             " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'")).scalar_one()
-        # A real cosine query through the index's operator works.
+        working_ann = conn.execute(text("SELECT count(*) FROM pg_indexes WHERE tablename = 'chunks'"
+                                        " AND indexdef LIKE '%hnsw%'")).scalar_one()
+    built = build_chunk_table(engine, migrated.hnsw_m, migrated.hnsw_ef_construction)
+    again = build_chunk_table(engine, migrated.hnsw_m, migrated.hnsw_ef_construction)
+    other = build_chunk_table(engine, migrated.hnsw_m + 1, migrated.hnsw_ef_construction)
+    with engine.connect() as conn:
+        indexdef = hnsw_definition(conn, built.name) or ""
+        # A real cosine query through the version table's index works.
         conn.execute(text("SET LOCAL hnsw.ef_search = 40"))
-        hits = conn.execute(text("SELECT count(*) FROM chunks ORDER BY 1 LIMIT 1")).scalar_one()
+        hits = table_rows(conn, built.name)
+        for table in {built.name, other.name}:
+            drop_chunk_table(conn, table)
+        conn.commit()
     assert version is not None and tuple(int(p) for p in version.split(".")[:2]) >= (0, 8)
+    assert coltype == f"vector({migrated.embedding_dim})" and working_ann == 0  # nothing serves from `chunks`
     assert "USING hnsw" in indexdef and "vector_cosine_ops" in indexdef
     assert f"m='{migrated.hnsw_m}'" in indexdef.replace(" ", "")
-    assert coltype == f"vector({migrated.embedding_dim})"
-    assert hits == 0
+    assert (built.action, again.action, again.name) == ("built", "kept", built.name) and hits == built.rows
+    assert other.name != built.name  # new HNSW parameters are a new table, built beside the old one
 
 
 def test_unique_keys_hold_on_documents_and_chunks(migrated: FluxSettings) -> None:

@@ -22,6 +22,7 @@ from dagster_project.resources.neo4j import driver_for
 from dagster_project.resources.postgres import engine_for
 from dagster_project.settings import REPO_ROOT, FluxSettings
 from dagster_project.storage.checksums import graph_checksums, table_checksums
+from dagster_project.storage.index_tables import build_chunk_table, drop_chunk_table
 from retrieval.bm25 import build_index
 from retrieval.evidence_guard import WITHHELD
 from retrieval.llm import GENERATE_PROMPT, JUDGE_PROMPT, OpenAICompatibleProvider
@@ -70,18 +71,21 @@ def planted(demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFactor
         bm25_path = tmp_path_factory.mktemp("bm25") / "planted"
         build_index([r.id for r in rows], [r.content for r in rows], demo_platform.bm25_k1, demo_platform.bm25_b,
                     bm25_path)
+    table = build_chunk_table(engine, demo_platform.hnsw_m, demo_platform.hnsw_ef_construction)
+    with engine.begin() as conn:
         conn.execute(text(
             "INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,"
-            " vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id, published_at)"
-            " SELECT :v, 'planted', :p, embedding_model, chunk_count + 1, vector_count + 1, pathway_count,"
-            " dataset_version, pipeline_version, dagster_run_id, now() FROM index_versions"
+            " vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id, published_at,"
+            " chunk_table) SELECT :v, 'planted', :p, embedding_model, chunk_count + 1, vector_count + 1,"
+            " pathway_count, dataset_version, pipeline_version, dagster_run_id, now(), :t FROM index_versions"
             " WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1"),
-            {"v": PLANTED_VERSION, "p": str(bm25_path)})
+            {"v": PLANTED_VERSION, "p": str(bm25_path), "t": table.name})
     try:
         yield demo_platform
     finally:
         with engine.begin() as conn:
             conn.execute(text("DELETE FROM index_versions WHERE version = :v"), {"v": PLANTED_VERSION})
+            drop_chunk_table(conn, table.name)
             conn.execute(text("DELETE FROM documents WHERE source = 'openalex' AND external_id = :e"),
                          {"e": EXTERNAL_ID})
         engine.dispose()

@@ -10,8 +10,15 @@ from pathlib import Path
 import pytest
 
 from retrieval.answer import validate_answer
-from retrieval.evidence_guard import (WITHHELD, EchoDetector, screen_evidence, scrub_instruction_echo,
-                                      steers_model, withhold_instructions, withheld_count)
+from retrieval.evidence_guard import (
+    WITHHELD,
+    EchoDetector,
+    screen_evidence,
+    scrub_instruction_echo,
+    steers_model,
+    withheld_count,
+    withhold_instructions,
+)
 from retrieval.llm import GENERATE_PROMPT, INSTRUCTION_TEXTS, format_evidence
 from retrieval.types import Evidence
 

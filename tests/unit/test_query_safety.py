@@ -21,6 +21,7 @@ REVIEWED = {
     ("dagster_project/storage/bulk.py", "ddl"),  # built from the same constant column list
     ("dagster_project/storage/chunks.py", "dim"),  # int(vectors.shape[1])
     ("dagster_project/evals/store.py", "where"),  # one of two constant fragments
+    ("retrieval/pg_retriever.py", "source"),  # a quoted flux_index.chunks_<hex16> name (qualified() refuses others)
 }
 
 
@@ -75,3 +76,13 @@ def test_the_scan_catches_statements_built_from_variables(source: str) -> None:
     statement = call.args[0] if call.func.attr != "execute" or not isinstance(call.args[0], ast.Call) else \
         call.args[0].args[0]
     assert any(not _allowed("retrieval/x.py", e) for e in _spliced(statement))
+
+
+@pytest.mark.parametrize("name", ['chunks_0123456789abcdef"; DROP TABLE documents; --', "documents",
+                                  "chunks_0123456789ABCDEF", "chunks_0123456789abcdef_building"])
+def test_only_versioned_chunk_table_names_reach_a_statement(name: str) -> None:
+    from dagster_project.storage.index_tables import IndexTableError, qualified
+
+    with pytest.raises(IndexTableError):
+        qualified(name)
+    assert qualified("chunks_0123456789abcdef").as_string(None) == '"flux_index"."chunks_0123456789abcdef"'
