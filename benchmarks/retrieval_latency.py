@@ -28,6 +28,7 @@ import uvicorn
 from sqlalchemy import text
 
 from dagster_project.settings import FluxSettings, get_settings
+from dagster_project.storage.index_tables import as_sql, qualified
 from retrieval.cache import Cache
 from retrieval.pg_retriever import vector_literal
 from retrieval.pipeline import Pipeline
@@ -108,11 +109,12 @@ def main() -> None:
     timed(cold.search, questions[:5])  # warm the model, the BM25 load and the connection pools
 
     vectors = {q: cold.embed(q) for q in questions}
+    table = as_sql(qualified(index.chunk_table))  # the served version's chunk table and its HNSW index
 
     def dense_only(q: str) -> None:
         with cold.engine.begin() as conn:
             conn.execute(text(f"SET LOCAL hnsw.ef_search = {settings.hnsw_ef_search}"))
-            conn.execute(text("SELECT id FROM chunks ORDER BY embedding <=> CAST(:v AS vector) LIMIT 20"),
+            conn.execute(text(f"SELECT id FROM {table} ORDER BY embedding <=> CAST(:v AS vector) LIMIT 20"),
                          {"v": vector_literal(vectors[q])}).all()
 
     rows: list[tuple[str, list[float]]] = [("baseline: dense top-20 only", timed(dense_only, questions))]

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from dagster_project.settings import FluxConfigError, get_settings
 from dagster_project.stack.base import ServiceStatus
-from serving.cli_index import index_app
+from serving.cli_index import backup_command, index_app, restore_command
 
 app = typer.Typer(help="Flux: biology sources → documents, pgvector and a Neo4j graph.", no_args_is_help=True)
 stack_app = typer.Typer(help="Local services: embedded Postgres, Neo4j, Redis.", no_args_is_help=True)
@@ -32,6 +32,8 @@ resolution_app = typer.Typer(help="Reactome ↔ KEGG resolution model: fit on th
                              no_args_is_help=True)
 app.add_typer(resolution_app, name="resolution")
 app.add_typer(index_app, name="index")
+app.command("backup")(backup_command)
+app.command("restore")(restore_command)
 console = Console(width=int(os.environ.get("COLUMNS", "120")))
 err_console = Console(stderr=True)
 

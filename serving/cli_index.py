@@ -1,6 +1,10 @@
-"""`flux index`: the retrieval index versions (blue/green), and rolling back a publish."""
+"""`flux index` (the retrieval index versions, blue/green; rolling back a publish) and `flux backup` / `flux
+restore`."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -61,3 +65,39 @@ def index_rollback() -> None:
         raise typer.Exit(1) from None
     console.print(f"serving index {switch.version} again (rolled back from {switch.previous}); running services "
                   "switch within seconds")
+
+
+def backup_command(target: Annotated[Path, typer.Argument(help="A new (or empty) directory for the backup.")]
+                   ) -> None:
+    """Back up the platform, Dagster and MLflow databases, the BM25 indexes and the checksums to verify them."""
+    from dagster_project.backup import BackupError, backup
+
+    _engine().dispose()  # a clear message when Postgres is down
+    try:
+        manifest = backup(get_settings(), target)
+    except BackupError as exc:
+        err_console.print(f"flux: {exc}", highlight=False)
+        raise typer.Exit(1) from None
+    console.print(f"backup written to {target}: databases {', '.join(manifest['databases'])}; "  # type: ignore[arg-type]
+                  f"{len(manifest['tables'])} tables and the graph checksummed; "  # type: ignore[arg-type]
+                  f"{len(manifest['bm25'])} BM25 index(es)")  # type: ignore[arg-type]
+
+
+def restore_command(source: Annotated[Path, typer.Argument(exists=True, file_okay=False,
+                                                           help="A directory written by `flux backup`.")]
+                    ) -> None:
+    """Restore a backup into empty databases (this configuration's), re-project the graph, verify checksums."""
+    from dagster_project.backup import BackupError, restore
+
+    _engine().dispose()
+    try:
+        report = restore(get_settings(), source)
+    except BackupError as exc:
+        err_console.print(f"flux: {exc}", highlight=False)
+        raise typer.Exit(1) from None
+    console.print(f"restored {', '.join(report.databases)} and {report.bm25_directories} BM25 index(es); "
+                  f"{report.tables_matching} tables match the backup; graph "
+                  f"{'matches' if report.graph_matches else 'DIFFERS'}")
+    if not report.ok:
+        err_console.print(f"flux: restored state differs from the backup: tables {report.tables_differing}")
+        raise typer.Exit(1)

@@ -1,6 +1,7 @@
 """Stage 6 — the knowledge graph: pathways, hierarchy, species, genes, compounds, papers and their gene mentions,
 projected from Postgres into Neo4j with MERGE; then one vector per pathway for the Neo4j vector index."""
 
+import hashlib
 import time
 
 import dagster as dg
@@ -85,10 +86,18 @@ def pathway_vectors(context: dg.AssetExecutionContext, postgres: PostgresResourc
             "SELECT d.external_id, avg(c.embedding)::text FROM documents d JOIN chunks c ON c.document_id = d.id"
             " WHERE d.type = 'pathway' AND d.status = 'active' AND c.embedding IS NOT NULL GROUP BY d.external_id"
         )).all()
+    driver = neo4j.get_driver()
+    with driver.session() as session:
+        stored = {r["id"]: r["hash"] for r in session.run(loader.PATHWAY_VECTOR_HASHES)}
     payload = []
     for pathway_id, mean_text in rows:
+        digest = hashlib.sha256(mean_text.encode()).hexdigest()[:16]
+        if stored.get(pathway_id) == digest:
+            continue  # the same chunk vectors: the stored vector is already this one
         vector = np.asarray([float(x) for x in mean_text.strip("[]").split(",")], dtype=np.float64)
-        payload.append({"id": pathway_id, "vector": (vector / max(np.linalg.norm(vector), 1e-12)).tolist()})
-    written = loader.run_batched(neo4j.get_driver(), loader.SET_PATHWAY_VECTORS, payload)
-    context.log.info(f"{written} pathway vectors set")
-    return dg.MaterializeResult(metadata={"pathway_vectors": written})
+        payload.append({"id": pathway_id, "hash": digest,
+                        "vector": (vector / max(np.linalg.norm(vector), 1e-12)).tolist()})
+    written = loader.run_batched(driver, loader.SET_PATHWAY_VECTORS, payload) if payload else 0
+    context.log.info(f"{written} pathway vectors written, {len(rows) - len(payload)} unchanged")
+    return dg.MaterializeResult(metadata={"pathway_vectors_written": written,
+                                          "pathway_vectors_unchanged": len(rows) - len(payload)})

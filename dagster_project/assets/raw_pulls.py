@@ -6,7 +6,7 @@ import dagster as dg
 from dagster_project.resources import PostgresResource
 from dagster_project.settings import FluxSettings, get_settings
 from dagster_project.sources import registry
-from dagster_project.sources.raw import write_pull
+from dagster_project.sources.raw import unchanged_since, write_pull
 from dagster_project.storage.loaders import record_raw_pull
 
 RAW_GROUP = "raw"
@@ -32,11 +32,17 @@ def build_raw_asset(source: str) -> dg.AssetsDefinition:
     def _raw(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
         settings = get_settings()
         pulled = registry.pull(source, settings)
-        manifest = write_pull(pulled, settings.raw_root_path)
         byte_count = sum(len(b) for b in pulled.files.values())
-        record_raw_pull(postgres.get_engine(), manifest, settings.source_mode, byte_count)
-        context.log.info(f"{source}: {len(pulled.files)} files, {byte_count} bytes → {manifest.uri}")
+        previous = unchanged_since(pulled, settings.raw_root_path)
+        if previous is not None:  # nothing new: the dataset version stays, no pull is recorded twice
+            manifest = previous
+            context.log.info(f"{source}: unchanged since {previous.retrieved_at} ({previous.uri})")
+        else:
+            manifest = write_pull(pulled, settings.raw_root_path)
+            record_raw_pull(postgres.get_engine(), manifest, settings.source_mode, byte_count)
+            context.log.info(f"{source}: {len(pulled.files)} files, {byte_count} bytes → {manifest.uri}")
         return dg.MaterializeResult(metadata={
+            "changed": previous is None,
             "mode": settings.source_mode,
             "release": manifest.release,
             "retrieved_at": manifest.retrieved_at,

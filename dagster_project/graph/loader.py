@@ -79,7 +79,11 @@ SET_PATHWAY_VECTORS = """
 UNWIND $rows AS row
 MATCH (p:Pathway {id: row.id})
 CALL db.create.setNodeVectorProperty(p, 'embedding', row.vector)
+SET p.embedding_hash = row.hash
 """
+# What each Pathway's vector was computed from, so an unchanged vector is not written again.
+PATHWAY_VECTOR_HASHES = ("MATCH (p:Pathway) WHERE p.embedding_hash IS NOT NULL"
+                         " RETURN p.id AS id, p.embedding_hash AS hash")
 
 
 def batched(rows: Sequence[dict[str, Any]] | Iterable[dict[str, Any]], size: int = BATCH) -> Iterator[list]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,7 +55,38 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+class RawZoneError(OSError):
+    """The raw zone cannot be written (read-only, full, missing); nothing partial is left behind."""
+
+
+def _write_whole(fs: fsspec.AbstractFileSystem, path: str, data: bytes) -> None:
+    """Write under a temporary name and rename: a content-addressed path never holds a truncated file, which a
+    later run would otherwise take for the finished one and never rewrite."""
+    partial = f"{path}.partial-{uuid.uuid4().hex[:8]}"
+    try:
+        with fs.open(partial, "wb") as fh:
+            fh.write(data)
+        fs.mv(partial, path)
+    except BaseException:
+        try:
+            if fs.exists(partial):
+                fs.rm(partial)
+        except OSError:
+            pass
+        raise
+
+
 def write_pull(pull: RawPull, raw_root: str) -> Manifest:
+    try:
+        return _write_pull(pull, raw_root)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise RawZoneError(exc.errno or 0, f"cannot write {pull.source} to the raw zone FLUX_RAW_ROOT={raw_root}: "
+                           f"{reason}; free space or point FLUX_RAW_ROOT at a writable location, then rerun "
+                           "(nothing partial was kept)") from exc
+
+
+def _write_pull(pull: RawPull, raw_root: str) -> Manifest:
     fs, root = fsspec.core.url_to_fs(raw_root)
     pull_date = pull.retrieved_at[:10]
     folder = f"{root.rstrip('/')}/{pull.source}/{pull_date}"
@@ -63,16 +95,28 @@ def write_pull(pull: RawPull, raw_root: str) -> Manifest:
     for name, data in sorted(pull.files.items()):
         path = f"{folder}/{_sha(data)[:12]}-{name.replace('/', '__')}"
         if not fs.exists(path):
-            with fs.open(path, "wb") as fh:
-                fh.write(data)
+            _write_whole(fs, path, data)
         stored[name] = path
     body = {"source": pull.source, "release": pull.release, "retrieved_at": pull.retrieved_at,
             "pull_date": pull_date, "files": stored}
     encoded = json.dumps(body, indent=2, sort_keys=True).encode()
     manifest_path = f"{folder}/manifest-{pull.retrieved_at[11:19].replace(':', '')}-{_sha(encoded)[:12]}.json"
-    with fs.open(manifest_path, "wb") as fh:
-        fh.write(encoded)
+    _write_whole(fs, manifest_path, encoded)
     return Manifest(pull.source, pull.release, pull.retrieved_at, pull_date, stored, manifest_path)
+
+
+def unchanged_since(pull: RawPull, raw_root: str) -> Manifest | None:
+    """The latest manifest when it already holds exactly these files and this release (a re-pull that found
+    nothing new records nothing new); else None."""
+    try:
+        latest = latest_manifest(pull.source, raw_root)
+    except FileNotFoundError:
+        return None
+    if latest.release != pull.release or set(latest.files) != set(pull.files):
+        return None
+    same = all(Path(latest.files[name]).name == f"{_sha(data)[:12]}-{name.replace('/', '__')}"
+               for name, data in pull.files.items())
+    return latest if same else None
 
 
 def latest_manifest(source: str, raw_root: str) -> Manifest:

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 _TABLES = text("SELECT table_name FROM information_schema.tables"
                " WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name")
 _ROW_HASH = ("SELECT count(*), coalesce(md5(string_agg(h, '' ORDER BY h)), '')"
-             " FROM (SELECT md5(t::text) AS h FROM {} t) rows")
+             " FROM (SELECT md5((to_jsonb(t) - CAST({} AS text[]))::text) AS h FROM {} t) rows")
 
 
 @dataclass(frozen=True)
@@ -30,15 +30,17 @@ def table_names(conn: Connection) -> list[str]:
     return [row[0] for row in conn.execute(_TABLES)]
 
 
-def table_checksums(engine: Engine, tables: list[str] | None = None,
-                    exclude: frozenset[str] = frozenset()) -> dict[str, TableChecksum]:
-    """One checksum per table (every public table by default), read in one snapshot transaction."""
+def table_checksums(engine: Engine, tables: list[str] | None = None, exclude: frozenset[str] = frozenset(),
+                    ignore_columns: dict[str, list[str]] | None = None) -> dict[str, TableChecksum]:
+    """One checksum per table (every public table by default), read in one snapshot transaction.
+    `ignore_columns` leaves named columns out of a table's rows (e.g. a timestamp a re-confirmation bumps)."""
     with engine.connect() as conn:
         conn.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"))
         names = [t for t in (tables or table_names(conn)) if t not in exclude]
         result: dict[str, TableChecksum] = {}
         for name in names:
-            statement = sql.SQL(_ROW_HASH).format(sql.Identifier(name)).as_string(None)
+            ignored = sql.Literal((ignore_columns or {}).get(name, []))
+            statement = sql.SQL(_ROW_HASH).format(ignored, sql.Identifier(name)).as_string(None)
             rows, digest = conn.execute(text(statement)).one()
             result[name] = TableChecksum(int(rows), str(digest))
         conn.rollback()

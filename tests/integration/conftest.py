@@ -3,7 +3,9 @@ demo (sources, chunks, Ray embeddings, HNSW index, graph, resolution)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -12,6 +14,8 @@ from psycopg import sql
 from dagster_project.materialize import materialize_selection
 from dagster_project.settings import FluxSettings, get_settings
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
+from dagster_project.stack.redis import RedisService
+from tests.support.ports import free_port
 
 
 @pytest.fixture(scope="session")
@@ -33,3 +37,17 @@ def demo_platform(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory)
     yield settings
     with psycopg.connect(admin_conninfo(stack), autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
+
+
+@pytest.fixture
+def redis_service(tmp_path: Path) -> Iterator[RedisService]:
+    """A redis-server of the test's own (own port, own FLUX_HOME): free to stop, kill and restart."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (`make setup` installs it with apt)")
+    settings = FluxSettings(home=tmp_path, redis_port=free_port(), redis_url=None, redis_server_bin="redis-server")
+    service = RedisService(settings)
+    service.start()
+    try:
+        yield service
+    finally:
+        service.stop()

@@ -3,17 +3,12 @@ including an outage in the middle of a test and the return to Redis after a rest
 
 from __future__ import annotations
 
-import shutil
-import socket
 import time
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
 
-from dagster_project.settings import FluxSettings
 from dagster_project.stack.redis import RedisService
 from retrieval.cache import Cache
 
@@ -23,25 +18,6 @@ RETRY = 0.3  # seconds between attempts to get back to Redis after an outage (30
 
 def vec(first: float = 1.0) -> list[float]:
     return [first, 1.0 - first, 0.0, 0.0]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def redis_service(tmp_path: Path) -> Iterator[RedisService]:
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (`make setup` installs it with apt)")
-    settings = FluxSettings(home=tmp_path, redis_port=_free_port(), redis_url=None, redis_server_bin="redis-server")
-    service = RedisService(settings)
-    service.start()
-    try:
-        yield service
-    finally:
-        service.stop()
 
 
 @pytest.fixture

@@ -81,7 +81,8 @@ def test_live_pull_with_injected_faults_is_retried_and_never_duplicates(
     after_second = _counts(live_kegg)
 
     assert after_first["kegg_documents"] == after_first["kegg_pathways"] == 9
-    assert after_first["live_pulls"] == before + 1 and after_second["live_pulls"] == before + 2
+    # The second pull got the same files and release after its retries: nothing new is recorded.
+    assert after_first["live_pulls"] == before + 1 and after_second["live_pulls"] == before + 1
     for key in ("kegg_documents", "kegg_pathways", "members", "quarantine"):
         assert after_second[key] == after_first[key], key
     with engine_for(live_kegg.platform_database_url).connect() as conn:
