@@ -4,12 +4,14 @@ the caches live in memory ("degraded" either way)."""
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 import redis
 from neo4j import RoutingControl
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from sqlalchemy import text
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from dagster_project.settings import FluxConfigError, FluxSettings
@@ -29,10 +31,17 @@ def store_error_message(exc: BaseException) -> str | None:
     return None
 
 
-def _postgres(settings: FluxSettings) -> dict[str, Any]:
+@functools.cache
+def _engine(url: str) -> Engine:
+    """One pool per database for every probe (a new engine per request would open a connection each time and
+    leave its pool to the garbage collector)."""
     from dagster_project.resources.postgres import engine_for
 
-    engine = engine_for(settings.platform_database_url)
+    return engine_for(url)
+
+
+def _postgres(settings: FluxSettings) -> dict[str, Any]:
+    engine = _engine(settings.platform_database_url)
     try:
         with engine.connect() as conn:
             counts = conn.execute(text(

@@ -151,6 +151,7 @@ def explain_pg_error(exc: Exception) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if "password authentication failed" in text:
         return f"Postgres rejected the credentials: {text}"
-    if "Connection refused" in text or "connection failed" in text or "timeout" in text.lower():
+    if any(s in text for s in ("Connection refused", "connection failed", "closed the connection")) \
+            or "timeout" in text.lower():
         return f"Postgres is not reachable: {text}"
     return f"Postgres error: {text}"

@@ -4,7 +4,10 @@ rerun that converges to the state of a clean run:
 - Redis killed with SIGKILL while the HTTP API answers: answers go on from the in-process cache, and the cache
   goes back to Redis by itself once a new server is up on the same port;
 - the raw zone full (a 64 KiB tmpfs) or read-only (a tmpfs remounted ro): a clear RawZoneError, no partial file
-  left behind, and a rerun on a writable zone writes exactly the files and manifest of a clean run.
+  left behind, and a rerun on a writable zone writes exactly the files and manifest of a clean run;
+- the Postgres server killed (SIGKILL to the postmaster) with an embedding write half-way through its transaction:
+  that batch is lost whole, earlier ones stay, and the rerun ends in exactly the vectors of a clean run with every
+  other table unchanged.
 """
 
 from __future__ import annotations
@@ -14,19 +17,34 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+import psycopg
 import pytest
 import redis
 from fastapi.testclient import TestClient
+from pgvector.psycopg import register_vector
+from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 
+from dagster_project.embedding import embed_on_ray
+from dagster_project.materialize import materialize_selection
+from dagster_project.resources.embedder import resolve_model_path
+from dagster_project.resources.postgres import engine_for
+from dagster_project.resources.ray import ensure_ray
 from dagster_project.settings import FluxSettings
 from dagster_project.sources import registry
 from dagster_project.sources.raw import RawPull, RawZoneError, write_pull
+from dagster_project.stack import Stack
+from dagster_project.stack.postgres import admin_conninfo, explain_pg_error
 from dagster_project.stack.redis import RedisService
+from dagster_project.storage.checksums import table_checksums
+from dagster_project.storage.chunks import chunks_to_embed, write_vector_batches, write_vectors
 from retrieval.cache import Cache
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
@@ -124,3 +142,95 @@ def test_a_read_only_raw_zone_fails_clearly(small_tmpfs: Path) -> None:
     subprocess.run(["mount", "-o", "remount,ro", str(small_tmpfs)], check=True)
     with pytest.raises(RawZoneError, match=r"Read-only file system.*FLUX_RAW_ROOT"):
         write_pull(_demo_pull("hgnc"), str(small_tmpfs))
+
+
+# --- Postgres killed during an embedding write ---------------------------------------------------------------
+def _postmaster_pid(pgdata: Path) -> int:
+    return int((pgdata / "postmaster.pid").read_text().splitlines()[0])
+
+
+def _children(pid: int) -> list[int]:
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False)
+    return [int(p) for p in found.stdout.split()]
+
+
+def _alive(pids: list[int]) -> list[int]:
+    # A zombie counts: until it is reaped its pid still answers, and pg_ctl would take it for a running server.
+    return [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+
+
+@pytest.mark.timeout(600)
+def test_postgres_killed_during_an_embedding_write_loses_the_batch_whole_and_a_rerun_converges(
+        demo_platform: FluxSettings, stack: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    other_tables = frozenset({"chunks"})
+    before = table_checksums(engine, exclude=other_tables)
+    model = resolve_model_path("all-MiniLM-L6-v2")  # the same weights under another name: every chunk is pending
+    pending = chunks_to_embed(engine, model)
+    ensure_ray(None, demo_platform.ray_num_cpus, demo_platform.home / "ray")
+    # A clean run's vectors, cut into write batches of 16 here (Ray decides its own batch sizes).
+    computed = list(embed_on_ray(pending, model, actors=1, batch_size=16, cpus_per_actor=2))
+    ids = [str(i) for b in computed for i in b["id"]]
+    hashes = [str(h) for b in computed for h in b["content_hash"]]
+    vectors = np.concatenate([np.stack(b["embedding"]) for b in computed])
+    clean = [(ids[i:i + 16], hashes[i:i + 16], vectors[i:i + 16]) for i in range(0, len(ids), 16)]
+    assert len(clean) >= 3
+    first = write_vectors(engine, *clean[0], model)
+
+    # A session holding SHARE on chunks parks the next batch inside its transaction (COPY done, UPDATE waiting):
+    # the server is killed with that write half-way.
+    conninfo = admin_conninfo(demo_platform).replace("/postgres", f"/{demo_platform.pg_database}")
+    blocker = psycopg.connect(conninfo)  # its transaction stays open, holding the lock
+    blocker.execute("LOCK TABLE chunks IN SHARE MODE")
+    # Activity is read outside that transaction: inside one, pg_stat_activity is a snapshot taken once.
+    watcher = psycopg.connect(conninfo, autocommit=True)
+    failures: list[BaseException] = []
+
+    def second_batch() -> None:
+        try:
+            write_vectors(engine, *clean[1], model)
+        except BaseException as exc:
+            failures.append(exc)
+
+    writer = threading.Thread(target=second_batch)
+    writer.start()
+    postgres = Stack(stack).postgres
+    try:
+        _wait(lambda: _waiting_update(watcher), "the batch's UPDATE to wait on the lock")
+        postmaster = _postmaster_pid(postgres.pgdata)
+        server = [postmaster, *_children(postmaster)]
+        os.kill(postmaster, signal.SIGKILL)
+        writer.join(timeout=60)
+        # Backends notice their postmaster's death and exit; a restart needs them gone (shared memory).
+        _wait(lambda: not _alive(server), "every Postgres process to exit", timeout=60)
+    finally:
+        blocker.close()
+        watcher.close()
+        if not postgres.is_running():
+            postgres.start()  # whatever happened, the session's server comes back for the tests that follow
+    assert len(failures) == 1 and isinstance(failures[0], OperationalError), failures
+    print(f"\nthe killed write failed with: {explain_pg_error(failures[0])}")
+    engine.dispose()
+    with engine.connect() as conn:
+        landed = conn.execute(text("SELECT count(*) FROM chunks WHERE embedding_model = :m"), {"m": model})
+        assert landed.scalar_one() == first  # the first batch whole, the killed one not at all
+
+    rerun = write_vector_batches(engine, embed_on_ray(chunks_to_embed(engine, model), model, actors=1,
+                                                      batch_size=16, cpus_per_actor=2), model)
+    assert first + rerun == len(pending)
+    expected = dict(zip(ids, vectors, strict=True))
+    with engine.connect() as conn:
+        register_vector(conn.connection.driver_connection)
+        rows = conn.execute(text("SELECT id, embedding, embedding_model, embedded_content_hash = content_hash"
+                                 " FROM chunks")).all()
+    assert {r[0] for r in rows} == set(expected) and all(r[2] == model and r[3] for r in rows)
+    assert all(np.allclose(r[1].to_numpy(), expected[r[0]], atol=1e-5) for r in rows)  # the state of a clean run
+    assert table_checksums(engine, exclude=other_tables) == before  # nothing else was touched
+    # Back to the configured model for the tests that follow.
+    assert materialize_selection(demo_platform, "group:index").success
+
+
+def _waiting_update(conn: psycopg.Connection) -> bool:
+    row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                       " AND query LIKE 'UPDATE chunks%'").fetchone()
+    return bool(row and row[0])
