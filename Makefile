@@ -82,8 +82,8 @@ lint: setup
 
 # The test stack is started here (and by the tests themselves when run directly) and stopped afterwards.
 test: setup
-	$(TEST_ENV) $(FLUX) stack up
 	$(BIN)/ruff check dagster_project retrieval serving tests benchmarks
+	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
 	set +e; $(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	  $(TEST_ENV) $(FLUX) stack down >/dev/null; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure, not a pass" >&2; rc=1; fi; \

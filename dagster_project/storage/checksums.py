@@ -14,8 +14,10 @@ from sqlalchemy.engine import Connection, Engine
 
 # Table names come from the catalogue (never from users); rows are hashed in a fixed order so the physical order
 # of a table does not matter.
-_TABLES = text("SELECT table_name FROM information_schema.tables"
-               " WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name")
+# Every schema the platform writes: public, flux_index (versioned chunk tables) and dbt's (views hold no state).
+_TABLES = text("SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+               " AND table_schema NOT IN ('pg_catalog', 'information_schema') AND table_schema NOT LIKE 'pg\\_%'"
+               " ORDER BY table_schema, table_name")
 _ROW_HASH = ("SELECT count(*), coalesce(md5(string_agg(h, '' ORDER BY h)), '')"
              " FROM (SELECT md5((to_jsonb(t) - CAST({} AS text[]))::text) AS h FROM {} t) rows")
 
@@ -27,12 +29,13 @@ class TableChecksum:
 
 
 def table_names(conn: Connection) -> list[str]:
-    return [row[0] for row in conn.execute(_TABLES)]
+    """`name` for public tables, `schema.name` for the others."""
+    return [name if schema == "public" else f"{schema}.{name}" for schema, name in conn.execute(_TABLES)]
 
 
 def table_checksums(engine: Engine, tables: list[str] | None = None, exclude: frozenset[str] = frozenset(),
                     ignore_columns: dict[str, list[str]] | None = None) -> dict[str, TableChecksum]:
-    """One checksum per table (every public table by default), read in one snapshot transaction.
+    """One checksum per table (every table the platform writes, by default), read in one snapshot transaction.
     `ignore_columns` leaves named columns out of a table's rows (e.g. a timestamp a re-confirmation bumps)."""
     with engine.connect() as conn:
         conn.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"))
@@ -40,7 +43,8 @@ def table_checksums(engine: Engine, tables: list[str] | None = None, exclude: fr
         result: dict[str, TableChecksum] = {}
         for name in names:
             ignored = sql.Literal((ignore_columns or {}).get(name, []))
-            statement = sql.SQL(_ROW_HASH).format(ignored, sql.Identifier(name)).as_string(None)
+            identifier = sql.Identifier(*name.split(".", 1))
+            statement = sql.SQL(_ROW_HASH).format(ignored, identifier).as_string(None)
             rows, digest = conn.execute(text(statement)).one()
             result[name] = TableChecksum(int(rows), str(digest))
         conn.rollback()
