@@ -5,6 +5,8 @@ rerun that converges to the state of a clean run:
   goes back to Redis by itself once a new server is up on the same port;
 - the raw zone full (a 64 KiB tmpfs) or read-only (a tmpfs remounted ro): a clear RawZoneError, no partial file
   left behind, and a rerun on a writable zone writes exactly the files and manifest of a clean run;
+- a Ray embedding worker killed (SIGKILL) mid-run: whether Ray restarts it or the run fails, the rerun ends in a
+  clean run's vectors, each chunk written once;
 - the Postgres server killed (SIGKILL to the postmaster) with an embedding write half-way through its transaction:
   that batch is lost whole, earlier ones stay, and the rerun ends in exactly the vectors of a clean run with every
   other table unchanged.
@@ -34,7 +36,7 @@ from sqlalchemy.exc import OperationalError
 
 from dagster_project.embedding import embed_on_ray
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources.embedder import resolve_model_path
+from dagster_project.resources.embedder import load_model, resolve_model_path
 from dagster_project.resources.postgres import engine_for
 from dagster_project.resources.ray import ensure_ray
 from dagster_project.settings import FluxSettings
@@ -234,3 +236,61 @@ def _waiting_update(conn: psycopg.Connection) -> bool:
     row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
                        " AND query LIKE 'UPDATE chunks%'").fetchone()
     return bool(row and row[0])
+
+
+# --- a Ray worker killed during embedding -------------------------------------------------------------------
+def _embedding_actor_pids() -> list[int]:
+    """Ray names an actor's process after its class (`ray::MapWorker(...)` for a Ray Data actor pool)."""
+    found = subprocess.run(["pgrep", "-f", r"^ray::.*(MapWorker|EmbedBatch)"], capture_output=True, text=True,
+                           check=False)
+    return [int(p) for p in found.stdout.split()]
+
+
+@pytest.mark.timeout(600)
+def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    model = resolve_model_path("all-MiniLM-L6-v2")  # the same weights under another name: every chunk is pending
+    pending = chunks_to_embed(engine, model)
+    ensure_ray(None, demo_platform.ray_num_cpus, demo_platform.home / "ray")
+    outcome: list[BaseException | int] = []
+
+    def embed_and_write() -> None:
+        try:
+            outcome.append(write_vector_batches(engine, embed_on_ray(pending, model, actors=1, batch_size=4,
+                                                                     cpus_per_actor=2), model))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    run = threading.Thread(target=embed_and_write)
+    run.start()
+
+    def written() -> int:
+        with engine.connect() as conn:
+            return int(conn.execute(text("SELECT count(*) FROM chunks WHERE embedding_model = :m"),
+                                    {"m": model}).scalar_one())
+
+    _wait(lambda: written() > 0 or not run.is_alive(), "the first batch to be written", timeout=120)
+    victims = _embedding_actor_pids()
+    assert run.is_alive() and victims, "the worker must be killed while the run is still embedding"
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    run.join(timeout=300)
+    assert not run.is_alive() and outcome
+    failed = isinstance(outcome[0], BaseException)
+    print("\nafter the worker was killed the run " + (f"failed: {str(outcome[0])[:200]}" if failed
+                                                       else "recovered (Ray restarted the actor)"))
+    # Whatever Ray did (restart the actor and retry, or fail the run), a rerun finishes the job exactly once.
+    landed = written()
+    rerun = write_vector_batches(engine, embed_on_ray(chunks_to_embed(engine, model), model, actors=1,
+                                                      batch_size=16, cpus_per_actor=2), model)
+    assert written() == len(pending) and landed + rerun == len(pending)
+    if not failed:
+        assert outcome[0] == landed
+    reference = load_model(model).encode(list(pending["content"]), normalize_embeddings=True)
+    expected = dict(zip(pending["id"], reference, strict=True))
+    with engine.connect() as conn:
+        register_vector(conn.connection.driver_connection)
+        rows = conn.execute(text("SELECT id, embedding, embedded_content_hash = content_hash FROM chunks")).all()
+    assert all(r[2] for r in rows) and {r[0] for r in rows} == set(expected)
+    assert all(np.allclose(r[1].to_numpy(), expected[r[0]], atol=1e-5) for r in rows)
+    assert materialize_selection(demo_platform, "group:index").success  # back to the configured model
