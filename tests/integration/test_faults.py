@@ -7,6 +7,8 @@ rerun that converges to the state of a clean run:
   left behind, and a rerun on a writable zone writes exactly the files and manifest of a clean run;
 - a Ray embedding worker killed (SIGKILL) mid-run: whether Ray restarts it or the run fails, the rerun ends in a
   clean run's vectors, each chunk written once;
+- Neo4j killed (SIGKILL) with the graph load half-way (pathways committed, genes waiting on a lock): the Dagster
+  run fails, the graph holds only committed batches, and the rerun ends in the graph of a clean load;
 - the Postgres server killed (SIGKILL to the postmaster) with an embedding write half-way through its transaction:
   that batch is lost whole, earlier ones stay, and the rerun ends in exactly the vectors of a clean run with every
   other table unchanged.
@@ -14,6 +16,7 @@ rerun that converges to the state of a clean run:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -37,6 +40,7 @@ from sqlalchemy.exc import OperationalError
 from dagster_project.embedding import embed_on_ray
 from dagster_project.materialize import materialize_selection
 from dagster_project.resources.embedder import load_model, resolve_model_path
+from dagster_project.resources.neo4j import driver_for
 from dagster_project.resources.postgres import engine_for
 from dagster_project.resources.ray import ensure_ray
 from dagster_project.settings import FluxSettings
@@ -45,7 +49,7 @@ from dagster_project.sources.raw import RawPull, RawZoneError, write_pull
 from dagster_project.stack import Stack
 from dagster_project.stack.postgres import admin_conninfo, explain_pg_error
 from dagster_project.stack.redis import RedisService
-from dagster_project.storage.checksums import table_checksums
+from dagster_project.storage.checksums import graph_checksums, table_checksums
 from dagster_project.storage.chunks import chunks_to_embed, write_vector_batches, write_vectors
 from retrieval.cache import Cache
 from retrieval.pipeline import Pipeline
@@ -294,3 +298,56 @@ def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_
     assert all(r[2] for r in rows) and {r[0] for r in rows} == set(expected)
     assert all(np.allclose(r[1].to_numpy(), expected[r[0]], atol=1e-5) for r in rows)
     assert materialize_selection(demo_platform, "group:index").success  # back to the configured model
+
+
+# --- Neo4j killed during the graph load ---------------------------------------------------------------------
+GRAPH = "key:knowledge_graph or key:pathway_vectors or key:pathway_resolution"
+
+
+@pytest.mark.timeout(600)
+def test_neo4j_killed_during_the_graph_load_fails_the_run_and_a_rerun_converges(demo_platform: FluxSettings,
+                                                                                stack: FluxSettings) -> None:
+    driver = driver_for(demo_platform.resolved_neo4j_uri, demo_platform.neo4j_user,
+                        demo_platform.neo4j_password.get_secret_value())
+    clean = graph_checksums(driver)
+    with driver.session() as session:
+        gene = session.run("MATCH (g:Gene) RETURN g.id AS id ORDER BY g.id LIMIT 1").single()["id"]
+        # A load from nothing (as on a new machine); the schema's migration ledger stays.
+        session.run("MATCH (n) WHERE NOT n:FluxMigration DETACH DELETE n").consume()
+    # An open transaction holding the key lock of one gene parks the genes batch (pathways are already
+    # committed by then): Neo4j is killed with the load half-way.
+    holder = driver.session()
+    locking = holder.begin_transaction()
+    locking.run("MERGE (g:Gene {id: $id})", id=gene).consume()
+    outcome: list[object] = []
+    run = threading.Thread(target=lambda: outcome.append(materialize_selection(demo_platform, GRAPH)))
+    run.start()
+    neo4j = Stack(stack).neo4j
+    try:
+        _wait(lambda: _count(driver, "MATCH (p:Pathway) RETURN count(p)") > 0, "pathways to be committed", 120)
+        pid = neo4j.pidfile.live_pid()
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        # This session started Neo4j, so the killed process stays a zombie of ours: live_pid() skips zombies.
+        _wait(lambda: neo4j.pidfile.live_pid() is None, "Neo4j to exit", timeout=60)
+        run.join(timeout=300)
+    finally:
+        with contextlib.suppress(Exception):
+            holder.close()
+        if not neo4j.is_running():
+            neo4j.start()  # whatever happened, the session's Neo4j comes back for the tests that follow
+    assert not run.is_alive() and outcome and not outcome[0].success  # type: ignore[attr-defined]
+    partial = graph_checksums(driver)
+    assert partial.get("label:Pathway") and partial != clean  # committed batches only: a half-loaded graph
+
+    rerun = materialize_selection(demo_platform, GRAPH)
+    assert rerun.success and rerun.checks_passed == rerun.checks_total
+    assert graph_checksums(driver) == clean
+
+
+def _count(driver: object, query: str) -> int:
+    try:
+        with driver.session() as session:  # type: ignore[attr-defined]
+            return int(session.run(query).single()[0])
+    except Exception:  # a server going away reads as "not yet"
+        return 0
