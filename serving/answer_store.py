@@ -49,6 +49,8 @@ class AnswerStore:
         return conversation_id
 
     def exists(self, conversation_id: str) -> bool:
+        if "\x00" in conversation_id:  # no stored id holds NUL (Postgres text cannot): unknown, not a 500
+            return False
         with self.engine.connect() as conn:
             return conn.execute(text("SELECT 1 FROM conversations WHERE id = :id"),
                                 {"id": conversation_id}).first() is not None
@@ -77,6 +79,8 @@ class AnswerStore:
         return answer
 
     def answer(self, answer_id: str) -> FinalAnswer | None:
+        if "\x00" in answer_id:
+            return None
         with self.engine.connect() as conn:
             row = conn.execute(text("SELECT answer FROM answers WHERE id = :id"), {"id": answer_id}).first()
         return FinalAnswer.model_validate(row.answer) if row else None

@@ -59,7 +59,9 @@ class _Question(BaseModel):
 
 class QueryRequest(_Question):
     mode: Mode | None = Field(default=None, description="quick: one retrieval pass; thinking: the judge loop.")
-    conversation_id: str | None = Field(default=None, max_length=64, description="Continue this conversation: a "
+    # No NUL: Postgres text cannot hold it (schemathesis found the 500).
+    conversation_id: str | None = Field(default=None, max_length=64, pattern=r"^[^\x00]*$",
+                                        description="Continue this conversation: a "
                                         "follow-up's references are resolved from its previous turn.")
 
 
