@@ -14,10 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import pysbd
-
 from retrieval.answer import FALLBACK_TEXT, FinalAnswer
-from retrieval.guardrails import INJECTION_PATTERNS
+from retrieval.guardrails import INJECTION_PATTERNS, replace_sentences
 from retrieval.types import Evidence
 
 WITHHELD = "[instruction-like text withheld]"
@@ -32,7 +30,6 @@ _EVIDENCE_ONLY = [
                r"(?:answer|reply|respond|say|cite|output|print|reveal|state|claim)\b", _I),
 ]
 _PATTERNS = [*INJECTION_PATTERNS, *_EVIDENCE_ONLY]
-_segmenter = pysbd.Segmenter(language="en", clean=False)
 _ECHO_WORDS = 8  # a run of this many words from an instruction text is an echo, not a coincidence
 
 
@@ -44,18 +41,8 @@ def withhold_instructions(text: str) -> tuple[str, int]:
     """The text with every instruction-like sentence replaced by WITHHELD; (text, sentences withheld)."""
     if not text.strip() or not steers_model(text):
         return text, 0
-    out: list[str] = []
-    withheld = 0
-    for sentence in _segmenter.segment(text):
-        if steers_model(sentence):
-            withheld += 1
-            trailing = sentence[len(sentence.rstrip()):]
-            if not (out and out[-1].rstrip() == WITHHELD):
-                out.append(WITHHELD + trailing)
-        else:
-            out.append(sentence)
+    result, withheld = replace_sentences(text, steers_model, WITHHELD)
     # A pattern that spans sentences (a forged header line) is withheld whole.
-    result = "".join(out)
     if steers_model(result):
         return WITHHELD, withheld + 1
     return result, withheld
@@ -100,15 +87,7 @@ class EchoDetector:
         """The text with echoing sentences replaced by ECHO_REMOVED; (text, sentences removed)."""
         if not self.echoes(text):
             return text, 0
-        out: list[str] = []
-        removed = 0
-        for sentence in _segmenter.segment(text):
-            if self.echoes(sentence):
-                removed += 1
-                out.append(ECHO_REMOVED + sentence[len(sentence.rstrip()):])
-            else:
-                out.append(sentence)
-        result = "".join(out)
+        result, removed = replace_sentences(text, self.echoes, ECHO_REMOVED)
         # An echo split across sentence boundaries still leaks: drop the whole text then.
         return (ECHO_REMOVED, removed + 1) if self.echoes(result) else (result, removed)
 

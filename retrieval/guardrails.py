@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -201,26 +202,31 @@ def _instructs(sentence: str) -> bool:
     return bool(_SECOND_PERSON.search(sentence) or _IMPERATIVE.search(sentence))
 
 
+def replace_sentences(text: str, matches: Callable[[str], bool], notice: str) -> tuple[str, int]:
+    """Each sentence for which `matches` is true becomes `notice` (a run of them, one notice); (text, replaced)."""
+    out: list[str] = []
+    replaced = 0
+    for sentence in _segmenter.segment(text):
+        if not matches(sentence):
+            out.append(sentence)
+            continue
+        replaced += 1
+        trailing = sentence[len(sentence.rstrip()) :]
+        if out and out[-1].rstrip() == notice:
+            out[-1] = notice + trailing
+        else:
+            out.append(notice + trailing)
+    return "".join(out), replaced
+
+
 def scrub_output(text: str) -> tuple[str, list[str]]:
     """Replace sentences that instruct the reader on dosing or treatment; return (text, warnings)."""
     if not text.strip():
         return text, []
-    out: list[str] = []
-    removed = 0
-    for sentence in _segmenter.segment(text):
-        if not _instructs(sentence):
-            out.append(sentence)
-            continue
-        removed += 1
-        trailing = sentence[len(sentence.rstrip()) :]
-        # Consecutive removed sentences collapse into one notice.
-        if out and out[-1].rstrip() == REMOVED_SENTENCE:
-            out[-1] = REMOVED_SENTENCE + trailing
-        else:
-            out.append(REMOVED_SENTENCE + trailing)
+    scrubbed, removed = replace_sentences(text, _instructs, REMOVED_SENTENCE)
     if not removed:
         return text, []
-    return "".join(out), [f"Removed {removed} sentence(s) giving individualised dosing or treatment instructions."]
+    return scrubbed, [f"Removed {removed} sentence(s) giving individualised dosing or treatment instructions."]
 
 
 # --- logs -----------------------------------------------------------------------------------------------

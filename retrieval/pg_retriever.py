@@ -3,6 +3,7 @@ is one candidate carrying both ranks), reranked, best `keep` returned as citable
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,9 @@ class ChunkQueries:
     by_ids: TextClause
 
     @classmethod
+    @functools.cache
     def for_table(cls, table: str) -> ChunkQueries:
+        """Built once per table: a retriever is made per query, its statements need not be."""
         source = as_sql(sql.SQL("SELECT " + _COLUMNS + " FROM {} c").format(qualified(table)))
         return cls(
             dense=text(f"{source} ORDER BY c.embedding <=> CAST(:v AS vector) LIMIT :k"),
