@@ -1,7 +1,7 @@
 """Nightly policies applied to the whole asset list: eager automation for everything after the raw pulls
-(blocked while an upstream blocking check fails) and freshness policies on the raw and index assets (their step
-retries are set where they are defined, raw_pulls.py). Whatever is added to the Definitions' asset list gets
-these too."""
+(blocked while an upstream blocking check fails, and carried on only by raw pulls that brought a new data
+version) and freshness policies on the raw and index assets (their step retries are set where they are defined,
+raw_pulls.py). Whatever is added to the Definitions' asset list gets these too."""
 
 from collections.abc import Sequence
 from datetime import timedelta
@@ -16,10 +16,27 @@ INDEX_ASSETS = frozenset({"chunks", "chunk_embeddings", "chunk_vector_index", "c
                           "published_index"})
 
 
+def deps_updated() -> dg.AutomationCondition:
+    """eager()'s "a dependency updated", except that a raw pull counts only when its data version changed: a
+    night whose pulls found nothing new records them and stops there, instead of rebuilding everything."""
+    raw = dg.AssetSelection.groups(RAW_GROUP)
+    return (dg.AutomationCondition.any_deps_match(dg.AutomationCondition.data_version_changed()).allow(raw)
+            | dg.AutomationCondition.any_deps_updated().ignore(raw)).with_label("any_deps_updated_with_new_data")
+
+
 def downstream_condition() -> dg.AutomationCondition:
     # eager(): run when an upstream asset updated (and none is missing or in progress); the second part keeps a
     # bad upstream (a failed blocking check) from flowing on — serving then stays on the previous index.
-    return dg.AutomationCondition.eager() & dg.AutomationCondition.all_deps_blocking_checks_passed()
+    eager = dg.AutomationCondition.eager().replace("any_deps_updated", deps_updated())
+    return eager & dg.AutomationCondition.all_deps_blocking_checks_passed()
+
+
+def automation_sensor(settings: FluxSettings) -> dg.AutomationConditionSensorDefinition:
+    """Evaluates every asset's condition each FLUX_AUTOMATION_INTERVAL seconds (in the daemon)."""
+    return dg.AutomationConditionSensorDefinition(
+        "nightly_automation", target=dg.AssetSelection.all(), minimum_interval_seconds=settings.automation_interval,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Carries new raw pulls down to a new published index (each asset's automation condition).")
 
 
 def _is_raw(assets_def: dg.AssetsDefinition) -> bool:

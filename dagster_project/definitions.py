@@ -15,7 +15,7 @@ from dagster_project.assets.resolution import pathway_resolution
 from dagster_project.assets.scorecards import SCORECARD_ASSETS
 from dagster_project.assets.search_index import candidate_index, chunk_bm25_index, published_index
 from dagster_project.assets.vector_index import chunk_vector_index
-from dagster_project.automation import with_nightly_policies
+from dagster_project.automation import automation_sensor, with_nightly_policies
 from dagster_project.checks.graph import GRAPH_CHECKS
 from dagster_project.checks.index import INDEX_CHECKS
 from dagster_project.checks.platform import PLATFORM_CHECKS
@@ -33,11 +33,14 @@ ASSETS = [postgres_schema, neo4j_schema, *RAW_ASSETS, *DOCUMENT_ASSETS, chunks, 
           chunk_bm25_index, knowledge_graph, pathway_vectors, pathway_resolution, candidate_index, *SCORECARD_ASSETS,
           published_index, flux_dbt_models, *SOURCE_TABLE_SPECS]
 
+EXECUTORS = {"multiprocess": dg.multiprocess_executor, "in_process": dg.in_process_executor}
+
 defs = dg.Definitions(
     assets=with_nightly_policies(ASSETS, get_settings()),
     asset_checks=[*PLATFORM_CHECKS, *SOURCE_CHECKS, *INDEX_CHECKS, *GRAPH_CHECKS, *SCORECARD_CHECKS],
     schedules=[nightly_refresh],
-    sensors=[snapshot_changed],
+    sensors=[snapshot_changed, automation_sensor(get_settings())],
     jobs=[nightly_raw_pulls],
     resources=build_resources(),
+    executor=EXECUTORS[get_settings().dagster_executor],
 )

@@ -1,5 +1,5 @@
-"""Snapshot mode: start a refresh when the snapshot files the raw pulls read change, by content hash (not by
-mtime alone)."""
+"""Start a refresh when the files the raw pulls read change, by content hash (not by mtime alone): the snapshot
+files in snapshot mode, the demo folder in demo mode. Live mode has no files to watch (the schedule pulls)."""
 
 import hashlib
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 
 from dagster_project.schedules import nightly_raw_pulls
-from dagster_project.settings import get_settings
+from dagster_project.settings import FluxSettings, get_settings
 from dagster_project.sources.hgnc import client as hgnc_client
 from dagster_project.sources.kegg import client as kegg_client
 from dagster_project.sources.openalex import client as openalex_client
@@ -49,22 +49,39 @@ def snapshot_hash(root: Path, names: tuple[str, ...] = SNAPSHOT_FILES) -> str:
     return digest.hexdigest()
 
 
-@dg.sensor(job=nightly_raw_pulls, minimum_interval_seconds=get_settings().snapshot_sensor_interval,
-           default_status=dg.DefaultSensorStatus.RUNNING,
-           description="In snapshot mode, refresh when the snapshot files the raw pulls read change (content hash).")
-def snapshot_changed(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
-    settings = get_settings()
-    if settings.source_mode != "snapshot":
-        return dg.SkipReason(f"FLUX_SOURCE_MODE is {settings.source_mode}; this sensor watches snapshot files")
-    root = Path(settings.snapshot_dir)
+def demo_files(root: Path) -> tuple[str, ...]:
+    """Every file of a demo folder but its README: the demo folder holds nothing but pull inputs."""
+    return tuple(sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                        if p.is_file() and p.name != "README.md"))
+
+
+def watched_files(settings: FluxSettings) -> tuple[Path, tuple[str, ...]] | dg.SkipReason:
+    """The folder and relative file names the raw pulls read in this mode, or why there is nothing to watch."""
+    if settings.source_mode == "live":
+        return dg.SkipReason("FLUX_SOURCE_MODE is live: the nightly schedule pulls; there are no files to watch")
+    snapshot = settings.source_mode == "snapshot"
+    root, variable = (Path(settings.snapshot_dir), "FLUX_SNAPSHOT_DIR") if snapshot else \
+        (Path(settings.demo_dir), "FLUX_DEMO_DIR")
     if not root.is_dir():
-        return dg.SkipReason(f"snapshot directory {root} does not exist (check FLUX_SNAPSHOT_DIR)")
+        return dg.SkipReason(f"{settings.source_mode} directory {root} does not exist (check {variable})")
+    if not snapshot:
+        return root, demo_files(root)
     # A pull would fail on these anyway; wait until the snapshot is complete rather than start a doomed run.
     missing = [name for name in SNAPSHOT_FILES if not (root / name).is_file()]
     if missing:
-        return dg.SkipReason(f"snapshot files missing under {root}: {', '.join(missing)} (check FLUX_SNAPSHOT_DIR)")
-    current = snapshot_hash(root)
+        return dg.SkipReason(f"snapshot files missing under {root}: {', '.join(missing)} (check {variable})")
+    return root, SNAPSHOT_FILES
+
+
+@dg.sensor(job=nightly_raw_pulls, minimum_interval_seconds=get_settings().snapshot_sensor_interval,
+           default_status=dg.DefaultSensorStatus.RUNNING,
+           description="Refresh when the snapshot (or demo) files the raw pulls read change (content hash).")
+def snapshot_changed(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
+    watched = watched_files(get_settings())
+    if isinstance(watched, dg.SkipReason):
+        return watched
+    current = snapshot_hash(*watched)
     if current == context.cursor:
-        return dg.SkipReason("snapshot files unchanged")
+        return dg.SkipReason("source files unchanged")
     return dg.SensorResult(run_requests=[dg.RunRequest(run_key=current, tags={"flux/snapshot_hash": current})],
                            cursor=current)

@@ -90,6 +90,8 @@ class FluxSettings(BaseSettings):
     # Sources
     source_mode: Literal["live", "snapshot", "demo"] = "demo"
     snapshot_dir: Path = REPO_ROOT.parent / "shared" / "data"
+    demo_dir: Path = Field(default=REPO_ROOT / "dagster_project" / "sources" / "demo_data",
+                           description="The demo files FLUX_SOURCE_MODE=demo reads (default: the bundled demo).")
     raw_root: str | None = Field(default=None, description="fsspec root of the raw zone; default <home>/raw.")
     max_quarantine_rate: float = Field(default=0.10, ge=0.0, le=1.0)
 
@@ -171,7 +173,11 @@ class FluxSettings(BaseSettings):
     nightly_timezone: str = "UTC"
     raw_freshness_hours: float = Field(default=26.0, gt=0.0)
     index_freshness_hours: float = Field(default=30.0, gt=0.0)
-    snapshot_sensor_interval: int = Field(default=600, ge=30, description="Seconds between snapshot-hash checks.")
+    snapshot_sensor_interval: int = Field(default=600, ge=5, description="Seconds between source-file hash checks.")
+    automation_interval: int = Field(default=30, ge=5, description="Seconds between automation-condition ticks.")
+    dagster_executor: Literal["multiprocess", "in_process"] = Field(
+        default="multiprocess", description="How daemon-launched runs execute their steps: a process per step "
+        "(parallel) or all steps in the run's own process (one code load per run; small machines, tests).")
     raw_max_retries: int = Field(default=3, ge=0, le=10)
     raw_retry_delay: float = Field(default=60.0, ge=0.0)
 

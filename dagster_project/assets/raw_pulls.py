@@ -41,7 +41,9 @@ def build_raw_asset(source: str) -> dg.AssetsDefinition:
             manifest = write_pull(pulled, settings.raw_root_path)
             record_raw_pull(postgres.get_engine(), manifest, settings.source_mode, byte_count)
             context.log.info(f"{source}: {len(pulled.files)} files, {byte_count} bytes → {manifest.uri}")
-        return dg.MaterializeResult(metadata={
+        # The data version names the pull: a pull that found nothing new keeps it, so automation carries only
+        # new data downstream (automation.py).
+        return dg.MaterializeResult(data_version=dg.DataVersion(manifest.dataset_version), metadata={
             "changed": previous is None,
             "mode": settings.source_mode,
             "release": manifest.release,

@@ -25,7 +25,6 @@ from dagster_project.sources.raw import RawPull, read_files
 from dagster_project.sources.reactome import client as reactome_client
 from dagster_project.sources.reactome import parser as reactome_parser
 
-DEMO_DIR = Path(__file__).resolve().parent / "demo_data"
 SOURCES = ("reactome", "kegg", "hgnc", "openalex", "pubmed")
 
 
@@ -104,13 +103,13 @@ def _snapshot(source: str, snapshot_dir: Path) -> RawPull:
     return module.snapshot_pull(snapshot_dir)
 
 
-def _demo(source: str) -> RawPull:
+def _demo(source: str, demo_dir: Path) -> RawPull:
     if source == "pubmed":
         # The demo's papers are OpenAlex-shaped; PubMed contributes only in snapshot and live modes.
         return RawPull("pubmed", {}, release="Flux demo (no PubMed records)")
     module = {"reactome": reactome_client, "kegg": kegg_client, "hgnc": hgnc_client,
               "openalex": openalex_client}[source]
-    return module.demo_pull(DEMO_DIR)
+    return module.demo_pull(demo_dir)
 
 
 def pull(source: str, settings: FluxSettings) -> RawPull:
@@ -118,7 +117,7 @@ def pull(source: str, settings: FluxSettings) -> RawPull:
         return _LIVE[source](settings)
     if settings.source_mode == "snapshot":
         return _snapshot(source, Path(settings.snapshot_dir))
-    return _demo(source)
+    return _demo(source, Path(settings.demo_dir))
 
 
 def parse(source: str, files: dict[str, bytes], raw_ref: str) -> Parsed:

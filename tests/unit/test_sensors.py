@@ -1,16 +1,17 @@
-"""The snapshot sensor starts a refresh when the raw pulls' snapshot content changes, and only then; the cron and
-time zone are validated."""
+"""The sensor starts a refresh when the content of the files the raw pulls read changes (snapshot files, or the
+demo folder), and only then; the cron and time zone are validated."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
 from dagster_project.schedules import nightly_raw_pulls_job, nightly_refresh_schedule
-from dagster_project.sensors import SNAPSHOT_FILES, snapshot_changed
+from dagster_project.sensors import SNAPSHOT_FILES, demo_files, snapshot_changed
 from dagster_project.settings import FluxConfigError, FluxSettings, use_settings
 from dagster_project.sources import registry
 
@@ -53,9 +54,31 @@ def test_a_refresh_starts_when_content_changes_and_only_then(snapshot_dir: Path)
         assert isinstance(tick(changed.cursor), dg.SkipReason)
 
 
-def test_outside_snapshot_mode_or_without_the_files_it_skips_with_a_reason(snapshot_dir: Path) -> None:
-    with use_settings(FluxSettings(source_mode="demo", snapshot_dir=snapshot_dir)):
-        assert "FLUX_SOURCE_MODE" in tick().skip_message
+def test_in_demo_mode_it_watches_the_demo_folder_the_demo_pulls_read(tmp_path: Path) -> None:
+    bundled = FluxSettings().demo_dir
+    # Demo pulls name their files relative to the source's own subfolder.
+    read = {f"{source}/{name}" for source in registry.SOURCES
+            for name in registry.pull(source, FluxSettings(source_mode="demo")).files}
+    assert read == set(demo_files(bundled))
+    demo = tmp_path / "demo"
+    shutil.copytree(bundled, demo)
+    with use_settings(FluxSettings(source_mode="demo", demo_dir=demo)):
+        first = tick()
+        assert isinstance(first, dg.SensorResult)
+        assert isinstance(tick(first.cursor), dg.SkipReason)
+        (demo / "README.md").write_text("notes are not pull inputs")
+        assert isinstance(tick(first.cursor), dg.SkipReason)
+        kegg = demo / "kegg" / "list_pathway_hsa.txt"
+        kegg.write_text(kegg.read_text() + "path:hsa99999\tA pathway added upstream\n")
+        changed = tick(first.cursor)
+        assert isinstance(changed, dg.SensorResult) and changed.cursor != first.cursor
+
+
+def test_in_live_mode_or_without_the_files_it_skips_with_a_reason(snapshot_dir: Path) -> None:
+    with use_settings(FluxSettings(source_mode="live", snapshot_dir=snapshot_dir)):
+        assert "FLUX_SOURCE_MODE is live" in tick().skip_message
+    with use_settings(FluxSettings(source_mode="demo", demo_dir=snapshot_dir / "missing")):
+        assert "FLUX_DEMO_DIR" in tick().skip_message
     with use_settings(FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir / "missing")):
         assert "FLUX_SNAPSHOT_DIR" in tick().skip_message
     (snapshot_dir / SNAPSHOT_FILES[-1]).unlink()

@@ -1,0 +1,178 @@
+"""The nightly path end to end, driven by a real `dagster-daemon` against the test instance: a source file
+changes, the sensor starts the raw pulls, declarative automation carries the one changed source down to a new
+published index with every check passing, and the sources that did not change stop at their pull. Bounded in
+time: the whole path has NIGHTLY_BUDGET_S seconds."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import dagster as dg
+import pytest
+from dagster._core.events import DagsterEventType
+from sqlalchemy import text
+
+from dagster_project.materialize import materialize_selection
+from dagster_project.resources import resource_env
+from dagster_project.resources.postgres import engine_for
+from dagster_project.settings import REPO_ROOT, FluxSettings
+from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
+from dagster_project.storage.index_tables import as_sql, qualified
+from retrieval.index_state import current_index
+
+NIGHTLY_BUDGET_S = 600
+MARKER = "nightlymarker"  # one token no demo text has, so the new version is recognisable in the served table
+UNCHANGED_SOURCES = ("reactome", "kegg", "hgnc")
+CARRIED_DOWN = {"openalex_documents", "chunks", "chunk_embeddings", "chunk_vector_index", "chunk_bm25_index",
+                "candidate_index", "retrieval_scorecard", "answer_scorecard", "published_index"}
+
+
+def _daemon_env(settings: FluxSettings, demo_dir: Path) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in resource_env(settings)}
+    return env | resource_env(settings) | {
+        "FLUX_PG_DATABASE": settings.pg_database,
+        "FLUX_SOURCE_MODE": "demo",
+        "FLUX_DEMO_DIR": str(demo_dir),
+        "FLUX_RAW_ROOT": settings.raw_root_path,
+        "FLUX_SNAPSHOT_SENSOR_INTERVAL": "5",
+        "FLUX_AUTOMATION_INTERVAL": "5",
+        # One code load per run instead of one per step: this machine has two cores.
+        "FLUX_DAGSTER_EXECUTOR": "in_process",
+        "DAGSTER_HOME": str(settings.dagster_home),
+    }
+
+
+@pytest.fixture
+def daemon(demo_platform: FluxSettings, tmp_path: Path) -> Iterator[tuple[FluxSettings, Path]]:
+    """`dagster-daemon run` on the demo platform, reading a copy of the demo folder; afterwards the demo's
+    original openalex pull is served again, whatever the test did."""
+    demo_dir = tmp_path / "demo"
+    shutil.copytree(demo_platform.demo_dir, demo_dir)
+    original = load_files(latest_manifest("openalex", demo_platform.raw_root_path), demo_platform.raw_root_path)
+    log = (tmp_path / "daemon.log").open("w")
+    process = subprocess.Popen(
+        [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-w", str(REPO_ROOT / "workspace.yaml")],
+        cwd=REPO_ROOT, env=_daemon_env(demo_platform, demo_dir), stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True)
+    try:
+        yield demo_platform, demo_dir
+    finally:
+        _stop(process)
+        log.close()
+        print(f"daemon log: {tmp_path / 'daemon.log'}")
+        release = latest_manifest("openalex", demo_platform.raw_root_path).release
+        write_pull(RawPull("openalex", original, release=release), demo_platform.raw_root_path)
+        assert materialize_selection(demo_platform, "openalex_documents*").success
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    for sig, wait in ((signal.SIGTERM, 30), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(process.pid, sig)
+            process.wait(timeout=wait)
+            return
+        except ProcessLookupError:
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _runs(instance: dg.DagsterInstance, since: datetime, sensor: str | None = None) -> list[dg.DagsterRun]:
+    tags = {"dagster/sensor_name": sensor} if sensor else None
+    return list(instance.get_runs(filters=dg.RunsFilter(created_after=since, tags=tags)))
+
+
+def _settled(instance: dg.DagsterInstance, since: datetime, quiet_s: float = 15) -> list[dg.DagsterRun] | None:
+    """Every run since `since` finished and none started for `quiet_s` (three automation ticks), else None."""
+    runs = _runs(instance, since)
+    if not _finished(runs):
+        return None
+    time.sleep(quiet_s)
+    again = _runs(instance, since)
+    return again if len(again) == len(runs) and _finished(again) else None
+
+
+def _wait(condition: str, deadline: float, probe: object) -> object:
+    while time.monotonic() < deadline:
+        found = probe()  # type: ignore[operator]
+        if found:
+            return found
+        time.sleep(2)
+    pytest.fail(f"the nightly path did not reach '{condition}' within {NIGHTLY_BUDGET_S} s (see the daemon log)")
+
+
+def _finished(runs: list[dg.DagsterRun]) -> bool:
+    return bool(runs) and all(run.is_finished for run in runs)
+
+
+def _events(instance: dg.DagsterInstance, runs: list[dg.DagsterRun], kind: DagsterEventType) -> list[object]:
+    return [entry.dagster_event for run in runs for entry in instance.all_logs(run.run_id, of_type=kind)]
+
+
+def _add_marker_sentence(demo_dir: Path) -> None:
+    """A revised abstract: one work gains a sentence (what an upstream correction looks like)."""
+    path = demo_dir / "openalex" / "works_page1.json"
+    page = json.loads(path.read_text())
+    inverted = page["results"][0]["abstract_inverted_index"]
+    start = 1 + max(position for positions in inverted.values() for position in positions)
+    for offset, word in enumerate(f"A {MARKER} sentence was added upstream.".split()):
+        inverted.setdefault(word, []).append(start + offset)
+    path.write_text(json.dumps(page))
+
+
+def test_a_changed_source_file_reaches_a_new_published_index_through_the_daemon(
+        daemon: tuple[FluxSettings, Path]) -> None:
+    settings, demo_dir = daemon
+    engine = engine_for(settings.platform_database_url)
+    served_before = current_index(engine)
+    started = datetime.now(UTC)
+    deadline = time.monotonic() + NIGHTLY_BUDGET_S
+
+    with dg.DagsterInstance.get() as instance:
+        # First tick: no cursor yet, so the sensor pulls; nothing is new, so nothing downstream may run.
+        first = _wait("the first sensor run finished", deadline, lambda: _settled(instance, started))
+        assert [(run.tags.get("dagster/sensor_name"), run.status) for run in first] == [
+            ("snapshot_changed", dg.DagsterRunStatus.SUCCESS)], "an unchanged pull must not start anything else"
+        changed_at = datetime.now(UTC)
+        _add_marker_sentence(demo_dir)
+
+        def published() -> object:
+            state = current_index(engine)
+            return state if state.version != served_before.version else None
+
+        served_after = _wait("a new published index", deadline, published)
+        print(f"nightly path: change → published index in {(datetime.now(UTC) - changed_at).total_seconds():.0f} s")
+        runs = _wait("every run finished", deadline, lambda: _settled(instance, changed_at))
+        assert [run.status for run in runs] == [dg.DagsterRunStatus.SUCCESS] * len(runs)  # type: ignore[union-attr]
+        pulls = _runs(instance, changed_at, sensor="snapshot_changed")
+        assert len(pulls) == 1, "one change, one sensor run"
+        automated = [run for run in runs if run.run_id != pulls[0].run_id]  # type: ignore[union-attr]
+        assert automated, "the change must reach downstream by automation, not by the sensor's own run"
+
+        materialized = {event.asset_key.to_user_string()  # type: ignore[attr-defined]
+                        for event in _events(instance, automated, DagsterEventType.ASSET_MATERIALIZATION)}
+        assert materialized >= CARRIED_DOWN
+        untouched = {f"{source}_documents" for source in UNCHANGED_SOURCES}
+        assert not materialized & untouched, "sources whose pull found nothing new must stop at the pull"
+
+        checks = _events(instance, runs, DagsterEventType.ASSET_CHECK_EVALUATION)
+        failed = [event.event_specific_data.check_name for event in checks  # type: ignore[attr-defined]
+                  if not event.event_specific_data.passed]  # type: ignore[attr-defined]
+        assert checks and failed == [], f"the gates must hold on the way to publishing: {failed}"
+
+    def marked(state: object) -> int:
+        table = as_sql(qualified(state.chunk_table))  # type: ignore[attr-defined]
+        with engine.connect() as conn:
+            return conn.execute(text(f"SELECT count(*) FROM {table} WHERE content LIKE :marker"),
+                                {"marker": f"%{MARKER}%"}).scalar_one()
+
+    assert (marked(served_before), marked(served_after)) == (0, 1)
