@@ -1,19 +1,22 @@
-"""Nightly policies applied to the whole asset list: eager automation for everything after the raw pulls
-(blocked while an upstream blocking check fails, and carried on only by raw pulls that brought a new data
-version) and freshness policies on the raw and index assets (their step retries are set where they are defined,
-raw_pulls.py). Whatever is added to the Definitions' asset list gets these too."""
+"""Nightly policies, applied to the Definitions by asset selection: eager automation for every materializable
+asset after the raw pulls (blocked while an upstream blocking check fails, and carried on only by raw pulls that
+brought a new data version) and freshness policies on the raw and index groups (the raw pulls' step retries are
+set where they are built, raw_pulls.py). An asset added to a group gets that group's policies."""
 
-from collections.abc import Sequence
+import warnings
 from datetime import timedelta
-from typing import Any
 
 import dagster as dg
 
+from dagster_project.assets.chunks import INDEX_GROUP
 from dagster_project.assets.raw_pulls import RAW_GROUP
+from dagster_project.assets.search_index import SERVING_GROUP
 from dagster_project.settings import FluxSettings
 
-INDEX_ASSETS = frozenset({"chunks", "chunk_embeddings", "chunk_vector_index", "chunk_bm25_index", "candidate_index",
-                          "published_index"})
+RAW = dg.AssetSelection.groups(RAW_GROUP)
+INDEX = dg.AssetSelection.groups(INDEX_GROUP, SERVING_GROUP)
+# all() leaves out the non-executable specs (the dbt source tables): nothing materializes those.
+AUTOMATED = dg.AssetSelection.all() - RAW
 
 
 def deps_updated() -> dg.AutomationCondition:
@@ -39,27 +42,24 @@ def automation_sensor(settings: FluxSettings) -> dg.AutomationConditionSensorDef
         description="Carries new raw pulls down to a new published index (each asset's automation condition).")
 
 
-def _is_raw(assets_def: dg.AssetsDefinition) -> bool:
-    return all(spec.group_name == RAW_GROUP for spec in assets_def.specs)
-
-
-def with_nightly_policies(assets: Sequence[Any], settings: FluxSettings) -> list[Any]:
+def apply_nightly_policies(defs: dg.Definitions, settings: FluxSettings) -> dg.Definitions:
     raw_freshness = dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=settings.raw_freshness_hours))
     index_freshness = dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=settings.index_freshness_hours))
+    condition = downstream_condition()
+    with warnings.catch_warnings():
+        # map_resolved_asset_specs is a "preview" API; what it produces is pinned by the asset-graph snapshot test.
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return _apply(defs, condition, raw_freshness, index_freshness)
 
-    def downstream(spec: dg.AssetSpec) -> dg.AssetSpec:
-        updated = spec.replace_attributes(automation_condition=downstream_condition())
-        if spec.key.to_user_string() in INDEX_ASSETS:
-            updated = updated.replace_attributes(freshness_policy=index_freshness)
-        return updated
 
-    result: list[Any] = []
-    for item in assets:
-        # Plain AssetSpecs (the dbt source tables) and other non-executable assets are never materialized here.
-        if not isinstance(item, dg.AssetsDefinition) or not item.is_executable:
-            result.append(item)
-        elif _is_raw(item):  # scheduled (schedules.py), so no automation condition
-            result.append(item.map_asset_specs(lambda spec: spec.replace_attributes(freshness_policy=raw_freshness)))
-        else:
-            result.append(item.map_asset_specs(downstream))
-    return result
+def _apply(defs: dg.Definitions, condition: dg.AutomationCondition, raw_freshness: dg.FreshnessPolicy,
+           index_freshness: dg.FreshnessPolicy) -> dg.Definitions:
+    return (
+        # The raw pulls are scheduled (schedules.py) and sensed (sensors.py), so they get no automation condition.
+        defs.map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(freshness_policy=raw_freshness),
+                                      selection=RAW)
+        .map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(automation_condition=condition),
+                                  selection=AUTOMATED)
+        .map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(freshness_policy=index_freshness),
+                                  selection=INDEX)
+    )

@@ -1,46 +1,55 @@
-"""The Flux code location: every asset, check, schedule and resource (workspace.yaml points here)."""
+"""The Flux code location (workspace.yaml points here): built from one FluxSettings by `build_definitions`.
+
+Assets and checks are loaded from their modules, so a new asset in an asset module is part of the location
+without a line here; the settings reach assets, checks, sensors and resources as the `settings` resource, and
+nothing reads them at import time. Dagster calls `defs` when it loads the location.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from types import ModuleType
+
 import dagster as dg
 
-from dagster_project.assets.chunks import chunks
-from dagster_project.assets.dbt import SOURCE_TABLE_SPECS, flux_dbt_models
-from dagster_project.assets.documents import DOCUMENT_ASSETS
-from dagster_project.assets.embeddings import chunk_embeddings
-from dagster_project.assets.graph import knowledge_graph, pathway_vectors
-from dagster_project.assets.platform import neo4j_schema, postgres_schema
-from dagster_project.assets.raw_pulls import RAW_ASSETS
-from dagster_project.assets.resolution import pathway_resolution
-from dagster_project.assets.scorecards import SCORECARD_ASSETS
-from dagster_project.assets.search_index import candidate_index, chunk_bm25_index, published_index
-from dagster_project.assets.vector_index import chunk_vector_index
-from dagster_project.automation import automation_sensor, with_nightly_policies
-from dagster_project.checks.graph import GRAPH_CHECKS
-from dagster_project.checks.index import INDEX_CHECKS
-from dagster_project.checks.platform import PLATFORM_CHECKS
-from dagster_project.checks.scorecards import SCORECARD_CHECKS
-from dagster_project.checks.sources import SOURCE_CHECKS
-from dagster_project.resources import build_resources, export_resource_env
-from dagster_project.schedules import nightly_raw_pulls, nightly_refresh
-from dagster_project.sensors import snapshot_changed
-from dagster_project.settings import get_settings
-
-# Resolve service URLs from FLUX_ settings for any variable the shell did not set (fresh `dagster dev`).
-export_resource_env(get_settings())
-
-ASSETS = [postgres_schema, neo4j_schema, *RAW_ASSETS, *DOCUMENT_ASSETS, chunks, chunk_embeddings, chunk_vector_index,
-          chunk_bm25_index, knowledge_graph, pathway_vectors, pathway_resolution, candidate_index, *SCORECARD_ASSETS,
-          published_index, flux_dbt_models, *SOURCE_TABLE_SPECS]
+from dagster_project import assets, checks
+from dagster_project.assets import raw_pulls
+from dagster_project.assets.raw_pulls import build_raw_assets
+from dagster_project.automation import apply_nightly_policies, automation_sensor
+from dagster_project.resources import build_resources
+from dagster_project.schedules import nightly_raw_pulls_job, nightly_refresh_schedule
+from dagster_project.sensors import build_snapshot_sensor
+from dagster_project.settings import FluxSettings, get_settings
 
 EXECUTORS = {"multiprocess": dg.multiprocess_executor, "in_process": dg.in_process_executor}
 
-defs = dg.Definitions(
-    assets=with_nightly_policies(ASSETS, get_settings()),
-    asset_checks=[*PLATFORM_CHECKS, *SOURCE_CHECKS, *INDEX_CHECKS, *GRAPH_CHECKS, *SCORECARD_CHECKS],
-    schedules=[nightly_refresh],
-    sensors=[snapshot_changed, automation_sensor(get_settings())],
-    jobs=[nightly_raw_pulls],
-    resources=build_resources(),
-    executor=EXECUTORS[get_settings().dagster_executor],
-)
+
+def package_modules(package: ModuleType) -> list[ModuleType]:
+    """Every module of a package: adding a module to assets/ or checks/ is all it takes to register it."""
+    names = [info.name for info in pkgutil.iter_modules(package.__path__)]
+    return [importlib.import_module(f"{package.__name__}.{name}") for name in names]
+
+
+def asset_modules() -> list[ModuleType]:
+    # raw_pulls' assets are built from the settings (their retry policy), not loaded as module attributes.
+    return [module for module in package_modules(assets) if module is not raw_pulls]
+
+
+def build_definitions(settings: FluxSettings) -> dg.Definitions:
+    nightly_pulls = nightly_raw_pulls_job()
+    definitions = dg.Definitions(
+        assets=[*dg.load_assets_from_modules(asset_modules(), include_specs=True), *build_raw_assets(settings)],
+        asset_checks=dg.load_asset_checks_from_modules(package_modules(checks)),
+        schedules=[nightly_refresh_schedule(settings, nightly_pulls)],
+        sensors=[build_snapshot_sensor(settings, nightly_pulls), automation_sensor(settings)],
+        jobs=[nightly_pulls],
+        resources=build_resources(settings),
+        executor=EXECUTORS[settings.dagster_executor],
+    )
+    return apply_nightly_policies(definitions, settings)
+
+
+@dg.definitions
+def defs() -> dg.Definitions:
+    return build_definitions(get_settings())

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import warnings
 from dataclasses import dataclass
 
 import dagster as dg
 
 from dagster_project.instance import render_dagster_home
-from dagster_project.resources import export_resource_env, resource_env
-from dagster_project.settings import FluxSettings, use_settings
+from dagster_project.settings import FluxSettings
 
 
 @dataclass(frozen=True)
@@ -23,25 +21,10 @@ class MaterializeOutcome:
 
 
 def materialize_selection(settings: FluxSettings, selection: str = "*") -> MaterializeOutcome:
-    os.environ["DAGSTER_HOME"] = render_dagster_home(settings)
-    # The resources read EnvVars: point them at `settings` for this run only, then put the caller's
-    # environment back, so a later FluxSettings() is never silently redirected by a previous run.
-    saved = {key: os.environ.get(key) for key in resource_env(settings)}
-    export_resource_env(settings, override=True)
-    try:
-        with use_settings(settings):
-            return _execute(selection)
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    """Run `selection` with the Definitions built from `settings`, into the instance under its DAGSTER_HOME."""
+    from dagster_project.definitions import build_definitions
 
-
-def _execute(selection: str) -> MaterializeOutcome:
-    from dagster_project.definitions import defs
-
+    defs = build_definitions(settings)
     job = defs.resolve_implicit_global_asset_job_def()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dg.BetaWarning)  # selection strings are stable enough for a CLI
@@ -49,7 +32,7 @@ def _execute(selection: str) -> MaterializeOutcome:
         # Source-table specs (dbt's inputs) are observed, not materialized: keep only executable assets.
         asset_keys = {k for k in dg.AssetSelection.from_string(selection).resolve(graph)
                       if graph.get(k).is_executable}
-    with dg.DagsterInstance.get() as instance:
+    with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
         result = job.execute_in_process(
             instance=instance,
             asset_selection=list(asset_keys),

@@ -8,7 +8,7 @@ from dagster._core.definitions.unresolved_asset_job_definition import Unresolved
 from dagster._utils.schedules import is_valid_cron_string
 
 from dagster_project.assets.raw_pulls import RAW_GROUP
-from dagster_project.settings import FluxConfigError, FluxSettings, get_settings
+from dagster_project.settings import FluxConfigError, FluxSettings
 
 
 def nightly_raw_pulls_job() -> UnresolvedAssetJobDefinition:
@@ -31,6 +31,3 @@ def nightly_refresh_schedule(settings: FluxSettings, job: UnresolvedAssetJobDefi
                                  default_status=dg.DefaultScheduleStatus.RUNNING,
                                  description="Nightly raw pulls; the rest of the platform follows by automation.")
 
-
-nightly_raw_pulls = nightly_raw_pulls_job()
-nightly_refresh = nightly_refresh_schedule(get_settings(), nightly_raw_pulls)

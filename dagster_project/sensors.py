@@ -5,9 +5,10 @@ import hashlib
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
-from dagster_project.schedules import nightly_raw_pulls
-from dagster_project.settings import FluxSettings, get_settings
+from dagster_project.resources.settings import FluxSettingsParam
+from dagster_project.settings import FluxSettings
 from dagster_project.sources.hgnc import client as hgnc_client
 from dagster_project.sources.kegg import client as kegg_client
 from dagster_project.sources.openalex import client as openalex_client
@@ -73,11 +74,9 @@ def watched_files(settings: FluxSettings) -> tuple[Path, tuple[str, ...]] | dg.S
     return root, SNAPSHOT_FILES
 
 
-@dg.sensor(job=nightly_raw_pulls, minimum_interval_seconds=get_settings().snapshot_sensor_interval,
-           default_status=dg.DefaultSensorStatus.RUNNING,
-           description="Refresh when the snapshot (or demo) files the raw pulls read change (content hash).")
-def snapshot_changed(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
-    watched = watched_files(get_settings())
+def evaluate_snapshot_sensor(context: dg.SensorEvaluationContext,
+                             settings: FluxSettings) -> dg.SensorResult | dg.SkipReason:
+    watched = watched_files(settings)
     if isinstance(watched, dg.SkipReason):
         return watched
     current = snapshot_hash(*watched)
@@ -85,3 +84,13 @@ def snapshot_changed(context: dg.SensorEvaluationContext) -> dg.SensorResult | d
         return dg.SkipReason("source files unchanged")
     return dg.SensorResult(run_requests=[dg.RunRequest(run_key=current, tags={"flux/snapshot_hash": current})],
                            cursor=current)
+
+
+def build_snapshot_sensor(settings: FluxSettings, job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition:
+    @dg.sensor(name="snapshot_changed", job=job, minimum_interval_seconds=settings.snapshot_sensor_interval,
+               default_status=dg.DefaultSensorStatus.RUNNING,
+               description="Refresh when the snapshot (or demo) files the raw pulls read change (content hash).")
+    def _sensor(context: dg.SensorEvaluationContext, settings: FluxSettingsParam) -> dg.SensorResult | dg.SkipReason:
+        return evaluate_snapshot_sensor(context, settings)
+
+    return _sensor

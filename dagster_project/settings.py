@@ -7,8 +7,6 @@ FLUX_DATABASE_URL / FLUX_NEO4J_URI / FLUX_REDIS_URL; then that server is used an
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -297,26 +295,7 @@ def _with_driver(url: str, driver: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _settings_from_environment() -> FluxSettings:
-    return FluxSettings()
-
-
-_override: list[FluxSettings] = []
-
-
 def get_settings() -> FluxSettings:
-    """The process-wide settings (from the environment, cached), unless a `use_settings` block is active."""
-    return _override[-1] if _override else _settings_from_environment()
-
-
-get_settings.cache_clear = _settings_from_environment.cache_clear  # type: ignore[attr-defined]
-
-
-@contextmanager
-def use_settings(settings: FluxSettings) -> Iterator[FluxSettings]:
-    """Make `get_settings()` return `settings` inside the block (an in-process run for explicit settings)."""
-    _override.append(settings)
-    try:
-        yield settings
-    finally:
-        _override.pop()
+    """The settings from this process's environment, read once. Entry points (the code location, the CLI, the
+    API) call this; everything below them receives the object."""
+    return FluxSettings()

@@ -70,7 +70,7 @@ def current_index(engine: Engine) -> IndexState:
     return _read(engine, PUBLISHED, "no index version has passed its eval gates and been published yet")
 
 
-def candidate_index(engine: Engine) -> IndexState:
+def latest_candidate(engine: Engine) -> IndexState:
     """The most recently built version, published or not (what the eval scorecards measure)."""
     return _read(engine, CANDIDATE, "no index version has been built yet")
 

@@ -1,11 +1,12 @@
-"""The OpenAI-compatible LLM provider: `POST {base_url}/chat/completions` over httpx, used when FLUX_LLM_BASE_URL
-is set (otherwise the offline provider answers).
+"""The OpenAI-compatible LLM provider: `POST {base_url}/chat/completions`, used when FLUX_LLM_BASE_URL is set
+(otherwise the offline provider answers).
 
-Timeouts, dropped connections, 429 (honouring Retry-After) and 5xx are retried with tenacity; other 4xx are not.
-Request starts are paced per API key: quotas belong to the key, so every provider with the same endpoint and key
-shares one RateLimiter. Failures become ProviderError naming the status or the timeout; the key is scrubbed from
-every message. Generation returns the raw reply (validate_answer checks it); judge, rewrite and screen degrade to
-"no opinion" on an unusable reply so the rules-based path still runs.
+It sends through the core HttpClient (dagster_project/core/http.py): timeouts, dropped connections, 429 (honouring
+Retry-After) and every 5xx are retried; other 4xx and a 200 that is not a chat completion are not. Request starts
+are paced per API key: quotas belong to the key, so every provider with the same endpoint and key shares one
+RateLimiter. Failures become ProviderError naming the status or the timeout; the key is scrubbed from every message
+and retry log line. Generation returns the raw reply (validate_answer checks it); judge, rewrite and screen degrade
+to "no opinion" on an unusable reply so the rules-based path still runs.
 """
 
 from __future__ import annotations
@@ -14,15 +15,14 @@ import hashlib
 import json
 import logging
 import re
-import threading
 from typing import Any, Self
 
 import httpx
 from pydantic import BaseModel, ValidationError
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
+from dagster_project.core import http as core_http
+from dagster_project.core.http import HttpClient, HttpRequestError, MalformedResponseError, RateLimiter, body_snippet
 from dagster_project.settings import FluxConfigError, FluxSettings
-from dagster_project.sources.http import RateLimiter, parse_retry_after
 from retrieval.types import Evidence, JudgeResult, ProviderError, Strategy
 
 log = logging.getLogger(__name__)
@@ -72,26 +72,18 @@ INSTRUCTION_TEXTS = (GENERATE_PROMPT, JUDGE_PROMPT, SCREEN_PROMPT, *REWRITE_PROM
 _DEFAULT_REFUSAL = "The question was declined by the input screen."
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
-# (base URL, sha256 of the key) -> limiter; the key is hashed so the registry never holds it in clear.
-_LIMITERS: dict[tuple[str, str], RateLimiter] = {}
-_LIMITERS_LOCK = threading.Lock()
+# Gateways in front of OpenAI-compatible servers answer overload with any 5xx, not only 500/502/503/504.
+_RETRYABLE_STATUS = frozenset({429, *range(500, 600)})
+
+
+def _quota_key(base_url: str, api_key: str | None) -> tuple[str, str, str]:
+    # The key is hashed so the process-wide limiter registry never holds it in clear.
+    return ("llm", base_url.rstrip("/"), hashlib.sha256((api_key or "").encode()).hexdigest())
 
 
 def shared_limiter(base_url: str, api_key: str | None, requests_per_minute: float) -> RateLimiter:
     """The limiter for this endpoint and key; the first provider's rate wins for the process."""
-    key = (base_url.rstrip("/"), hashlib.sha256((api_key or "").encode()).hexdigest())
-    with _LIMITERS_LOCK:
-        if key not in _LIMITERS:
-            _LIMITERS[key] = RateLimiter(requests_per_minute / 60.0)
-        return _LIMITERS[key]
-
-
-class _AttemptFailed(Exception):
-    def __init__(self, reason: str, *, retryable: bool, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retryable = retryable
-        self.retry_after = retry_after
+    return core_http.shared_limiter(_quota_key(base_url, api_key), requests_per_minute / 60.0)
 
 
 class _RewriteReply(BaseModel):
@@ -104,7 +96,7 @@ class _ScreenReply(BaseModel):
 
 
 class OpenAICompatibleProvider:
-    """An LLMProvider for any server speaking the OpenAI chat-completions API (one httpx client each)."""
+    """An LLMProvider for any server speaking the OpenAI chat-completions API (one HttpClient each)."""
 
     writes_prose = True
     instructions = INSTRUCTION_TEXTS  # what an answer must never repeat (evidence_guard.EchoDetector)
@@ -115,15 +107,19 @@ class OpenAICompatibleProvider:
         self.name = f"openai-compatible:{model}"
         self.base_url = base_url.rstrip("/")
         self.model = model
-        self.timeout = timeout
-        self.max_attempts = max_attempts
         self.temperature = temperature
-        self.backoff_max = backoff_max
-        self._api_key = api_key or None
-        self._backoff = wait_exponential_jitter(initial=backoff_initial, max=backoff_max, jitter=backoff_initial)
-        self.limiter = shared_limiter(self.base_url, self._api_key, requests_per_minute)
-        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        self._client = httpx.Client(timeout=httpx.Timeout(timeout), headers=headers)
+        key = api_key or None
+        self._http = HttpClient(
+            self.base_url, requests_per_second=requests_per_minute / 60.0, timeout=timeout,
+            max_attempts=max_attempts, backoff_initial=backoff_initial, backoff_max=backoff_max,
+            # Jitter scaled to the first wait, so a short backoff (tests, a local server) stays short.
+            backoff_jitter=backoff_initial, retryable_status=_RETRYABLE_STATUS,
+            rate_limit_key=_quota_key(self.base_url, key),
+            headers={"Authorization": f"Bearer {key}"} if key else None, secrets=(key,),
+            # httpx turns a POST redirected with 301-303 into a GET no chat endpoint answers: report the 3xx instead.
+            follow_redirects=False, name=self.name,
+        )
+        self.limiter = self._http.limiter
 
     @classmethod
     def from_settings(cls, settings: FluxSettings) -> Self:
@@ -134,7 +130,7 @@ class OpenAICompatibleProvider:
                    settings.llm_requests_per_minute, settings.llm_temperature)
 
     def close(self) -> None:
-        self._client.close()
+        self._http.close()
 
     def __enter__(self) -> Self:
         return self
@@ -193,59 +189,23 @@ class OpenAICompatibleProvider:
             "response_format": {"type": "json_object"},
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
         }
-        attempts = 0
-
-        def once() -> str:
-            nonlocal attempts
-            attempts += 1
-            return self._send_once(payload)
-
-        retrying = Retrying(stop=stop_after_attempt(self.max_attempts), wait=self._wait,
-                            retry=retry_if_exception(lambda e: isinstance(e, _AttemptFailed) and e.retryable),
-                            before_sleep=self._log_retry, reraise=True)
         try:
-            return retrying(once)
-        except _AttemptFailed as exc:
-            tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
-            raise ProviderError(self._redact(f"{self.name} at {self.base_url}: {exc.reason} ({tries})")) from None
+            return self._http.request_parsed("POST", "chat/completions", _chat_content, json=payload)
+        except HttpRequestError as exc:
+            tries = f"{exc.attempts} attempt{'s' if exc.attempts != 1 else ''}"
+            raise ProviderError(f"{self.name} at {self.base_url}: {exc.reason} ({tries})") from None
 
-    def _send_once(self, payload: dict[str, Any]) -> str:
-        self.limiter.acquire()
-        try:
-            response = self._client.post(f"{self.base_url}/chat/completions", json=payload)
-        except httpx.TimeoutException:
-            raise _AttemptFailed(f"timed out after {self.timeout:g}s", retryable=True) from None
-        except httpx.TransportError as exc:
-            raise _AttemptFailed(f"connection failed: {type(exc).__name__}: {exc}", retryable=True) from None
-        status = response.status_code
-        if status == 429 or status >= 500:
-            retry_after = parse_retry_after(response.headers.get("Retry-After"), self.backoff_max)
-            raise _AttemptFailed(f"HTTP {status}{_snippet(response)}", retryable=True, retry_after=retry_after)
-        if status >= 400:
-            raise _AttemptFailed(f"HTTP {status}{_snippet(response)}", retryable=False)
-        try:
-            content = response.json()["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            content = None
-        if not isinstance(content, str):
-            # A 200 that is not a chat completion is a misconfigured endpoint: repeating it only costs time.
-            raise _AttemptFailed("reply is not an OpenAI chat completion (no choices[0].message.content)"
-                                 f"{_snippet(response)}", retryable=False)
-        return content
 
-    def _wait(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        if isinstance(exc, _AttemptFailed) and exc.retry_after is not None:
-            return exc.retry_after
-        return self._backoff(state)
-
-    def _log_retry(self, state: RetryCallState) -> None:
-        exc = state.outcome.exception() if state.outcome else None
-        log.warning("%s: attempt %d failed (%s); retrying", self.name, state.attempt_number,
-                    self._redact(str(exc)))
-
-    def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
+def _chat_content(response: httpx.Response) -> str:
+    try:
+        content = response.json()["choices"][0]["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        content = None
+    if not isinstance(content, str):
+        # A 200 that is not a chat completion is a misconfigured endpoint: repeating it only costs time.
+        raise MalformedResponseError(str(response.url), "reply is not an OpenAI chat completion "
+                                     f"(no choices[0].message.content){body_snippet(response)}", retryable=False)
+    return content
 
 
 def format_evidence(evidence: list[Evidence]) -> str:
@@ -263,11 +223,6 @@ def _load_json(content: str) -> Any:
     # Some servers ignore response_format and fence the object; accept that, as validate_answer does.
     match = _FENCE.match(content)
     return json.loads(match.group(1) if match else content)
-
-
-def _snippet(response: httpx.Response) -> str:
-    text = " ".join(response.text.split())[:200]
-    return f": {text}" if text else ""
 
 
 def _why(exc: Exception) -> str:

@@ -14,8 +14,8 @@ from psycopg import sql
 
 from dagster_project.settings import REPO_ROOT, FluxSettings, get_settings
 
-# The environment as the user gave it, captured before test modules are imported: importing the Dagster
-# Definitions exports derived FLUX_ URLs, which must not leak into the test session's settings.
+# The environment as the user gave it, captured before test modules are imported: the session's settings start
+# from it and nothing a test sets leaks into the next session fixture.
 _USER_ENV = dict(os.environ)
 
 TEST_DEFAULTS = {

@@ -8,7 +8,7 @@ import dagster as dg
 from dagster_project.assets.documents import DOCUMENT_ASSETS
 from dagster_project.chunker import ChunkerConfig, chunk_document
 from dagster_project.resources import EmbedderResource, PostgresResource
-from dagster_project.settings import get_settings
+from dagster_project.resources.settings import FluxSettingsParam
 from dagster_project.storage.chunks import documents_to_chunk, remove_chunks_of_gone_documents, replace_chunks
 from dagster_project.versions import pipeline_version
 
@@ -25,8 +25,7 @@ DOCS_PER_TRANSACTION = 200
     "whose content_hash or chunker settings changed; chunk ids are {source}_{external_id}_{chunk_index}.",
 )
 def chunks(context: dg.AssetExecutionContext, postgres: PostgresResource,
-           embedder: EmbedderResource) -> dg.MaterializeResult:
-    settings = get_settings()
+           embedder: EmbedderResource, settings: FluxSettingsParam) -> dg.MaterializeResult:
     config = ChunkerConfig(settings.chunk_min_chars, settings.chunk_max_chars)
     engine = postgres.get_engine()
     removed = remove_chunks_of_gone_documents(engine)

@@ -6,7 +6,7 @@ from collections import Counter
 import dagster as dg
 
 from dagster_project.resources import PostgresResource
-from dagster_project.settings import get_settings
+from dagster_project.resources.settings import FluxSettingsParam
 from dagster_project.sources import registry
 from dagster_project.sources.hgnc.normalizer import normalize_genes
 from dagster_project.sources.kegg.normalizer import normalize_pathways as normalize_kegg
@@ -63,8 +63,8 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         "(upserted on (source, external_id), rewritten only when content_hash changes, gone records marked) "
         "plus its structured rows; unparseable records go to the quarantine table with their reason.",
     )
-    def _docs(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-        settings = get_settings()
+    def _docs(context: dg.AssetExecutionContext, postgres: PostgresResource,
+              settings: FluxSettingsParam) -> dg.MaterializeResult:
         manifest = latest_manifest(source, settings.raw_root_path)
         parsed = registry.parse(source, load_files(manifest, settings.raw_root_path), manifest.uri)
         records, engine = parsed.records, postgres.get_engine()

@@ -9,7 +9,7 @@ from sqlalchemy import text
 from dagster_project.assets.chunks import INDEX_GROUP, chunks
 from dagster_project.embedding import cuda_available, embed_on_ray
 from dagster_project.resources import EmbedderResource, PostgresResource, RayResource
-from dagster_project.settings import get_settings
+from dagster_project.resources.settings import FluxSettingsParam
 from dagster_project.storage.chunks import chunks_to_embed, write_vectors
 
 
@@ -22,8 +22,7 @@ from dagster_project.storage.chunks import chunks_to_embed, write_vectors
     "written with COPY, one transaction per batch, stamped with the model name.",
 )
 def chunk_embeddings(context: dg.AssetExecutionContext, postgres: PostgresResource, embedder: EmbedderResource,
-                     ray: RayResource) -> dg.MaterializeResult:
-    settings = get_settings()
+                     ray: RayResource, settings: FluxSettingsParam) -> dg.MaterializeResult:
     engine = postgres.get_engine()
     pending = chunks_to_embed(engine, embedder.model_name)
     with engine.connect() as conn:

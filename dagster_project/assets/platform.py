@@ -4,8 +4,8 @@
 import dagster as dg
 
 from dagster_project.resources import Neo4jResource, PostgresResource
+from dagster_project.resources.settings import FluxSettingsParam
 from dagster_project.schema import apply_neo4j, apply_postgres
-from dagster_project.settings import get_settings
 
 PLATFORM_GROUP = "platform"
 
@@ -16,8 +16,9 @@ PLATFORM_GROUP = "platform"
     description="Applies the ordered Postgres migrations (documents, chunks with vector(dim), HNSW index, "
     "quarantine). Idempotent: a second run applies nothing.",
 )
-def postgres_schema(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    report = apply_postgres(postgres.get_engine(), get_settings())
+def postgres_schema(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                    settings: FluxSettingsParam) -> dg.MaterializeResult:
+    report = apply_postgres(postgres.get_engine(), settings)
     context.log.info(f"postgres migrations applied={report.applied} already={report.already_applied}")
     return dg.MaterializeResult(
         metadata={
@@ -34,8 +35,9 @@ def postgres_schema(context: dg.AssetExecutionContext, postgres: PostgresResourc
     description="Applies the Neo4j schema migrations (uniqueness constraints on Pathway, Reaction, Gene, "
     "Compound, Paper ids; Species and Compartment by name). Idempotent.",
 )
-def neo4j_schema(context: dg.AssetExecutionContext, neo4j: Neo4jResource) -> dg.MaterializeResult:
-    report = apply_neo4j(neo4j.get_driver(), get_settings())
+def neo4j_schema(context: dg.AssetExecutionContext, neo4j: Neo4jResource,
+                 settings: FluxSettingsParam) -> dg.MaterializeResult:
+    report = apply_neo4j(neo4j.get_driver(), settings)
     context.log.info(f"neo4j migrations applied={report.applied} already={report.already_applied}")
     return dg.MaterializeResult(
         metadata={

@@ -4,7 +4,8 @@ raw zone with release and retrieval time. Together these make up the dataset ver
 import dagster as dg
 
 from dagster_project.resources import PostgresResource
-from dagster_project.settings import FluxSettings, get_settings
+from dagster_project.resources.settings import FluxSettingsParam
+from dagster_project.settings import FluxSettings
 from dagster_project.sources import registry
 from dagster_project.sources.raw import unchanged_since, write_pull
 from dagster_project.storage.loaders import record_raw_pull
@@ -19,7 +20,7 @@ def raw_retry_policy(settings: FluxSettings) -> dg.RetryPolicy:
                           backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
 
 
-def build_raw_asset(source: str) -> dg.AssetsDefinition:
+def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefinition:
     @dg.asset(
         name=f"{source}_raw",
         group_name=RAW_GROUP,
@@ -27,10 +28,10 @@ def build_raw_asset(source: str) -> dg.AssetsDefinition:
         deps=["postgres_schema"],
         description=f"Raw {source} files for the configured FLUX_SOURCE_MODE (live API, snapshot files or the "
         "bundled demo), stored immutably under FLUX_RAW_ROOT/<source>/<pull date>/ with a manifest.",
-        retry_policy=raw_retry_policy(get_settings()),
+        retry_policy=retry_policy,
     )
-    def _raw(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-        settings = get_settings()
+    def _raw(context: dg.AssetExecutionContext, postgres: PostgresResource,
+             settings: FluxSettingsParam) -> dg.MaterializeResult:
         pulled = registry.pull(source, settings)
         byte_count = sum(len(b) for b in pulled.files.values())
         previous = unchanged_since(pulled, settings.raw_root_path)
@@ -57,4 +58,6 @@ def build_raw_asset(source: str) -> dg.AssetsDefinition:
     return _raw
 
 
-RAW_ASSETS = [build_raw_asset(source) for source in registry.SOURCES]
+def build_raw_assets(settings: FluxSettings) -> list[dg.AssetsDefinition]:
+    """One raw asset per source; built from the settings (not loaded from this module) for their retry policy."""
+    return [build_raw_asset(source, raw_retry_policy(settings)) for source in registry.SOURCES]

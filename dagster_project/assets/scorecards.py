@@ -21,11 +21,11 @@ from dagster_project.evals.report import (
 from dagster_project.evals.store import save_run, set_mlflow_run
 from dagster_project.resources import PostgresResource
 from dagster_project.resources.embedder import EmbedderResource
-from dagster_project.settings import FluxSettings, get_settings
+from dagster_project.resources.settings import FluxSettingsParam
+from dagster_project.settings import FluxSettings
 from dagster_project.versions import pipeline_version
 from retrieval.cache import Cache
-from retrieval.index_state import IndexState
-from retrieval.index_state import candidate_index as latest_candidate
+from retrieval.index_state import IndexState, latest_candidate
 from retrieval.pipeline import Pipeline
 
 EVAL_GROUP = "evals"
@@ -37,15 +37,13 @@ def eval_pipeline(settings: FluxSettings, index: IndexState) -> Pipeline:
     return Pipeline.from_settings(settings, cache=off).pin(index)
 
 
-def _candidate(postgres: PostgresResource) -> tuple[FluxSettings, IndexState, Pipeline]:
-    settings = get_settings()
+def _candidate(postgres: PostgresResource, settings: FluxSettings) -> tuple[IndexState, Pipeline]:
     index = latest_candidate(postgres.get_engine())
-    return settings, index, eval_pipeline(settings, index)
+    return index, eval_pipeline(settings, index)
 
 
-def _record(context: dg.AssetExecutionContext, postgres: PostgresResource, scorecard: str, index: IndexState,
-            params: dict, metrics: dict[str, float], rows: list[dict], image: bytes) -> dict:
-    settings = get_settings()
+def _record(context: dg.AssetExecutionContext, postgres: PostgresResource, settings: FluxSettings, scorecard: str,
+            index: IndexState, params: dict, metrics: dict[str, float], rows: list[dict], image: bytes) -> dict:
     engine = postgres.get_engine()
     eval_id = save_run(engine, scorecard, context.run_id, index.version, index.dataset_version, pipeline_version(),
                        params, metrics, rows)
@@ -62,8 +60,9 @@ def _record(context: dg.AssetExecutionContext, postgres: PostgresResource, score
           "keywords → paper (OpenAlex), all gated and never copied from the index (verbatim rate 0), plus the "
           "title lookup, reported only. Document-level hit@1 / hit@5 / MRR@10 and latency for dense, BM25, hybrid "
           "and hybrid + reranker, beside whole-document baselines (exact cosine, bm25s) in the same run.")
-def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    settings, index, pipeline = _candidate(postgres)
+def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                        settings: FluxSettingsParam) -> dg.MaterializeResult:
+    index, pipeline = _candidate(postgres, settings)
     tasks = retrieval_tasks(settings, pipeline.engine, settings.eval_retrieval_questions)
     if not any(tasks.values()):
         raise dg.Failure("no retrieval questions: the corpus has neither PubMedQA abstracts nor papers")
@@ -81,7 +80,7 @@ def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRes
     params = {"tasks": ",".join(f"{t}:{len(q)}" for t, q in tasks.items()),
               "embedding_model": settings.embedding_model, "reranker": pipeline.reranker.name,
               "dense_top_k": settings.dense_top_k, "bm25_top_k": settings.bm25_top_k}
-    meta = _record(context, postgres, "retrieval", index, params, metrics, rows, image)
+    meta = _record(context, postgres, settings, "retrieval", index, params, metrics, rows, image)
     tables = "\n\n".join(f"**{t}** ({len(q)} queries, verbatim rate {metrics[f'{t}_verbatim_rate']:.3f})\n\n"
                           + ablation_markdown(metrics, retrieval_eval.VARIANTS, prefix=f"{t}_")
                           for t, q in tasks.items())
@@ -102,8 +101,9 @@ ANSWER_PLOT = ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rat
           "claims kept, claims their cited evidence supports), relational pass rate (expected id in the claims, "
           "gene lists against the graph) and the judge's accuracy on right vs hard-negative evidence. Reported: "
           "what re-retrieval rescued, verdict mix, latency (and yes/no/maybe accuracy with an LLM).")
-def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    settings, index, pipeline = _candidate(postgres)
+def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                     settings: FluxSettingsParam) -> dg.MaterializeResult:
+    index, pipeline = _candidate(postgres, settings)
     pubmedqa = [q for q in retrieval_questions(settings, pipeline.engine, settings.eval_answer_pubmedqa)
                 if q.kind == "pubmedqa"]
     # Searches whose target the first pass can miss (MeSH headings, OpenAlex keywords): where the judge loop's
@@ -129,7 +129,7 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
               "relational_questions": len(relational),
               "grounding_rule": f"lexical>={rule.lexical_min} or cosine>={rule.semantic_min}",
               "judge_calibration_questions": len(pubmedqa)}
-    meta = _record(context, postgres, "answer", index, params, metrics, rows + judge_rows, image)
+    meta = _record(context, postgres, settings, "answer", index, params, metrics, rows + judge_rows, image)
     return dg.MaterializeResult(metadata={
         **meta, "scorecard": dg.MetadataValue.md(f"{metrics_markdown(metrics)}\n\n"
                                                  f"{image_markdown(image, 'answer scorecard')}"),
@@ -141,8 +141,8 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
           "half (equivalence recall, strict and lenient precision, part-of recall and direction; gated), the "
           "shipped model's in-sample figures, a mutual-best-Jaccard baseline, the 20-pair smoke test, and a "
           "precision-recall curve over the model's confidence.")
-def resolution_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    settings = get_settings()
+def resolution_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                         settings: FluxSettingsParam) -> dg.MaterializeResult:
     index = latest_candidate(postgres.get_engine())
     evaluation = resolution_eval.evaluate(postgres.get_engine(), settings.resolution_curation_path)
     for note in evaluation.notes:
@@ -159,7 +159,7 @@ def resolution_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRe
     versions = evaluation.mappings["method_version"].unique().tolist()
     params = {"method_version": ",".join(versions), "curation": str(settings.resolution_curation_path),
               "cv_folds": 5, "notes": " | ".join(evaluation.notes) or "-"}
-    meta = _record(context, postgres, "resolution", index, params, metrics, evaluation.rows, image)
+    meta = _record(context, postgres, settings, "resolution", index, params, metrics, evaluation.rows, image)
     keys = sorted(k for k in metrics if k.startswith(("cv_", "baseline_equivalence", "in_sample_equivalence",
                                                       "known_", "pairs_")))
     return dg.MaterializeResult(metadata={

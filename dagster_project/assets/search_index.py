@@ -1,8 +1,7 @@
-"""Stage 6 — the BM25 index over chunks, and the index version: recorded as a candidate, published after gates.
+"""Stage 6 — the BM25 index over chunks, and the index version recorded as a candidate.
 
 `candidate_index` records one `index_versions` row (version, BM25 path, counts, dataset and pipeline versions,
-the Dagster run id). The eval scorecards measure that candidate; `published_index` (downstream of them, so
-their blocking regression checks stop it) marks it published. Serving reads only the latest published row.
+the Dagster run id). The eval scorecards measure that candidate; `published_index` (publish.py) serves it.
 """
 
 import hashlib
@@ -18,16 +17,13 @@ from dagster_project.assets.graph import pathway_vectors
 from dagster_project.assets.resolution import pathway_resolution
 from dagster_project.assets.vector_index import chunk_vector_index
 from dagster_project.resources import PostgresResource
-from dagster_project.settings import FluxSettings, get_settings
+from dagster_project.resources.settings import FluxSettingsParam
+from dagster_project.settings import FluxSettings
 from dagster_project.storage.index_tables import table_exists, table_key
-from dagster_project.storage.index_versions import IndexVersionError, collect_garbage, publish_candidate
 from dagster_project.versions import pipeline_version
 from retrieval.bm25 import bm25_version, build_index
 
 SERVING_GROUP = "serving"
-# The scorecard assets (dagster_project/assets/scorecards.py) sit between candidate and publish.
-SCORECARD_KEYS = [dg.AssetKey("retrieval_scorecard"), dg.AssetKey("answer_scorecard"),
-                  dg.AssetKey("resolution_scorecard")]
 ACTIVE_CHUNKS = ("SELECT c.id, c.content_hash, c.content FROM chunks c JOIN documents d ON d.id = c.document_id"
                  " WHERE d.status = 'active' ORDER BY c.id")
 
@@ -44,8 +40,8 @@ def bm25_root(settings: FluxSettings) -> Path:
     "<FLUX_HOME>/indexes/bm25/<version>; the version hashes chunk ids + content hashes + k1/b, so an unchanged "
     "corpus is not rebuilt and a rebuild never overwrites the index being served.",
 )
-def chunk_bm25_index(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    settings = get_settings()
+def chunk_bm25_index(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                     settings: FluxSettingsParam) -> dg.MaterializeResult:
     with postgres.get_engine().connect() as conn:
         rows = conn.execute(text(ACTIVE_CHUNKS)).all()
     version = bm25_version(((r.id, r.content_hash) for r in rows), settings.bm25_k1, settings.bm25_b)
@@ -81,8 +77,8 @@ def dataset_version(conn: Connection) -> str:
     "counts, dataset / pipeline versions and this Dagster run id. The scorecards measure it; published_index "
     "makes it the one serving reads.",
 )
-def candidate_index(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    settings = get_settings()
+def candidate_index(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                    settings: FluxSettingsParam) -> dg.MaterializeResult:
     engine = postgres.get_engine()
     with engine.connect() as conn:
         rows = conn.execute(text(ACTIVE_CHUNKS.replace(", c.content FROM", " FROM"))).all()
@@ -117,30 +113,3 @@ def candidate_index(context: dg.AssetExecutionContext, postgres: PostgresResourc
         "index_version": version, "new_version": bool(created.created), "built_by_run": created.dagster_run_id,
         "chunks": counts.chunks, "vectors": counts.vectors, "pathways": counts.pathways,
         "dataset_version": datasets, "bm25_version": bm25, "chunk_table": table})
-
-
-@dg.asset(
-    group_name=SERVING_GROUP,
-    kinds={"postgres"},
-    deps=[candidate_index, *SCORECARD_KEYS],
-    description="Switches serving to the candidate index version (one row update: its chunk table and BM25 index "
-    "were built beside the served ones), then drops the storage of versions older than the last "
-    "FLUX_INDEX_KEEP_PUBLISHED published ones. It runs after the eval scorecards, whose blocking regression checks "
-    "stop it, so a version that got worse never reaches serving; `flux index rollback` undoes a publish.",
-)
-def published_index(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    settings = get_settings()
-    engine = postgres.get_engine()
-    try:
-        switch = publish_candidate(engine)
-    except IndexVersionError as exc:
-        raise dg.Failure(str(exc)) from None
-    switched = switch.version != switch.previous
-    context.log.info(f"serving index {switch.version}" + (f" (was {switch.previous})" if switched else
-                                                          " (unchanged)"))
-    dropped = collect_garbage(engine, settings.index_keep_published, bm25_root(settings))
-    if dropped:
-        context.log.info(f"dropped the storage of {len(dropped)} old index version(s): {', '.join(dropped)}")
-    return dg.MaterializeResult(metadata={"index_version": switch.version,
-                                          "previous_version": switch.previous or "none", "switched": switched,
-                                          "versions_dropped": len(dropped)})

@@ -9,7 +9,7 @@ import dagster as dg
 from dagster_project.assets.chunks import INDEX_GROUP
 from dagster_project.assets.embeddings import chunk_embeddings
 from dagster_project.resources import PostgresResource
-from dagster_project.settings import get_settings
+from dagster_project.resources.settings import FluxSettingsParam
 from dagster_project.storage.index_tables import build_chunk_table
 
 
@@ -21,8 +21,8 @@ from dagster_project.storage.index_tables import build_chunk_table
     "HNSW index built with FLUX_HNSW_M / FLUX_HNSW_EF_CONSTRUCTION. The key hashes its content and parameters: "
     "unchanged chunks keep their table, changed ones get a new one while the published table goes on serving.",
 )
-def chunk_vector_index(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
-    settings = get_settings()
+def chunk_vector_index(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                       settings: FluxSettingsParam) -> dg.MaterializeResult:
     started = time.monotonic()
     table = build_chunk_table(postgres.get_engine(), settings.hnsw_m, settings.hnsw_ef_construction)
     seconds = round(time.monotonic() - started, 2)

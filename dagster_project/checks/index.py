@@ -10,7 +10,7 @@ from dagster_project.assets.embeddings import chunk_embeddings
 from dagster_project.assets.search_index import ACTIVE_CHUNKS, bm25_root, candidate_index, chunk_bm25_index
 from dagster_project.assets.vector_index import chunk_vector_index
 from dagster_project.resources import EmbedderResource, PostgresResource
-from dagster_project.settings import get_settings
+from dagster_project.resources.settings import FluxSettingsParam
 from dagster_project.storage.index_tables import hnsw_definition, table_exists, table_key, table_rows
 from retrieval.bm25 import IDS_FILE, bm25_version
 
@@ -57,8 +57,7 @@ def vector_norms_sane(postgres: PostgresResource) -> dg.AssetCheckResult:
 @dg.asset_check(asset=chunk_vector_index, blocking=True,
                 description="pgvector is installed and the chunk table for the current chunks exists with an HNSW "
                 "vector_cosine_ops index and one row per active, embedded chunk.")
-def vector_index_present(postgres: PostgresResource) -> dg.AssetCheckResult:
-    settings = get_settings()
+def vector_index_present(postgres: PostgresResource, settings: FluxSettingsParam) -> dg.AssetCheckResult:
     with postgres.get_engine().connect() as conn:
         ext = conn.execute(text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).scalar()
         table, expected = table_key(conn, settings.hnsw_m, settings.hnsw_ef_construction)
@@ -72,8 +71,7 @@ def vector_index_present(postgres: PostgresResource) -> dg.AssetCheckResult:
 
 @dg.asset_check(asset=chunk_bm25_index, blocking=True,
                 description="The BM25 index for the current chunks exists and holds exactly the active chunk ids.")
-def bm25_index_matches_chunks(postgres: PostgresResource) -> dg.AssetCheckResult:
-    settings = get_settings()
+def bm25_index_matches_chunks(postgres: PostgresResource, settings: FluxSettingsParam) -> dg.AssetCheckResult:
     with postgres.get_engine().connect() as conn:
         rows = conn.execute(text(ACTIVE_CHUNKS.replace(", c.content FROM", " FROM"))).all()
     directory = bm25_root(settings) / bm25_version(((r.id, r.content_hash) for r in rows), settings.bm25_k1,
@@ -87,7 +85,7 @@ def bm25_index_matches_chunks(postgres: PostgresResource) -> dg.AssetCheckResult
 @dg.asset_check(asset=candidate_index, blocking=True,
                 description="The candidate version's BM25 files and chunk table exist and its counts match them.")
 def candidate_index_is_servable(postgres: PostgresResource) -> dg.AssetCheckResult:
-    from retrieval.index_state import candidate_index as latest_candidate
+    from retrieval.index_state import latest_candidate
 
     engine = postgres.get_engine()
     index = latest_candidate(engine)

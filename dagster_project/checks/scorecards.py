@@ -8,17 +8,16 @@ from dagster_project.assets.scorecards import answer_scorecard, resolution_score
 from dagster_project.evals.gate import compare, markdown
 from dagster_project.evals.store import accepted_baseline, latest
 from dagster_project.resources import PostgresResource
-from dagster_project.settings import get_settings
+from dagster_project.resources.settings import FluxSettingsParam
 
 
-def _gate(context: dg.AssetCheckExecutionContext, postgres: PostgresResource, scorecard: str
+def _gate(context: dg.AssetCheckExecutionContext, postgres: PostgresResource, scorecard: str, tolerance: float
           ) -> dg.AssetCheckResult:
     engine = postgres.get_engine()
     current = latest(engine, scorecard, context.run.run_id) or latest(engine, scorecard)
     if current is None:
         return dg.AssetCheckResult(passed=False, metadata={"reason": f"no {scorecard} scorecard recorded"})
     baseline = accepted_baseline(engine, scorecard)
-    tolerance = get_settings().eval_tolerance
     comparisons = compare(scorecard, current.metrics, baseline.metrics if baseline else None, tolerance)
     failed = [c.metric for c in comparisons if c.failed]
     return dg.AssetCheckResult(passed=not failed, metadata={
@@ -31,8 +30,9 @@ def _make_gate(asset: dg.AssetsDefinition, scorecard: str) -> dg.AssetChecksDefi
     @dg.asset_check(asset=asset, name=f"{scorecard}_no_regression", blocking=True,
                     description=f"Gated {scorecard} metrics have not dropped beyond FLUX_EVAL_TOLERANCE below the "
                     "last accepted scorecard (flux evals accept).")
-    def _check(context: dg.AssetCheckExecutionContext, postgres: PostgresResource) -> dg.AssetCheckResult:
-        return _gate(context, postgres, scorecard)
+    def _check(context: dg.AssetCheckExecutionContext, postgres: PostgresResource,
+               settings: FluxSettingsParam) -> dg.AssetCheckResult:
+        return _gate(context, postgres, scorecard, settings.eval_tolerance)
 
     return _check
 

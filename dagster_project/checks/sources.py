@@ -7,7 +7,7 @@ from sqlalchemy import text
 from dagster_project.assets.documents import DOCUMENT_ASSETS
 from dagster_project.checks.gx import gx_check_result
 from dagster_project.resources import PostgresResource
-from dagster_project.settings import get_settings
+from dagster_project.resources.settings import FluxSettingsParam
 from dagster_project.sources import ids
 
 ID_PATTERNS = {
@@ -29,11 +29,11 @@ def _documents_check(source: str, asset: dg.AssetsDefinition) -> dg.AssetChecksD
     @dg.asset_check(asset=asset, name="documents_valid", blocking=True,
                     description=f"GX: {source} documents are non-empty, unique by external_id, have a title and "
                     "content, and ids match the source's format.")
-    def _check(postgres: PostgresResource) -> dg.AssetCheckResult:
+    def _check(postgres: PostgresResource, settings: FluxSettingsParam) -> dg.AssetCheckResult:
         import great_expectations.expectations as gxe
 
         df = _documents_frame(postgres, source)
-        if df.empty and source == "pubmed" and get_settings().source_mode == "demo":
+        if df.empty and source == "pubmed" and settings.source_mode == "demo":
             return dg.AssetCheckResult(passed=True, metadata={"note": "demo mode has no PubMed records"})
         return gx_check_result(df, [
             gxe.ExpectTableRowCountToBeBetween(min_value=1),
@@ -50,7 +50,7 @@ def _genes_check(asset: dg.AssetsDefinition) -> dg.AssetChecksDefinition:
     @dg.asset_check(asset=asset, name="gene_identifiers_valid", blocking=True,
                     description="GX: HGNC ids unique and well-formed, symbols present, Entrez ids numeric, "
                     "UniProt accessions match the UniProt pattern.")
-    def _check(postgres: PostgresResource) -> dg.AssetCheckResult:
+    def _check(postgres: PostgresResource, settings: FluxSettingsParam) -> dg.AssetCheckResult:
         import great_expectations.expectations as gxe
 
         with postgres.get_engine().connect() as conn:
@@ -78,11 +78,11 @@ def _quarantine_check(source: str, asset: dg.AssetsDefinition) -> dg.AssetChecks
     @dg.asset_check(asset=asset, name="quarantine_rate_ok", blocking=True,
                     description="The share of records quarantined in the latest load stays below "
                     "FLUX_MAX_QUARANTINE_RATE.")
-    def _check(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+    def _check(context: dg.AssetCheckExecutionContext, settings: FluxSettingsParam) -> dg.AssetCheckResult:
         event = context.instance.get_latest_materialization_event(asset.key)
         metadata = event.asset_materialization.metadata if event and event.asset_materialization else {}
         rate = float(metadata["quarantine_rate"].value) if "quarantine_rate" in metadata else 0.0
-        limit = get_settings().max_quarantine_rate
+        limit = settings.max_quarantine_rate
         return dg.AssetCheckResult(passed=rate <= limit, metadata={"quarantine_rate": rate, "limit": limit})
 
     return _check

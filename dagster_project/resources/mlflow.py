@@ -1,11 +1,10 @@
 """MLflow with a database backend store (the embedded Postgres by default) and artifacts under FLUX_HOME."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 import dagster as dg
-from pydantic import Field
+
+from dagster_project.settings import FluxSettings
 
 
 def configure_mlflow(tracking_uri: str, experiment: str, artifact_root: Path) -> str:
@@ -24,9 +23,11 @@ def configure_mlflow(tracking_uri: str, experiment: str, artifact_root: Path) ->
 
 
 class MLflowResource(dg.ConfigurableResource):
-    tracking_uri: str = Field(description="FLUX_MLFLOW_TRACKING_URI")
-    experiment: str = Field(default="flux", description="FLUX_MLFLOW_EXPERIMENT")
-    artifact_root: str = Field(description="FLUX_HOME/mlflow/artifacts")
+    """MLflow at FLUX_MLFLOW_TRACKING_URI (or the embedded database), from the settings resource."""
+
+    settings: dg.ResourceDependency[FluxSettings]
 
     def configure(self) -> str:
-        return configure_mlflow(self.tracking_uri, self.experiment, Path(self.artifact_root))
+        settings = self.settings
+        return configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.mlflow_experiment,
+                                settings.home / "mlflow" / "artifacts")

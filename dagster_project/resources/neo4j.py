@@ -1,12 +1,11 @@
 """Neo4j over Bolt with the official driver; one driver per (uri, user) per process."""
 
-from __future__ import annotations
-
 from functools import lru_cache
 
 import dagster as dg
 from neo4j import Driver, GraphDatabase
-from pydantic import Field
+
+from dagster_project.settings import FluxSettings
 
 
 @lru_cache(maxsize=8)
@@ -22,11 +21,10 @@ def driver_for(uri: str, user: str, password: str, fail_fast: bool = False) -> D
 
 
 class Neo4jResource(dg.ConfigurableResource):
-    """The knowledge graph."""
+    """The knowledge graph at FLUX_NEO4J_URI (or the embedded server), from the settings resource."""
 
-    uri: str = Field(description="Bolt URI (FLUX_NEO4J_URI)")
-    user: str = Field(default="neo4j", description="FLUX_NEO4J_USER")
-    password: str = Field(description="FLUX_NEO4J_PASSWORD")
+    settings: dg.ResourceDependency[FluxSettings]
 
     def get_driver(self) -> Driver:
-        return driver_for(self.uri, self.user, self.password)
+        settings = self.settings
+        return driver_for(settings.resolved_neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value())

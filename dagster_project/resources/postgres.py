@@ -1,12 +1,11 @@
 """Postgres through SQLAlchemy 2 Core on psycopg 3; one pooled engine per URL per process."""
 
-from __future__ import annotations
-
 from functools import lru_cache
 
 import dagster as dg
-from pydantic import Field
 from sqlalchemy import Engine, create_engine
+
+from dagster_project.settings import FluxSettings
 
 
 @lru_cache(maxsize=8)
@@ -16,9 +15,10 @@ def engine_for(url: str) -> Engine:
 
 
 class PostgresResource(dg.ConfigurableResource):
-    """The platform database (documents, chunks, vectors, quarantine)."""
+    """The platform database (documents, chunks, vectors, quarantine), at the settings' FLUX_DATABASE_URL (or the
+    embedded server). Derived from the settings resource, so no URL or password is shown as resource config."""
 
-    database_url: str = Field(description="SQLAlchemy URL, postgresql+psycopg://… (FLUX_DATABASE_URL)")
+    settings: dg.ResourceDependency[FluxSettings]
 
     def get_engine(self) -> Engine:
-        return engine_for(self.database_url)
+        return engine_for(self.settings.platform_database_url)

@@ -97,14 +97,21 @@ def test_dbt_mart_matches_the_resolution_and_dbt_build_runs_on_its_own(demo_plat
     import sys
     from pathlib import Path
 
-    from dagster_project.resources import dbt_env
-    from dagster_project.settings import REPO_ROOT
+    from dagster_project.settings import REPO_ROOT, dbt_env
 
     with engine_for(demo_platform.platform_database_url).connect() as conn:
         resolved = conn.execute(text("SELECT count(*) FROM pathway_mappings WHERE relation <> 'unrelated'")).scalar()
         mart = conn.execute(text("SELECT count(*), count(*) FILTER (WHERE shared = shared_in_sql)"
                                  " FROM analytics.pathway_equivalences")).one()
+        # The scorecards of the fixture's run (the first; other tests may record more later) and how many of them
+        # the trend mart holds.
+        scorecards, trended = conn.execute(text(
+            "SELECT count(*), count(*) FILTER (WHERE r.id IN (SELECT eval_run_id FROM analytics.eval_metric_trends))"
+            " FROM eval_runs r WHERE r.dagster_run_id = (SELECT dagster_run_id FROM eval_runs ORDER BY created_at,"
+            " id LIMIT 1)")).one()
     assert resolved > 0 and tuple(mart) == (resolved, resolved)
+    # That run built the trend mart after its scorecards wrote eval_runs, so the mart holds all three.
+    assert (scorecards, trended) == (3, 3)
     dbt = str(Path(sys.executable).parent / "dbt")
     result = subprocess.run([dbt, "build", "--project-dir", "dbt", "--profiles-dir", "dbt"], cwd=REPO_ROOT,
                             env={**os.environ, **dbt_env(demo_platform)}, capture_output=True, text=True,

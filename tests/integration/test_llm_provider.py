@@ -5,6 +5,7 @@ per-key rate limiter, and that the API key never reaches an error message. No da
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import Iterator
@@ -175,6 +176,20 @@ def test_5xx_on_every_attempt_raises(llm_server: LLMServer, provider: OpenAIComp
     assert len(llm_server.requests) == 3
 
 
+def test_every_5xx_is_retried_not_only_the_sources_ones(
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
+    llm_server.script(LLMReply.error(501), LLMReply.error(529), _reply())
+    assert validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE).warnings == []
+    assert len(llm_server.requests) == 3
+
+
+def test_a_reply_cut_short_is_retried(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server.script(LLMReply.truncated(_reply()), _reply())
+    assert validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE).warnings == []
+    assert len(llm_server.requests) == 2
+
+
 def test_401_is_not_retried(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
     llm_server.script(LLMReply.error(401, body='{"error": "invalid api key"}'), _reply())
     with pytest.raises(ProviderError, match=r"HTTP 401.*invalid api key.*\(1 attempt\)"):
@@ -209,6 +224,15 @@ def test_the_api_key_never_appears_in_an_error(llm_server: LLMServer, replies: l
         client.generate(QUESTION, EVIDENCE)
     assert KEY not in str(err.value) and KEY not in repr(err.value)
     assert llm_server.authorizations[0] == f"Bearer {KEY}"  # the key was really sent, and really scrubbed
+
+
+def test_the_api_key_never_appears_in_the_retry_log(llm_server: LLMServer, caplog: pytest.LogCaptureFixture) -> None:
+    llm_server.script(LLMReply.error(503, body=f"quota for {KEY} exhausted"), _reply())
+    with caplog.at_level(logging.WARNING), _provider(llm_server) as client:
+        client.generate(QUESTION, EVIDENCE)
+    [retry] = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
+    assert "openai-compatible:test-model: attempt 1 of 3 failed" in retry and "HTTP 503" in retry
+    assert KEY not in retry and "quota for *** exhausted" in retry
 
 
 # --- judge, rewrite, screen -------------------------------------------------------------------------------

@@ -22,7 +22,6 @@ from dagster._core.events import DagsterEventType
 from sqlalchemy import text
 
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources import resource_env
 from dagster_project.resources.postgres import engine_for
 from dagster_project.settings import REPO_ROOT, FluxSettings
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
@@ -37,10 +36,10 @@ CARRIED_DOWN = {"openalex_documents", "chunks", "chunk_embeddings", "chunk_vecto
 
 
 def _daemon_env(settings: FluxSettings, demo_dir: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in resource_env(settings)}
-    return env | resource_env(settings) | {
+    return dict(os.environ) | {
         "FLUX_PG_DATABASE": settings.pg_database,
         "FLUX_SOURCE_MODE": "demo",
+        "FLUX_EMBEDDING_BATCH_SIZE": str(settings.embedding_batch_size),
         "FLUX_DEMO_DIR": str(demo_dir),
         "FLUX_RAW_ROOT": settings.raw_root_path,
         "FLUX_SNAPSHOT_SENSOR_INTERVAL": "5",

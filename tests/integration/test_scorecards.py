@@ -16,7 +16,7 @@ from dagster_project.materialize import materialize_selection
 from dagster_project.resources.postgres import engine_for
 from dagster_project.settings import FluxSettings
 from retrieval.cache import Cache
-from retrieval.index_state import IndexState, candidate_index, current_index
+from retrieval.index_state import IndexState, current_index, latest_candidate
 from retrieval.pg_retriever import PostgresRetriever
 from retrieval.pipeline import Pipeline
 
@@ -98,12 +98,12 @@ def test_a_failed_gate_leaves_serving_on_the_previous_index(demo_platform: FluxS
         outcome = materialize_selection(changed, "key:chunk_bm25_index or key:candidate_index or "
                                         f"{SCORECARDS} or key:published_index")
         assert not outcome.success and "published_index" not in outcome.materialized
-        assert candidate_index(engine).version != served
+        assert latest_candidate(engine).version != served
         assert current_index(engine).version == served
         # The gate passes again (baseline accepted) → the same run publishes the new version.
         accept_latest(engine)
         republished = materialize_selection(changed, f"key:candidate_index or {SCORECARDS} or key:published_index")
-        assert republished.success and current_index(engine).version == candidate_index(engine).version != served
+        assert republished.success and current_index(engine).version == latest_candidate(engine).version != served
     finally:
         with engine.begin() as conn:  # back to the session's index for any later test
             conn.execute(text("DELETE FROM index_versions WHERE version <> :v"), {"v": served})
@@ -124,7 +124,7 @@ def test_a_candidate_without_bm25_fails_the_retrieval_gate(demo_platform: FluxSe
     tasks = retrieval_tasks(demo_platform, engine, 60)
     gated = {t: q for t, q in tasks.items() if t in GATED_RETRIEVAL_TASKS}
     assert gated, "the demo has a gated task"
-    index = candidate_index(engine)
+    index = latest_candidate(engine)
     served, _ = retrieval_eval.evaluate_tasks(eval_pipeline(demo_platform, index), gated)
     off = Cache(None, embedding_ttl=1, retrieval_ttl=1, answer_ttl=1, semantic_threshold=1.0, enabled=False)
     worse, _ = retrieval_eval.evaluate_tasks(_WithoutBM25.from_settings(demo_platform, cache=off).pin(index), gated)
@@ -136,7 +136,7 @@ def test_a_candidate_without_bm25_fails_the_retrieval_gate(demo_platform: FluxSe
 def test_judge_calibration_pairs_each_question_with_its_study_and_a_hard_negative(demo_platform: FluxSettings
                                                                                    ) -> None:
     engine = engine_for(demo_platform.platform_database_url)
-    pipeline = eval_pipeline(demo_platform, candidate_index(engine))
+    pipeline = eval_pipeline(demo_platform, latest_candidate(engine))
     questions = title_questions(engine, 12)
     metrics, rows = judge_calibration.evaluate(pipeline, questions)
     right = {r["question_id"]: r for r in rows if r["variant"] == "right"}

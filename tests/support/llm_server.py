@@ -1,22 +1,24 @@
-"""A scripted OpenAI-compatible server on 127.0.0.1: `POST /v1/chat/completions` answers from a queue of replies.
+"""A scripted OpenAI-compatible server: `POST /v1/chat/completions` answers from a queue of replies.
 
-A scripted reply is a content string (wrapped into a valid chat.completion), or an `LLMReply`: any status with
-headers (429 + Retry-After, 5xx, 401), a delay past the client's timeout, or a 200 whose body is not a chat
-completion. When the queue is empty a `responder(request_json) -> content` answers, so a test can reply from what
-the prompt holds (see `citing_responder`). Every request's JSON body and Authorization header are recorded.
+A scripted reply is a content string (wrapped into a valid chat.completion) or an `LLMReply`: content, possibly
+late (past the client's timeout), or a raw HTTP Reply sent as it is (429 + Retry-After, 5xx, 401, a body cut short,
+a 200 that is not a chat completion). When the queue is empty a `responder(request_json) -> content` answers, so a
+test can reply from what the prompt holds (see `citing_responder`). Serving, recording and the faults come from the
+ScriptedServer base (scripted_server.py).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass, replace
 from typing import Any
+
+from tests.support.scripted_server import RecordedRequest, Reply, ScriptedServer
 
 CHAT_PATH = "/v1/chat/completions"
 Responder = Callable[[dict[str, Any]], str]
@@ -24,12 +26,10 @@ Responder = Callable[[dict[str, Any]], str]
 _EVIDENCE_LINE = re.compile(r"^\[([^\]\s]+)\] \(", re.MULTILINE)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LLMReply:
-    content: str | None = None
-    status: int = 200
-    body: bytes | None = None  # a raw body, sent instead of a chat completion
-    headers: dict[str, str] = field(default_factory=dict)
+    content: str | None = None  # the assistant message, wrapped into a chat.completion
+    raw: Reply | None = None  # sent as it is instead: an error status, a malformed or truncated body
     delay: float = 0.0
 
     @classmethod
@@ -42,8 +42,7 @@ class LLMReply:
 
     @classmethod
     def error(cls, status: int, retry_after: str | None = None, body: str | None = None) -> LLMReply:
-        headers = {"Retry-After": retry_after} if retry_after is not None else {}
-        return cls(status=status, body=(body or f"error {status}").encode(), headers=headers)
+        return cls(raw=Reply.error(status, retry_after, body))
 
     @classmethod
     def slow(cls, seconds: float, content: str = "{}") -> LLMReply:
@@ -51,21 +50,21 @@ class LLMReply:
 
     @classmethod
     def malformed(cls, body: str = "<html>upstream proxy error</html>") -> LLMReply:
-        return cls(body=body.encode(), headers={"Content-Type": "text/html"})
+        return cls(raw=Reply.malformed(body))
+
+    @classmethod
+    def truncated(cls, content: str = "{}") -> LLMReply:
+        """A chat completion cut off half-way, the connection closed: a proxy or server dying mid-answer."""
+        return cls(raw=Reply.truncated(json.dumps(completion(content, "scripted", 0))))
 
     @classmethod
     def raw_json(cls, payload: object) -> LLMReply:
         """A 200 JSON body that is not necessarily a chat completion (e.g. `{"choices": []}`)."""
-        return cls(body=json.dumps(payload).encode(), headers={"Content-Type": "application/json"})
+        return cls(raw=Reply.json(json.dumps(payload)))
 
 
 @dataclass(frozen=True)
-class RecordedRequest:
-    path: str
-    json: dict[str, Any] | None
-    authorization: str | None
-    at: float
-
+class ChatRequest(RecordedRequest):
     @property
     def prompt(self) -> str:
         """Every message's content, joined: what the model was shown."""
@@ -97,22 +96,19 @@ def completion(content: str, model: str, serial: int) -> dict[str, Any]:
     }
 
 
-class LLMServer:
+class LLMServer(ScriptedServer):
+    request_type = ChatRequest
+    requests: list[ChatRequest]  # request_type makes every record a ChatRequest
+
     def __init__(self, responder: Responder | None = None) -> None:
+        super().__init__()
         self.responder = responder
-        self.requests: list[RecordedRequest] = []
         self._script: deque[LLMReply] = deque()
-        self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        # A short poll interval: shutdown() waits up to one interval, paid at every test's teardown.
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._serials = itertools.count(1)
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.url}/v1"
 
     @property
     def bodies(self) -> list[dict[str, Any] | None]:
@@ -122,18 +118,20 @@ class LLMServer:
     def authorizations(self) -> list[str | None]:
         return [r.authorization for r in self.requests]
 
-    def start(self) -> LLMServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
     def script(self, *replies: LLMReply | str) -> None:
         """Queue replies, consumed one per request; a plain string is the assistant's message content."""
         with self._lock:
             self._script.extend(LLMReply.text(r) if isinstance(r, str) else r for r in replies)
+
+    def reply_to(self, request: RecordedRequest) -> Reply:
+        if request.method != "POST" or request.path != CHAT_PATH:
+            return Reply.error(404, body=f"no route {request.method} {request.path}")
+        reply = self._next_reply(request.json)
+        if reply.raw is not None:
+            return replace(reply.raw, delay=reply.delay) if reply.delay else reply.raw
+        model = str((request.json or {}).get("model", "scripted"))
+        body = json.dumps(completion(reply.content or "", model, next(self._serials)))
+        return replace(Reply.json(body), delay=reply.delay)
 
     def _next_reply(self, request_json: dict[str, Any] | None) -> LLMReply:
         with self._lock:
@@ -143,53 +141,3 @@ class LLMServer:
             return LLMReply.text(self.responder(request_json))
         # 418 is never retried, so a test that under-scripts fails at once instead of backing off.
         return LLMReply.error(418, body="llm_server: script exhausted and no responder")
-
-    def _record(self, path: str, raw: bytes, authorization: str | None) -> tuple[dict[str, Any] | None, int]:
-        try:
-            parsed = json.loads(raw) if raw else None
-        except ValueError:
-            parsed = None
-        with self._lock:
-            self.requests.append(RecordedRequest(path, parsed, authorization, time.monotonic()))
-            return parsed, len(self.requests)
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:  # keep test output clean
-                return
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                if self.path != CHAT_PATH:
-                    self._send(LLMReply.error(404, body=f"no route {self.path}"))
-                    return
-                request_json, serial = server._record(self.path, raw, self.headers.get("Authorization"))
-                reply = server._next_reply(request_json)
-                if reply.delay:
-                    time.sleep(reply.delay)
-                if reply.body is None:
-                    model = str((request_json or {}).get("model", "scripted"))
-                    payload = completion(reply.content or "", model, serial)
-                    reply = LLMReply(status=reply.status, body=json.dumps(payload).encode(),
-                                     headers={"Content-Type": "application/json", **reply.headers})
-                self._send(reply)
-
-            def _send(self, reply: LLMReply) -> None:
-                body = reply.body or b""
-                self.send_response(reply.status)
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                try:
-                    self.wfile.write(body)
-                    self.wfile.flush()
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout test)
-
-        return Handler

@@ -8,7 +8,7 @@ from dagster_project.settings import get_settings
 
 @pytest.fixture(autouse=True)
 def isolated_flux_env() -> Iterator[None]:
-    """Unit tests see only the FLUX_ variables they set themselves (importing the Definitions exports some)."""
+    """Unit tests see only the FLUX_ variables they set themselves, never the developer's."""
     saved = dict(os.environ)
     for key in [k for k in os.environ if k.startswith("FLUX_")]:
         del os.environ[key]

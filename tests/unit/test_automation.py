@@ -7,7 +7,7 @@ from __future__ import annotations
 import dagster as dg
 
 from dagster_project.assets.raw_pulls import RAW_GROUP
-from dagster_project.automation import with_nightly_policies
+from dagster_project.automation import apply_nightly_policies
 from dagster_project.settings import FluxSettings
 
 pulled_version = {"value": "reactome:R85@2026-11-30T02:00:00+00:00"}
@@ -26,18 +26,18 @@ def example_documents() -> None: ...
 def example_index() -> None: ...
 
 
-ASSETS = with_nightly_policies([example_raw, example_documents, example_index], FluxSettings())
+DEFS = apply_nightly_policies(dg.Definitions(assets=[example_raw, example_documents, example_index]), FluxSettings())
 
 
 def requested(instance: dg.DagsterInstance, cursor: object) -> tuple[set[str], object]:
-    result = dg.evaluate_automation_conditions(defs=ASSETS, instance=instance, cursor=cursor)
+    result = dg.evaluate_automation_conditions(defs=DEFS, instance=instance, cursor=cursor)
     chain = ("example_raw", "example_documents", "example_index")
     return {name for name in chain if result.get_num_requested(dg.AssetKey(name))}, result.cursor
 
 
 def test_only_a_new_raw_data_version_flows_downstream() -> None:
     with dg.DagsterInstance.ephemeral() as instance:
-        assert dg.materialize(ASSETS, instance=instance).success
+        assert dg.materialize([example_raw, example_documents, example_index], instance=instance).success
         keys, cursor = requested(instance, None)  # the first evaluation only sets the baseline
         assert keys == set()
 

@@ -1,12 +1,17 @@
 """Loading the Definitions: the asset graph is what it should be, and every resource resolves."""
 
+import subprocess
+import sys
+
 import dagster as dg
 from dagster._core.definitions.dependency import NodeHandle
 
-from dagster_project.automation import with_nightly_policies
-from dagster_project.definitions import defs
-from dagster_project.resources import export_resource_env
+from dagster_project.automation import apply_nightly_policies
+from dagster_project.definitions import build_definitions
+from dagster_project.resources import PostgresResource
 from dagster_project.settings import FluxSettings, get_settings
+
+defs = build_definitions(FluxSettings())
 
 SOURCES = ["reactome", "kegg", "hgnc", "openalex", "pubmed"]
 EXPECTED_ASSETS = {"postgres_schema", "neo4j_schema", "chunks", "chunk_embeddings", "chunk_vector_index",
@@ -92,15 +97,32 @@ def test_every_asset_has_a_group_and_a_description() -> None:
         assert spec.description and len(spec.description) > 20, spec.key
 
 
-def test_every_resource_resolves_from_the_environment() -> None:
-    export_resource_env(get_settings())
-    resources = defs.resources or {}
-    assert set(resources) == {"postgres", "neo4j", "redis", "embedder", "ray", "mlflow", "dbt"}
+def test_every_resource_comes_from_the_one_settings_object() -> None:
+    settings = FluxSettings(pg_port=54999, pg_database="elsewhere", embedding_batch_size=7)
+    resources = build_definitions(settings).resources or {}
+    assert set(resources) == {"settings", "postgres", "neo4j", "redis", "embedder", "ray", "mlflow", "dbt"}
+    assert resources["settings"] is settings
     for name, resource in resources.items():
-        assert isinstance(resource, dg.ConfigurableResource), name
-        resolved = resource.process_config_and_initialize()
-        assert resolved is not None, name
-    assert resources["postgres"].process_config_and_initialize().database_url.startswith("postgresql+psycopg://")
+        if name != "settings":
+            assert isinstance(resource, dg.ConfigurableResource), name
+    postgres = resources["postgres"]
+    assert isinstance(postgres, PostgresResource)
+    assert postgres.get_engine().url.render_as_string(hide_password=True).endswith(":54999/elsewhere")
+    assert resources["embedder"].batch_size == 7
+
+
+def test_the_settings_given_are_the_settings_used_and_importing_reads_none() -> None:
+    custom = build_definitions(FluxSettings(snapshot_sensor_interval=45, nightly_cron="30 3 * * 1-5",
+                                            raw_max_retries=1, automation_interval=15))
+    sensors = {s.name: s.minimum_interval_seconds for s in custom.sensors or []}
+    assert sensors == {"snapshot_changed": 45, "nightly_automation": 15}
+    assert [s.cron_schedule for s in custom.schedules or []] == ["30 3 * * 1-5"]
+    assert custom.get_assets_def("kegg_raw").op.retry_policy.max_retries == 1  # type: ignore[union-attr]
+    # In a fresh interpreter: importing the code location (every asset, check and sensor module) reads no settings.
+    probe = ("import dagster_project.definitions; from dagster_project.settings import get_settings; "
+             "print(get_settings.cache_info().currsize)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert result.stdout.strip() == "0"
 
 
 def test_nightly_schedule_pulls_exactly_the_raw_assets_at_the_configured_time() -> None:
@@ -152,20 +174,21 @@ def test_raw_and_index_assets_have_freshness_policies() -> None:
     assert graph.get(dg.AssetKey("pathway_equivalences")).freshness_policy is None
 
 
-def test_with_nightly_policies_leaves_non_materializable_specs_alone() -> None:
+def test_nightly_policies_apply_by_selection_and_leave_non_materializable_specs_alone() -> None:
     @dg.asset(group_name="raw")
     def some_raw() -> None: ...
 
     @dg.asset(deps=[some_raw])
     def downstream() -> None: ...
 
-    wrapped_raw, wrapped_downstream, spec = with_nightly_policies([some_raw, downstream, dg.AssetSpec("ext")],
-                                                                  FluxSettings(raw_freshness_hours=5))
-    assert spec == dg.AssetSpec("ext")
-    raw_spec = wrapped_raw.specs_by_key[dg.AssetKey("some_raw")]
-    assert raw_spec.automation_condition is None
-    assert raw_spec.freshness_policy.fail_window.to_timedelta().total_seconds() == 5 * 3600
-    assert wrapped_downstream.specs_by_key[dg.AssetKey("downstream")].automation_condition is not None
+    policed = apply_nightly_policies(dg.Definitions(assets=[some_raw, downstream, dg.AssetSpec("ext")]),
+                                     FluxSettings(raw_freshness_hours=5))
+    graph = policed.resolve_asset_graph()
+    raw = graph.get(dg.AssetKey("some_raw"))
+    assert raw.automation_condition is None
+    assert raw.freshness_policy.fail_window.to_timedelta().total_seconds() == 5 * 3600  # type: ignore[union-attr]
+    assert graph.get(dg.AssetKey("downstream")).automation_condition is not None
+    assert graph.get(dg.AssetKey("ext")).automation_condition is None
 
 
 def test_a_raw_step_that_fails_transiently_is_retried_with_the_configured_policy() -> None:

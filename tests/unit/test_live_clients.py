@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dagster_project.sources.http import HttpClient
+from dagster_project.core.http import HttpClient
 from dagster_project.sources.kegg import parser as kegg_parser
 from dagster_project.sources.kegg.client import KeggClient
 from dagster_project.sources.openalex import parser as openalex_parser

@@ -11,13 +11,13 @@ import dagster as dg
 import pytest
 
 from dagster_project.schedules import nightly_raw_pulls_job, nightly_refresh_schedule
-from dagster_project.sensors import SNAPSHOT_FILES, demo_files, snapshot_changed
-from dagster_project.settings import FluxConfigError, FluxSettings, use_settings
+from dagster_project.sensors import SNAPSHOT_FILES, demo_files, evaluate_snapshot_sensor
+from dagster_project.settings import FluxConfigError, FluxSettings
 from dagster_project.sources import registry
 
 
-def tick(cursor: str | None = None) -> dg.SensorResult | dg.SkipReason:
-    return snapshot_changed(dg.build_sensor_context(cursor=cursor))
+def tick(settings: FluxSettings, cursor: str | None = None) -> dg.SensorResult | dg.SkipReason:
+    return evaluate_snapshot_sensor(dg.build_sensor_context(cursor=cursor), settings)
 
 
 @pytest.fixture
@@ -36,22 +36,22 @@ def test_the_sensor_watches_exactly_the_files_the_snapshot_pulls_read(snapshot_d
 
 def test_a_refresh_starts_when_content_changes_and_only_then(snapshot_dir: Path) -> None:
     data = snapshot_dir / SNAPSHOT_FILES[0]
-    with use_settings(FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir)):
-        first = tick()
-        assert isinstance(first, dg.SensorResult) and len(first.run_requests) == 1
-        key = first.run_requests[0].run_key
-        assert first.cursor == key
-        assert isinstance(tick(key), dg.SkipReason)
-        stat = data.stat()
-        data.write_text(data.read_text().upper())  # same size, new content
-        # A later write has a later mtime; set it so a coarse file-system clock cannot make this test flaky.
-        os.utime(data, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
-        assert data.stat().st_size == stat.st_size
-        changed = tick(key)
-        assert isinstance(changed, dg.SensorResult) and changed.run_requests[0].run_key != key
-        assert changed.cursor == changed.run_requests[0].run_key
-        (snapshot_dir / "msigdb.gmt").write_text("not read by any raw pull")
-        assert isinstance(tick(changed.cursor), dg.SkipReason)
+    settings = FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir)
+    first = tick(settings)
+    assert isinstance(first, dg.SensorResult) and len(first.run_requests) == 1
+    key = first.run_requests[0].run_key
+    assert first.cursor == key
+    assert isinstance(tick(settings, key), dg.SkipReason)
+    stat = data.stat()
+    data.write_text(data.read_text().upper())  # same size, new content
+    # A later write has a later mtime; set it so a coarse file-system clock cannot make this test flaky.
+    os.utime(data, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert data.stat().st_size == stat.st_size
+    changed = tick(settings, key)
+    assert isinstance(changed, dg.SensorResult) and changed.run_requests[0].run_key != key
+    assert changed.cursor == changed.run_requests[0].run_key
+    (snapshot_dir / "msigdb.gmt").write_text("not read by any raw pull")
+    assert isinstance(tick(settings, changed.cursor), dg.SkipReason)
 
 
 def test_in_demo_mode_it_watches_the_demo_folder_the_demo_pulls_read(tmp_path: Path) -> None:
@@ -62,29 +62,29 @@ def test_in_demo_mode_it_watches_the_demo_folder_the_demo_pulls_read(tmp_path: P
     assert read == set(demo_files(bundled))
     demo = tmp_path / "demo"
     shutil.copytree(bundled, demo)
-    with use_settings(FluxSettings(source_mode="demo", demo_dir=demo)):
-        first = tick()
-        assert isinstance(first, dg.SensorResult)
-        assert isinstance(tick(first.cursor), dg.SkipReason)
-        (demo / "README.md").write_text("notes are not pull inputs")
-        assert isinstance(tick(first.cursor), dg.SkipReason)
-        kegg = demo / "kegg" / "list_pathway_hsa.txt"
-        kegg.write_text(kegg.read_text() + "path:hsa99999\tA pathway added upstream\n")
-        changed = tick(first.cursor)
-        assert isinstance(changed, dg.SensorResult) and changed.cursor != first.cursor
+    settings = FluxSettings(source_mode="demo", demo_dir=demo)
+    first = tick(settings)
+    assert isinstance(first, dg.SensorResult)
+    assert isinstance(tick(settings, first.cursor), dg.SkipReason)
+    (demo / "README.md").write_text("notes are not pull inputs")
+    assert isinstance(tick(settings, first.cursor), dg.SkipReason)
+    kegg = demo / "kegg" / "list_pathway_hsa.txt"
+    kegg.write_text(kegg.read_text() + "path:hsa99999\tA pathway added upstream\n")
+    changed = tick(settings, first.cursor)
+    assert isinstance(changed, dg.SensorResult) and changed.cursor != first.cursor
 
 
 def test_in_live_mode_or_without_the_files_it_skips_with_a_reason(snapshot_dir: Path) -> None:
-    with use_settings(FluxSettings(source_mode="live", snapshot_dir=snapshot_dir)):
-        assert "FLUX_SOURCE_MODE is live" in tick().skip_message
-    with use_settings(FluxSettings(source_mode="demo", demo_dir=snapshot_dir / "missing")):
-        assert "FLUX_DEMO_DIR" in tick().skip_message
-    with use_settings(FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir / "missing")):
-        assert "FLUX_SNAPSHOT_DIR" in tick().skip_message
+    settings = FluxSettings(source_mode="live", snapshot_dir=snapshot_dir)
+    assert "FLUX_SOURCE_MODE is live" in tick(settings).skip_message
+    settings = FluxSettings(source_mode="demo", demo_dir=snapshot_dir / "missing")
+    assert "FLUX_DEMO_DIR" in tick(settings).skip_message
+    settings = FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir / "missing")
+    assert "FLUX_SNAPSHOT_DIR" in tick(settings).skip_message
     (snapshot_dir / SNAPSHOT_FILES[-1]).unlink()
-    with use_settings(FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir)):
-        message = tick().skip_message
-        assert SNAPSHOT_FILES[-1] in message and "FLUX_SNAPSHOT_DIR" in message
+    settings = FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir)
+    message = tick(settings).skip_message
+    assert SNAPSHOT_FILES[-1] in message and "FLUX_SNAPSHOT_DIR" in message
 
 
 def test_an_invalid_cron_or_time_zone_is_a_config_error_naming_the_variable() -> None:

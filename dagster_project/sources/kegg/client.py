@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dagster_project.sources.http import HttpClient
+from dagster_project.core.http import HttpClient
 from dagster_project.sources.raw import RawPull, read_files
 
 BASE_URL = "https://rest.kegg.jp"

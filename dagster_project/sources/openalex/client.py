@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dagster_project.sources.http import HttpClient
+from dagster_project.core.http import HttpClient
 from dagster_project.sources.raw import RawPull, read_files
 
 BASE_URL = "https://api.openalex.org"

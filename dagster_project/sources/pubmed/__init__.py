@@ -2,7 +2,6 @@
 
 from dagster_project.sources.pubmed.client import (
     EUTILS_BASE_URL,
-    MAX_EPOST_IDS,
     MAX_IDS,
     MAX_RETMAX,
     VALID_DBS,
@@ -14,7 +13,6 @@ from dagster_project.sources.pubmed.parser import parse_pubmed_xml, parse_pubmed
 
 __all__ = [
     "EUTILS_BASE_URL",
-    "MAX_EPOST_IDS",
     "MAX_IDS",
     "MAX_RETMAX",
     "VALID_DBS",

@@ -1,19 +1,19 @@
-"""NCBI E-utilities client: validates every argument before a request and answers failures as data.
+"""NCBI E-utilities client (esearch and efetch, what the live PubMed pull uses): validates every argument before a
+request and answers failures as data.
 
-Agents and assets call these operations with model- or user-supplied arguments, so a bad argument or a failed
-request must come back as an error record (`{"error": ..., "tool": ...}`) they can read, never as an exception
-that aborts the run, and never as a wasted request against NCBI's rate limit.
+The arguments come from configuration a user writes (FLUX_PUBMED_QUERY and friends), so a bad argument or a failed
+request comes back as an error record (`{"error": ..., "tool": ...}`) the caller can report, never as a wasted
+request against NCBI's rate limit.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from dagster_project.sources.http import HttpClient, SourceHTTPError
+from dagster_project.core.http import HttpClient, HttpRequestError
 
 EUTILS_BASE_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 VALID_DBS = frozenset({
@@ -25,11 +25,9 @@ DATETYPES = frozenset({"pdat", "edat", "mdat"})
 EFETCH_RETMODES = frozenset({"xml", "text"})
 EFETCH_RETTYPES = frozenset({"abstract", "medline", "uilist", "docsum", "xml", "fasta", "gb", "gp", "full"})
 MAX_RETMAX = 10_000  # NCBI caps esearch retmax; deeper paging needs the history server
-MAX_IDS = 200  # ids per GET-style request (esummary/efetch/elink) before URLs get too long
-MAX_EPOST_IDS = 10_000
+MAX_IDS = 200  # ids per efetch request before URLs get too long
 _DATE_RE = re.compile(r"^(\d{4})(?:/(\d{2})(?:/(\d{2}))?)?$")
 _SORT_RE = re.compile(r"^[A-Za-z_+]+$")
-_LINKNAME_RE = re.compile(r"^[a-z0-9_]+$")
 _API_KEY_RE = re.compile(r"(api_key=)[^&\s\]]+")
 
 Record = dict[str, Any]
@@ -145,51 +143,6 @@ def _esearch_result(body: Any) -> Record:
     return record
 
 
-def _esummary_result(body: Any) -> Record:
-    result = body.get("result") if isinstance(body, dict) else None
-    if not isinstance(result, dict) or "uids" not in result:
-        raise UpstreamError(_upstream_message(body, result, "result"))
-    uids = [str(uid) for uid in result["uids"]]
-    return {"uids": uids, "docs": [result[uid] for uid in uids if uid in result], "tool": "esummary"}
-
-
-def _elink_result(body: Any) -> Record:
-    linksets = body.get("linksets") if isinstance(body, dict) else None
-    if not isinstance(linksets, list):
-        raise UpstreamError(_upstream_message(body, linksets, "linksets"))
-    shaped = [
-        {
-            "dbfrom": item.get("dbfrom"),
-            "ids": [str(uid) for uid in item.get("ids", [])],
-            "links": {db["linkname"]: [str(uid) for uid in db.get("links", [])] for db in item.get("linksetdbs", [])},
-        }
-        for item in linksets
-    ]
-    return {"linksets": shaped, "tool": "elink"}
-
-
-def _einfo_result(body: Any) -> Record:
-    result = body.get("einforesult") if isinstance(body, dict) else None
-    if not isinstance(result, dict):
-        raise UpstreamError(_upstream_message(body, result, "einforesult"))
-    if "dblist" in result:
-        return {"dblist": list(result["dblist"]), "tool": "einfo"}
-    info = result.get("dbinfo")
-    return {"dbinfo": info[0] if isinstance(info, list) and info else info, "tool": "einfo"}
-
-
-def _epost_result(text: str) -> Record:
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise UpstreamError(f"epost answer is not XML: {exc}") from None
-    error = root.findtext("ERROR")
-    webenv, query_key = root.findtext("WebEnv"), root.findtext("QueryKey")
-    if error or not webenv or not query_key:
-        raise UpstreamError(f"epost failed: {error or 'no WebEnv/QueryKey in answer'}")
-    return {"webenv": webenv.strip(), "query_key": query_key.strip(), "tool": "epost"}
-
-
 def _upstream_message(body: Any, part: Any, key: str) -> str:
     nested = part.get("ERROR") if isinstance(part, dict) else None
     reported = body.get("error") if isinstance(body, dict) else None
@@ -204,7 +157,7 @@ def _nonempty(mapping: dict[str, Any]) -> dict[str, Any]:
 
 
 class EUtilsClient:
-    """The six E-utilities with up-front validation; every answer is a dict, errors included."""
+    """esearch and efetch with up-front validation; every answer is a dict, errors included."""
 
     def __init__(self, http: HttpClient, *, tool: str = "flux", email: str, api_key: str | None = None) -> None:
         if not email or "@" not in email:
@@ -230,10 +183,6 @@ class EUtilsClient:
 
         return self._json_call("esearch", "esearch.fcgi", params, _esearch_result)
 
-    def esummary(self, db: str, ids: Sequence[str | int]) -> Record:
-        return self._json_call("esummary", "esummary.fcgi",
-                               lambda: {"db": _check_db(db), "id": _check_ids(ids, MAX_IDS)}, _esummary_result)
-
     def efetch(self, db: str, ids: Sequence[str | int], rettype: str = "abstract", retmode: str = "xml") -> Record:
         def params() -> Record:
             if rettype not in EFETCH_RETTYPES:
@@ -247,31 +196,6 @@ class EUtilsClient:
             return {"text": text, "retmode": retmode, "rettype": rettype, "tool": "efetch"}
 
         return self._call("efetch", "efetch.fcgi", params, fetch)
-
-    def elink(self, dbfrom: str, db: str, ids: Sequence[str | int], linkname: str | None = None) -> Record:
-        def params() -> Record:
-            query = {"dbfrom": _check_db(dbfrom, "dbfrom"), "db": _check_db(db), "id": _check_ids(ids, MAX_IDS)}
-            if linkname is not None:
-                prefix = f"{query['dbfrom']}_{query['db']}"
-                if not isinstance(linkname, str) or not _LINKNAME_RE.match(linkname) \
-                        or not linkname.startswith(prefix):
-                    raise InvalidArgument(f"linkname must look like '{prefix}[_suffix]', got {linkname!r}")
-                query["linkname"] = linkname
-            return query
-
-        return self._json_call("elink", "elink.fcgi", params, _elink_result)
-
-    def epost(self, db: str, ids: Sequence[str | int]) -> Record:
-        def post(query: Record) -> Record:
-            # POST: up to 10,000 ids do not fit in a URL. ePost only answers XML.
-            return _epost_result(self.http.request("POST", "epost.fcgi", data=query).text)
-
-        return self._call("epost", "epost.fcgi",
-                          lambda: {"db": _check_db(db), "id": _check_ids(ids, MAX_EPOST_IDS)}, post)
-
-    def einfo(self, db: str | None = None) -> Record:
-        return self._json_call("einfo", "einfo.fcgi",
-                               lambda: {} if db is None else {"db": _check_db(db)}, _einfo_result)
 
     def _json_call(self, tool: str, path: str, params: Callable[[], Record],
                    shape: Callable[[Any], Record]) -> Record:
@@ -292,7 +216,7 @@ class EUtilsClient:
             return _error(tool, str(exc))
         try:
             return send(query | self.identity)
-        except SourceHTTPError as exc:
+        except HttpRequestError as exc:
             return _error(tool, str(exc), exc.url)
         except UpstreamError as exc:
             return _error(tool, str(exc), self.http.url_for(path))
@@ -304,5 +228,6 @@ def make_eutils_client(base_url: str = EUTILS_BASE_URL, *, email: str, api_key: 
     so a caller may lower the rate but never raise it past NCBI's limit."""
     limit = 10.0 if api_key else 3.0
     rate = min(float(http_kwargs.pop("requests_per_second", limit)), limit)
-    http = HttpClient(base_url, contact_email=email, requests_per_second=rate, **http_kwargs)
+    # The key travels in every URL: scrub it from errors and the retry log.
+    http = HttpClient(base_url, contact_email=email, requests_per_second=rate, secrets=(api_key,), **http_kwargs)
     return EUtilsClient(http, tool=tool, email=email, api_key=api_key)
