@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi.responses import PlainTextResponse, StreamingResponse
+from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, Field
 
 
@@ -35,7 +35,8 @@ def error_responses(*codes: int, route_is_json: bool = True) -> dict[int | str, 
     return {code: {"description": _DESCRIPTIONS[code], "content": ref} for code in codes}
 
 
-# One Server-Sent Event of /query/stream, as clients parse it.
+# One Server-Sent Event of /query/stream, as clients parse it: the stream's `itemSchema` (merged into FastAPI's generic
+# event). Not `schema`: beside an `itemSchema` that describes the whole stream (OpenAPI 3.2), not one event.
 SSE_EVENT: dict[str, Any] = {
     "type": "object",
     "properties": {"event": {"type": "string", "enum": ["step", "evidence", "answer", "error", "done"]},
@@ -43,10 +44,6 @@ SSE_EVENT: dict[str, Any] = {
                             "error ({detail}) or {}"}},
     "required": ["event", "data"],
 }
-
-
-class EventStreamResponse(StreamingResponse):
-    media_type = "text/event-stream"
 
 
 class PrometheusResponse(PlainTextResponse):

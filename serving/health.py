@@ -18,7 +18,7 @@ from dagster_project.settings import FluxConfigError, FluxSettings
 from retrieval.index_state import current_index
 
 if TYPE_CHECKING:
-    from serving.api import AppState
+    from retrieval.pipeline import Pipeline
 
 
 def store_error_message(exc: BaseException) -> str | None:
@@ -75,9 +75,9 @@ def _neo4j(settings: FluxSettings) -> dict[str, Any]:
     return {"ok": True, "counts": {r["label"]: r["n"] for r in records if r["label"] != "FluxMigration"}}
 
 
-def _redis(settings: FluxSettings, state: AppState) -> dict[str, Any]:
-    if state._pipeline is not None:
-        backend = state._pipeline.cache.backend
+def _redis(settings: FluxSettings, pipeline: Pipeline | None) -> dict[str, Any]:
+    if pipeline is not None:  # its cache's backend, which falls back to memory while Redis is down
+        backend = pipeline.cache.backend
         return {"ok": backend == "redis", "cache_backend": backend}
     try:
         redis.Redis.from_url(settings.resolved_redis_url, socket_timeout=0.5, socket_connect_timeout=0.5).ping()
@@ -86,8 +86,9 @@ def _redis(settings: FluxSettings, state: AppState) -> dict[str, Any]:
     return {"ok": True, "cache_backend": "redis"}
 
 
-def health_report(settings: FluxSettings, state: AppState) -> dict[str, Any]:
-    postgres, neo4j, cache = _postgres(settings), _neo4j(settings), _redis(settings, state)
+def health_report(settings: FluxSettings, pipeline: Pipeline | None) -> dict[str, Any]:
+    """`pipeline`: the service's, if it is built (its cache tells Redis's state); None probes Redis directly."""
+    postgres, neo4j, cache = _postgres(settings), _neo4j(settings), _redis(settings, pipeline)
     required_ok = postgres["ok"] and postgres.get("index") is not None
     status = "down" if not required_ok else "ok" if neo4j["ok"] and cache["ok"] else "degraded"
     return {"status": status, "services": {"postgres": postgres, "neo4j": neo4j, "redis": cache}}

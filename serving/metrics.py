@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from retrieval.answer import FinalAnswer
@@ -35,3 +37,14 @@ class ServiceMetrics:
         for event, value in cache_stats.items():
             self.cache_events.labels(event).set(value)
         return generate_latest(self.registry)
+
+
+def cache_counters(stats: dict[str, Any], prefix: str = "") -> dict[str, int]:
+    """The cache's nested stats as flat `flux_cache_events` labels (`redis_hits`, …); non-numbers are left out."""
+    out: dict[str, int] = {}
+    for key, value in stats.items():
+        if isinstance(value, dict):
+            out |= cache_counters(value, f"{prefix}{key}_")
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            out[f"{prefix}{key}"] = int(value)
+    return out

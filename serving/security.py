@@ -2,7 +2,8 @@
 
 FLUX_API_KEYS is a comma-separated list whose entries are keys or, better, their `sha256:<hex>` hashes (what
 `flux keys new` prints), so the service's environment need not hold a usable key. When it is set, every endpoint
-but /health needs `Authorization: Bearer <key>`. Keys are never logged and never echoed in an error body.
+but /health needs `Authorization: Bearer <key>` (the `require_api_key` dependency runs `ApiKeyGuard.check`). Keys
+are never logged and never echoed in an error body.
 """
 
 from __future__ import annotations
@@ -12,15 +13,11 @@ import hmac
 import math
 import threading
 import time
-from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, HTTPException
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse
 
 from dagster_project.settings import FluxSettings
-
-OPEN_PATHS = frozenset({"/health"})
 
 
 def key_hash(key: str) -> str:
@@ -55,34 +52,35 @@ class RateLimiter:
             return (1.0 - tokens) / self.rate
 
 
-def _deny(status: int, detail: str, headers: dict[str, str]) -> JSONResponse:
-    return JSONResponse(status_code=status, content={"detail": detail}, headers=headers)
+class ApiKeyGuard:
+    """The configured key hashes and their rate limits; open (every check passes) when no key is configured."""
+
+    def __init__(self, settings: FluxSettings) -> None:
+        self.keys = parse_keys(settings.api_keys.get_secret_value())
+        self.per_minute = settings.api_rate_limit_per_minute
+        self.limiter = RateLimiter(self.per_minute)
+
+    def check(self, authorization: str) -> None:
+        """Raises a 401 without a known key and a 429 over that key's rate limit; returns when the request may go
+        on. `authorization` is the request's Authorization header ("" when absent)."""
+        if not self.keys:
+            return
+        scheme, _, token = authorization.partition(" ")
+        challenge = {"WWW-Authenticate": "Bearer"}
+        if scheme.lower() != "bearer" or not token.strip():
+            raise HTTPException(401, "an API key is required: send 'Authorization: Bearer <key>'", challenge)
+        presented = key_hash(token.strip())
+        if not any(hmac.compare_digest(presented, known) for known in self.keys):
+            raise HTTPException(401, "unknown API key", challenge)
+        wait = self.limiter.acquire(presented)
+        if wait is not None:
+            raise HTTPException(429, f"rate limit of {self.per_minute} requests a minute reached for this key",
+                                {"Retry-After": str(max(1, math.ceil(wait)))})
 
 
-def install(app: FastAPI, settings: FluxSettings) -> None:
-    """CORS (only for the configured origins) and, when keys are configured, authentication and rate limits."""
+def install_cors(app: FastAPI, settings: FluxSettings) -> None:
+    """CORS only for the configured origins: without any, browsers on other origins get no CORS headers."""
     origins = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]
     if origins:
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
-    keys = parse_keys(settings.api_keys.get_secret_value())
-    if not keys:
-        return
-    limiter = RateLimiter(settings.api_rate_limit_per_minute)
-
-    @app.middleware("http")
-    async def authenticate(request: Request, call_next: Any) -> Response:
-        if request.url.path in OPEN_PATHS or request.method == "OPTIONS":
-            return await call_next(request)
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        challenge = {"WWW-Authenticate": "Bearer"}
-        if scheme.lower() != "bearer" or not token.strip():
-            return _deny(401, "an API key is required: send 'Authorization: Bearer <key>'", challenge)
-        presented = key_hash(token.strip())
-        if not any(hmac.compare_digest(presented, known) for known in keys):
-            return _deny(401, "unknown API key", challenge)
-        wait = limiter.acquire(presented)
-        if wait is not None:
-            return _deny(429, f"rate limit of {settings.api_rate_limit_per_minute} requests a minute reached for "
-                         "this key", {"Retry-After": str(max(1, math.ceil(wait)))})
-        return await call_next(request)

@@ -25,8 +25,9 @@ def client(demo_platform: FluxSettings) -> Iterator[TestClient]:
 def sse_events(body: str) -> list[tuple[str, Any]]:
     events = []
     for block in body.strip().split("\n\n"):
-        lines = dict(line.split(": ", 1) for line in block.splitlines())
-        events.append((lines["event"], json.loads(lines["data"])))
+        lines = dict(line.split(": ", 1) for line in block.splitlines() if not line.startswith(":"))
+        if lines:  # a keep-alive comment (`: ping`, sent while the pipeline is quiet) is no event
+            events.append((lines["event"], json.loads(lines["data"])))
     return events
 
 

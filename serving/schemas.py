@@ -1,0 +1,51 @@
+"""The request and response bodies of the HTTP service that are not the pipeline's own (FinalAnswer,
+SearchResult): what a client sends to ask or search, and a stored conversation."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from retrieval.answer import FinalAnswer
+from retrieval.types import Filters, Mode
+
+
+class _Question(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    # No NUL: Postgres text cannot hold it, and answers are stored.
+    question: str = Field(min_length=1, pattern=r"^[^\x00]*[^\s\x00][^\x00]*$",
+                          description="A question about pathways, genes or the literature (at least one character "
+                          "that is not white space; no NUL).")
+    filters: Filters | None = Field(default=None, description="Restrict evidence; filtered requests are not cached.")
+
+    @field_validator("question")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("question is empty")
+        return value.strip()
+
+
+class QueryRequest(_Question):
+    mode: Mode | None = Field(default=None, description="quick: one retrieval pass; thinking: the judge loop.")
+    # No NUL: Postgres text cannot hold it (schemathesis found the 500).
+    conversation_id: str | None = Field(default=None, max_length=64, pattern=r"^[^\x00]*$",
+                                        description="Continue this conversation: a "
+                                        "follow-up's references are resolved from its previous turn.")
+
+
+class SearchRequest(_Question):
+    pass
+
+
+class Turn(BaseModel):
+    answer_id: str
+    turn: int
+    question: str
+    asked_as: str
+    created_at: str
+    answer: FinalAnswer
+
+
+class Conversation(BaseModel):
+    conversation_id: str
+    turns: list[Turn]
