@@ -87,12 +87,13 @@ run: up
 serve: up
 	$(FLUX) serve
 
+# ruff, then the import-linter contracts in pyproject.toml (serving → retrieval → core; no Dagster below).
 lint: setup
 	$(BIN)/ruff check dagster_project retrieval serving tests benchmarks
+	$(BIN)/lint-imports
 
 # The test stack is started here (and by the tests themselves when run directly) and stopped afterwards.
-test: setup
-	$(BIN)/ruff check dagster_project retrieval serving tests benchmarks
+test: lint
 	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
 	set +e; $(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	  $(TEST_ENV) $(FLUX) stack down >/dev/null; \

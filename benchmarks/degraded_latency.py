@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from dagster_project.settings import FluxSettings, get_settings
+from dagster_project.core.settings import FluxSettings, get_settings
 from retrieval.cache import Cache
 from retrieval.pipeline import Pipeline
 

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import text
 
+from dagster_project.core.embedder import load_model
+from dagster_project.core.settings import get_settings
+from dagster_project.core.stores import engine_for
 from dagster_project.embedding import cuda_available, embed_on_ray
-from dagster_project.resources.embedder import load_model
-from dagster_project.resources.postgres import engine_for
 from dagster_project.resources.ray import ensure_ray
-from dagster_project.settings import get_settings
 
 
 def main() -> None:

@@ -15,9 +15,9 @@ import time
 import dagster as dg
 from sqlalchemy import text
 
+from dagster_project.core.settings import get_settings
+from dagster_project.core.stores import engine_for
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources.postgres import engine_for
-from dagster_project.settings import get_settings
 
 SELECTION = "key:postgres_schema or group:index"
 

@@ -29,7 +29,7 @@ import httpx
 import numpy as np
 from degraded_latency import QUESTIONS as GRAPH_AND_TEXT_QUESTIONS  # benchmarks/ is on sys.path
 
-from dagster_project.settings import get_settings
+from dagster_project.core.settings import get_settings
 
 GRAPH_QUESTIONS = GRAPH_AND_TEXT_QUESTIONS[:6]  # the typed-answer kinds (degraded_latency.py)
 

@@ -27,8 +27,8 @@ import numpy as np
 import uvicorn
 from sqlalchemy import text
 
-from dagster_project.settings import FluxSettings, get_settings
-from dagster_project.storage.index_tables import as_sql, qualified
+from dagster_project.core.index_tables import as_sql, qualified
+from dagster_project.core.settings import FluxSettings, get_settings
 from retrieval.cache import Cache
 from retrieval.pg_retriever import vector_literal
 from retrieval.pipeline import Pipeline

@@ -12,7 +12,7 @@ import os
 import tempfile
 import time
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from dagster_project.stack import Stack
 
 

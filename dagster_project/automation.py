@@ -11,7 +11,7 @@ import dagster as dg
 from dagster_project.assets.chunks import INDEX_GROUP
 from dagster_project.assets.raw_pulls import RAW_GROUP
 from dagster_project.assets.search_index import SERVING_GROUP
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 
 RAW = dg.AssetSelection.groups(RAW_GROUP)
 INDEX = dg.AssetSelection.groups(INDEX_GROUP, SERVING_GROUP)

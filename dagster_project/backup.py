@@ -21,12 +21,11 @@ from psycopg import sql
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from dagster_project.resources.neo4j import driver_for
-from dagster_project.resources.postgres import engine_for
+from dagster_project.core.index_tables import SCHEMA, as_sql
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import driver_for, engine_for
 from dagster_project.schema import load_migrations
-from dagster_project.settings import FluxSettings
 from dagster_project.storage.checksums import graph_checksums, table_checksums
-from dagster_project.storage.index_tables import SCHEMA, as_sql
 
 FORMAT = 1
 GRAPH_ASSETS = "key:neo4j_schema or key:knowledge_graph or key:pathway_vectors or key:pathway_resolution"

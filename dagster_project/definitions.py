@@ -17,10 +17,10 @@ from dagster_project import assets, checks
 from dagster_project.assets import raw_pulls
 from dagster_project.assets.raw_pulls import build_raw_assets
 from dagster_project.automation import apply_nightly_policies, automation_sensor
+from dagster_project.core.settings import FluxSettings, get_settings
 from dagster_project.resources import build_resources
 from dagster_project.schedules import nightly_raw_pulls_job, nightly_refresh_schedule
 from dagster_project.sensors import build_snapshot_sensor
-from dagster_project.settings import FluxSettings, get_settings
 
 EXECUTORS = {"multiprocess": dg.multiprocess_executor, "in_process": dg.in_process_executor}
 

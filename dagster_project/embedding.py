@@ -17,7 +17,7 @@ class EmbedBatch:
     def __init__(self, model_name: str, encode_batch_size: int, use_gpu: bool, threads: int) -> None:
         import torch
 
-        from dagster_project.resources.embedder import load_model
+        from dagster_project.core.embedder import load_model
 
         if not use_gpu:
             torch.set_num_threads(max(1, threads))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 from sqlalchemy.engine import make_url
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 
 
 def dagster_yaml(settings: FluxSettings) -> dict:

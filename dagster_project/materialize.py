@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import dagster as dg
 
+from dagster_project.core.settings import FluxSettings
 from dagster_project.instance import render_dagster_home
-from dagster_project.settings import FluxSettings
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dagster._core.definitions.unresolved_asset_job_definition import Unresolved
 from dagster._utils.schedules import is_valid_cron_string
 
 from dagster_project.assets.raw_pulls import RAW_GROUP
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 
 
 def nightly_raw_pulls_job() -> UnresolvedAssetJobDefinition:

@@ -15,7 +15,7 @@ from pathlib import Path
 from neo4j import Driver
 from sqlalchemy import Engine, text
 
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.(sql|cypher)$")

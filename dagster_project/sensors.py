@@ -7,8 +7,8 @@ from pathlib import Path
 import dagster as dg
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
+from dagster_project.core.settings import FluxSettings
 from dagster_project.resources.settings import FluxSettingsParam
-from dagster_project.settings import FluxSettings
 from dagster_project.sources.hgnc import client as hgnc_client
 from dagster_project.sources.kegg import client as kegg_client
 from dagster_project.sources.openalex import client as openalex_client

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import text
 
-from dagster_project.resources.neo4j import driver_for
-from dagster_project.resources.postgres import engine_for
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import driver_for, engine_for
 
 SUMMARY_TABLES = ["schema_migrations", "raw_pulls", "documents", "pathways", "pathway_members",
                   "gene_identifiers", "reactions", "chunks", "quarantine", "pathway_mappings"]

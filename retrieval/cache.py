@@ -29,7 +29,7 @@ from retrieval.memory_store import MemoryStore
 from retrieval.types import Filters
 
 if TYPE_CHECKING:
-    from dagster_project.settings import FluxSettings
+    from dagster_project.core.settings import FluxSettings
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ _KINDS = ("exact", "semantic", "retrieval", "embedding")
 _STORE_ERRORS = (redis.RedisError, OSError)
 
 # Common English words (plus question words); anything else in a query is "distinctive".
-_COMMON_TEXT = """
+_QUESTION_FILLER_TEXT = """
 a about above across after again against all almost along already also although always am among an and another any
 anyone anything are around as ask asked at away back be became because become been before being below best better
 between both but by came can cannot could did different do does doing done down during each either else enough
@@ -57,7 +57,7 @@ work works happen happens affect affects effect effects relate related relations
 compared example examples list name names overview summary summarize briefly detail details exactly actually
 typically generally common commonly important involved involve involves play plays function functions
 """
-COMMON_WORDS: frozenset[str] = frozenset(_COMMON_TEXT.split())
+QUESTION_FILLER_WORDS: frozenset[str] = frozenset(_QUESTION_FILLER_TEXT.split())
 
 _TOKEN = re.compile(r"\w+(?:[-:.]\w+)*")
 _SENTENCE_END = re.compile(r"[.?!]\s*$")
@@ -82,7 +82,7 @@ def distinctive_tokens(q: str) -> frozenset[str]:
     for match in _TOKEN.finditer(q):
         token = match.group()
         folded = token.casefold()
-        if any(c.isdigit() for c in token) or folded not in COMMON_WORDS:
+        if any(c.isdigit() for c in token) or folded not in QUESTION_FILLER_WORDS:
             out.add(folded)
             continue
         if not any(c.isupper() for c in token) or token == "I":

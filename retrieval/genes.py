@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from dagster_project.graph.mentions import COMMON_WORDS
+from dagster_project.core.vocabulary import COMMON_WORDS
 from retrieval.index_state import PerIndex
 from retrieval.terms import STOPWORDS
 

@@ -15,7 +15,7 @@ from sqlalchemy import TextClause, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ProgrammingError
 
-from dagster_project.settings import FluxConfigError
+from dagster_project.core.settings import FluxConfigError
 
 T = TypeVar("T")
 

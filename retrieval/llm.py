@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from dagster_project.core import http as core_http
 from dagster_project.core.http import HttpClient, HttpRequestError, MalformedResponseError, RateLimiter, body_snippet
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval.types import Evidence, JudgeResult, ProviderError, Strategy
 
 log = logging.getLogger(__name__)

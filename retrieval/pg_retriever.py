@@ -13,7 +13,7 @@ from psycopg import sql
 from sqlalchemy import TextClause, bindparam, text
 from sqlalchemy.engine import Connection, Engine
 
-from dagster_project.storage.index_tables import as_sql, qualified
+from dagster_project.core.index_tables import as_sql, qualified
 from retrieval.bm25 import BM25Index
 from retrieval.rerank import Reranker
 from retrieval.types import Evidence

@@ -19,8 +19,8 @@ from neo4j import Driver
 from pydantic import BaseModel, Field
 from sqlalchemy.engine import Engine
 
-from dagster_project.settings import FluxSettings
-from dagster_project.versions import pipeline_version
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.versions import pipeline_version
 from retrieval import evidence_guard, guardrails
 from retrieval.answer import FinalAnswer, fallback_answer, refusal_answer, validate_answer
 from retrieval.bm25 import load_index
@@ -99,13 +99,12 @@ class Pipeline:
     def from_settings(cls, settings: FluxSettings, *, cache: Cache | None = None,
                       provider: LLMProvider | None = None) -> Pipeline:
         """Everything from configuration; `cache` / `provider` replace the configured ones (evals, tests)."""
-        from dagster_project.resources.embedder import EmbedderResource
-        from dagster_project.resources.neo4j import driver_for
-        from dagster_project.resources.postgres import engine_for
+        from dagster_project.core.embedder import Embedder
+        from dagster_project.core.stores import driver_for, engine_for
         from retrieval.llm import OpenAICompatibleProvider
         from retrieval.offline import OfflineProvider
 
-        embedder = EmbedderResource(model_name=settings.embedding_model, dimension=settings.embedding_dim,
+        embedder = Embedder(model_name=settings.embedding_model, dimension=settings.embedding_dim,
                                     query_prefix=settings.embedding_query_prefix)
         embedder.model()  # load (and check the dimension) once, up front
         if provider is None:

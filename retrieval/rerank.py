@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval.types import Evidence
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from dagster_project.graph.mentions import COMMON_WORDS
+from dagster_project.core.vocabulary import COMMON_WORDS
 from retrieval.genes import GeneLexicon
 from retrieval.terms import content_words, words
 from retrieval.types import LLMProvider, RoutePlan, Strategy

@@ -22,7 +22,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from dagster_project.settings import FluxConfigError, FluxSettings, get_settings
+from dagster_project.core.settings import FluxConfigError, FluxSettings, get_settings
 from retrieval.guardrails import install_log_redaction
 from retrieval.pipeline import Pipeline
 from serving.body_limit import RequestBodyLimit

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval.answer import FinalAnswer
 from retrieval.guardrails import install_log_redaction
 from retrieval.pipeline import Pipeline
@@ -44,7 +44,7 @@ class Session:
 
     @classmethod
     def open(cls, settings: FluxSettings, status: Console) -> Session:
-        from dagster_project.resources.postgres import engine_for
+        from dagster_project.core.stores import engine_for
         from dagster_project.stack import check_postgres
 
         install_log_redaction()

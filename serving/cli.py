@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dagster_project.settings import FluxConfigError, get_settings
+from dagster_project.core.settings import FluxConfigError, get_settings
 from dagster_project.stack.base import ServiceStatus
 from serving.cli_index import backup_command, index_app, restore_command
 
@@ -85,8 +85,7 @@ def env() -> None:
 @app.command("migrate")
 def migrate() -> None:
     """Apply the Postgres and Neo4j migrations outside Dagster (the platform assets do the same)."""
-    from dagster_project.resources.neo4j import driver_for
-    from dagster_project.resources.postgres import engine_for
+    from dagster_project.core.stores import driver_for, engine_for
     from dagster_project.schema import apply_neo4j, apply_postgres
     from dagster_project.stack import check_neo4j, check_postgres
 
@@ -240,9 +239,9 @@ def keys_new() -> None:
 @evals_app.command("show")
 def evals_show() -> None:
     """The latest scorecards, each gated metric beside the accepted baseline and the delta."""
+    from dagster_project.core.stores import engine_for
     from dagster_project.evals.gate import GATED, compare
     from dagster_project.evals.store import SCORECARDS, accepted_baseline, latest
-    from dagster_project.resources.postgres import engine_for
     from dagster_project.stack import check_postgres
 
     settings = get_settings()
@@ -272,8 +271,8 @@ def evals_show() -> None:
 @evals_app.command("accept")
 def evals_accept(scorecard: str = typer.Option(None, help="Only this one: retrieval, answer or resolution.")) -> None:
     """Accept the latest scorecard(s) as the baseline the regression checks compare against."""
+    from dagster_project.core.stores import engine_for
     from dagster_project.evals.store import SCORECARDS, accept_latest
-    from dagster_project.resources.postgres import engine_for
     from dagster_project.stack import check_postgres
 
     if scorecard is not None and scorecard not in SCORECARDS:
@@ -312,12 +311,12 @@ def resolution_fit(
     output: str = typer.Option(None, help="Where to write the model (default: the shipped resolution_model.json)."),
 ) -> None:
     """Cross-validate the resolution method by KEGG pathway, then fit it on the whole dev half and save it."""
+    from dagster_project.core.embedder import load_model
+    from dagster_project.core.stores import engine_for
     from dagster_project.evals.curation import load_curation
     from dagster_project.resolution_fit import cross_validate, fit_model, labels_for
     from dagster_project.resolution_inputs import load_resolution_inputs
     from dagster_project.resolution_model import MODEL_PATH
-    from dagster_project.resources.embedder import load_model
-    from dagster_project.resources.postgres import engine_for
     from dagster_project.stack import check_postgres
     from dagster_project.storage.pathway_sets import active_pathway_ids
 

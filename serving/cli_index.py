@@ -12,7 +12,7 @@ from rich.table import Table
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from dagster_project.settings import get_settings
+from dagster_project.core.settings import get_settings
 
 index_app = typer.Typer(help="Retrieval index versions: list them, roll back a publish.", no_args_is_help=True)
 console = Console()
@@ -24,7 +24,7 @@ _VERSIONS = text(
 
 def _engine() -> Engine:
     # Imported here so `flux --help` does not load the database stack.
-    from dagster_project.resources.postgres import engine_for
+    from dagster_project.core.stores import engine_for
     from dagster_project.stack import check_postgres
 
     settings = get_settings()

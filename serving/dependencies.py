@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import Body, Depends, HTTPException, Request
 
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval.pipeline import Pipeline
 from serving.answer_store import AnswerStore
 from serving.health import store_error_message

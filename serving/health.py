@@ -14,7 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval.index_state import current_index
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def store_error_message(exc: BaseException) -> str | None:
 def _engine(url: str) -> Engine:
     """One pool per database for every probe (a new engine per request would open a connection each time and
     leave its pool to the garbage collector)."""
-    from dagster_project.resources.postgres import engine_for
+    from dagster_project.core.stores import engine_for
 
     return engine_for(url)
 
@@ -62,7 +62,7 @@ def _postgres(settings: FluxSettings) -> dict[str, Any]:
 
 
 def _neo4j(settings: FluxSettings) -> dict[str, Any]:
-    from dagster_project.resources.neo4j import driver_for
+    from dagster_project.core.stores import driver_for
 
     driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(),
                         fail_fast=True)

@@ -17,7 +17,7 @@ import time
 from fastapi import FastAPI, HTTPException
 from fastapi.middleware.cors import CORSMiddleware
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 
 
 def key_hash(key: str) -> str:

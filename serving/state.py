@@ -6,8 +6,8 @@ import threading
 
 from fastapi import FastAPI
 
-from dagster_project.resources.postgres import engine_for
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import engine_for
 from retrieval.pipeline import Pipeline
 from serving.answer_store import AnswerStore
 from serving.metrics import ServiceMetrics

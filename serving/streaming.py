@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi.sse import ServerSentEvent
 
-from dagster_project.settings import FluxConfigError
+from dagster_project.core.settings import FluxConfigError
 from retrieval.answer import FinalAnswer
 from retrieval.pipeline import INTERNAL_EVENTS, Pipeline
 from serving.health import store_error_message

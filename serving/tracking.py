@@ -8,7 +8,7 @@ import queue
 import threading
 import time
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from retrieval.answer import FinalAnswer
 from retrieval.guardrails import redact_emails
 from retrieval.pipeline import question_hash
@@ -91,7 +91,7 @@ class QueryLogger:
         from mlflow.entities import Metric, Param, RunTag
         from mlflow.tracking import MlflowClient
 
-        from dagster_project.resources.mlflow import configure_mlflow
+        from dagster_project.core.experiments import configure_mlflow
 
         if self._client is None:
             uri = self.settings.resolved_mlflow_tracking_uri

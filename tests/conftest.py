@@ -12,7 +12,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from dagster_project.settings import REPO_ROOT, FluxSettings, get_settings
+from dagster_project.core.settings import REPO_ROOT, FluxSettings, get_settings
 
 # The environment as the user gave it, captured before test modules are imported: the session's settings start
 # from it and nothing a test sets leaks into the next session fixture.
@@ -88,7 +88,7 @@ def _reset_graph(settings: FluxSettings) -> None:
 
 
 def _drop_session_databases(settings: FluxSettings) -> None:
-    from dagster_project.resources.postgres import engine_for
+    from dagster_project.core.stores import engine_for
     from dagster_project.stack.postgres import admin_conninfo
 
     engine_for.cache_clear()  # pooled connections would block DROP DATABASE

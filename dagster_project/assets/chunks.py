@@ -7,10 +7,10 @@ import dagster as dg
 
 from dagster_project.assets.documents import DOCUMENT_ASSETS
 from dagster_project.chunker import ChunkerConfig, chunk_document
+from dagster_project.core.versions import pipeline_version
 from dagster_project.resources import EmbedderResource, PostgresResource
 from dagster_project.resources.settings import FluxSettingsParam
 from dagster_project.storage.chunks import documents_to_chunk, remove_chunks_of_gone_documents, replace_chunks
-from dagster_project.versions import pipeline_version
 
 INDEX_GROUP = "index"
 DOCS_PER_TRANSACTION = 200

@@ -3,9 +3,9 @@ raw zone with release and retrieval time. Together these make up the dataset ver
 
 import dagster as dg
 
+from dagster_project.core.settings import FluxSettings
 from dagster_project.resources import PostgresResource
 from dagster_project.resources.settings import FluxSettingsParam
-from dagster_project.settings import FluxSettings
 from dagster_project.sources import registry
 from dagster_project.sources.raw import unchanged_since, write_pull
 from dagster_project.storage.loaders import record_raw_pull

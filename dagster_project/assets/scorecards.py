@@ -5,6 +5,9 @@ Markdown + plot metadata; blocking regression checks (checks/scorecards.py) stan
 import dagster as dg
 
 from dagster_project.assets.search_index import candidate_index
+from dagster_project.core.embedder import Embedder
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.versions import pipeline_version
 from dagster_project.evals import answer_eval, graph_questions, judge_calibration, resolution_eval, retrieval_eval
 from dagster_project.evals.gate import GATED
 from dagster_project.evals.grounding import fitted_rule
@@ -20,10 +23,7 @@ from dagster_project.evals.report import (
 )
 from dagster_project.evals.store import save_run, set_mlflow_run
 from dagster_project.resources import PostgresResource
-from dagster_project.resources.embedder import EmbedderResource
 from dagster_project.resources.settings import FluxSettingsParam
-from dagster_project.settings import FluxSettings
-from dagster_project.versions import pipeline_version
 from retrieval.cache import Cache
 from retrieval.index_state import IndexState, latest_candidate
 from retrieval.pipeline import Pipeline
@@ -112,7 +112,7 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
                if task in ("mesh_to_study", "keywords_to_paper") for q in qs]
     relational = relational_questions() + graph_questions.generate(pipeline.driver)
     questions = pubmedqa + relational + lookups
-    embed = EmbedderResource(model_name=settings.embedding_model, dimension=settings.embedding_dim).embed_documents
+    embed = Embedder(model_name=settings.embedding_model, dimension=settings.embedding_dim).embed_documents
     rule, rule_cv = fitted_rule(embed)
     context.log.info(f"grounding rule {rule} (cross-validated accuracy {rule_cv:.2f} on labelled examples)")
     metrics, rows = answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(rule, embed),

@@ -16,11 +16,11 @@ from dagster_project.assets.chunks import INDEX_GROUP, chunks
 from dagster_project.assets.graph import pathway_vectors
 from dagster_project.assets.resolution import pathway_resolution
 from dagster_project.assets.vector_index import chunk_vector_index
+from dagster_project.core.index_tables import table_exists, table_key
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.versions import pipeline_version
 from dagster_project.resources import PostgresResource
 from dagster_project.resources.settings import FluxSettingsParam
-from dagster_project.settings import FluxSettings
-from dagster_project.storage.index_tables import table_exists, table_key
-from dagster_project.versions import pipeline_version
 from retrieval.bm25 import bm25_version, build_index
 
 SERVING_GROUP = "serving"

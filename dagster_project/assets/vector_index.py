@@ -8,9 +8,9 @@ import dagster as dg
 
 from dagster_project.assets.chunks import INDEX_GROUP
 from dagster_project.assets.embeddings import chunk_embeddings
+from dagster_project.core.index_tables import build_chunk_table
 from dagster_project.resources import PostgresResource
 from dagster_project.resources.settings import FluxSettingsParam
-from dagster_project.storage.index_tables import build_chunk_table
 
 
 @dg.asset(

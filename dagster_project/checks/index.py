@@ -9,9 +9,9 @@ from dagster_project.assets.chunks import chunks
 from dagster_project.assets.embeddings import chunk_embeddings
 from dagster_project.assets.search_index import ACTIVE_CHUNKS, bm25_root, candidate_index, chunk_bm25_index
 from dagster_project.assets.vector_index import chunk_vector_index
+from dagster_project.core.index_tables import hnsw_definition, table_exists, table_key, table_rows
 from dagster_project.resources import EmbedderResource, PostgresResource
 from dagster_project.resources.settings import FluxSettingsParam
-from dagster_project.storage.index_tables import hnsw_definition, table_exists, table_key, table_rows
 from retrieval.bm25 import IDS_FILE, bm25_version
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 
 RELATIONAL_FILE = Path(__file__).with_name("relational_questions.json")
 

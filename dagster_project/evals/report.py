@@ -15,7 +15,7 @@ matplotlib.use("Agg")  # no display on servers and CI
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 
 
 def metrics_markdown(metrics: dict[str, float], keys: list[str] | None = None) -> str:
@@ -97,7 +97,7 @@ def log_to_mlflow(settings: FluxSettings, run_name: str, params: dict[str, Any],
                   image: bytes, rows: list[dict]) -> str:
     import mlflow
 
-    from dagster_project.resources.mlflow import configure_mlflow
+    from dagster_project.core.experiments import configure_mlflow
 
     experiment_id = configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.mlflow_experiment,
                                      settings.home / "mlflow" / "artifacts")

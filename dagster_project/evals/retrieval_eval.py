@@ -67,7 +67,7 @@ class Baseline:
             rows = conn.execute(text("SELECT source || '_' || external_id AS key, title || '. ' || content AS body"
                                      " FROM documents WHERE status = 'active' ORDER BY 1")).all()
         keys, bodies = [r.key for r in rows], [r.body for r in rows]
-        from dagster_project.resources.embedder import load_model
+        from dagster_project.core.embedder import load_model
 
         model = load_model(pipeline.settings.embedding_model)
         matrix = model.encode(bodies, batch_size=pipeline.settings.embedding_batch_size, normalize_embeddings=True,

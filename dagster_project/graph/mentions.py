@@ -11,18 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from dagster_project.core.vocabulary import COMMON_WORDS
+
 _TOKEN = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?)(?![\w-])")
-# Upper-cased words that are also HGNC symbols or aliases and would otherwise be "mentions" everywhere.
-_COMMON_WORDS = (
-    """
-    AND ARE BUT CAN FOR HAS HIS HER ITS NOT NOW OUR OUT THE WAS WHO WHY YES ALL ANY ONE TWO SET MET CAT
-    CAR BAD MAX MIN AGE AIM ACT ADD END FIT GAP HIT KIT LAB MAP PAN RAN SAD SAT SEX TAN TIP TOP USE WAR
-    WIN ARM EAR LEG CELL CELLS DNA RNA ATP ADP NAD GTP GDP AMP HIV SARS COVID RNAI PCR QPCR MRNA SIRNA
-    CRISPR UV WHO SD SE CI OR HR IV II III VI VII IX XI NMR MRI CT PET ECG BMI ICU ER GO NO IMPACT PROBE
-    SHE SPINK CLOCK STAR LARGE SMALL ATLAS CAPS CASP MASS PLAY REST SAFE SIGN TANK TRAP WASH CHIP
-    """
-)
-COMMON_WORDS = frozenset(_COMMON_WORDS.split())
 
 
 def build_dictionary(genes: Iterable[tuple[str, str, list[str]]]) -> dict[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dagster_project.core.settings import FluxSettings
 from dagster_project.resources.dbt import FluxDbtResource
 from dagster_project.resources.embedder import EmbedderResource
 from dagster_project.resources.mlflow import MLflowResource
@@ -9,7 +10,6 @@ from dagster_project.resources.neo4j import Neo4jResource
 from dagster_project.resources.postgres import PostgresResource
 from dagster_project.resources.ray import RayResource
 from dagster_project.resources.redis import RedisResource
-from dagster_project.settings import FluxSettings
 
 __all__ = [
     "EmbedderResource",

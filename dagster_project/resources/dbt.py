@@ -11,7 +11,7 @@ import dagster as dg
 import yaml
 from dagster_dbt import DbtCliInvocation, DbtCliResource, DbtProject
 
-from dagster_project.settings import REPO_ROOT, FluxSettings, dbt_env
+from dagster_project.core.settings import REPO_ROOT, FluxSettings, dbt_env
 
 DBT_DIR = REPO_ROOT / "dbt"
 # dbt/profiles.yml reads FLUX_DBT_* (`flux env`) for dbt by hand; Dagster runs use render_profiles_dir.

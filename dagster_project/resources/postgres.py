@@ -1,17 +1,10 @@
-"""Postgres through SQLAlchemy 2 Core on psycopg 3; one pooled engine per URL per process."""
-
-from functools import lru_cache
+"""The platform database as a Dagster resource (connections: core.stores.engine_for)."""
 
 import dagster as dg
-from sqlalchemy import Engine, create_engine
+from sqlalchemy import Engine
 
-from dagster_project.settings import FluxSettings
-
-
-@lru_cache(maxsize=8)
-def engine_for(url: str) -> Engine:
-    # pre_ping: a restarted embedded server must not leave dead pooled connections behind.
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import engine_for
 
 
 class PostgresResource(dg.ConfigurableResource):

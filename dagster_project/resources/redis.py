@@ -3,7 +3,7 @@
 import dagster as dg
 import redis
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 
 
 class RedisResource(dg.ConfigurableResource):

@@ -3,6 +3,6 @@ receive the one FluxSettings the Definitions were built from (definitions.py), n
 
 import dagster as dg
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 
 FluxSettingsParam = dg.ResourceParam[FluxSettings]

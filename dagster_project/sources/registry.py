@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dagster_project.core.http import HttpClient
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from dagster_project.sources.hgnc import client as hgnc_client
 from dagster_project.sources.hgnc import parser as hgnc_parser
 from dagster_project.sources.kegg import client as kegg_client

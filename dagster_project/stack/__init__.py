@@ -7,7 +7,7 @@ import time
 from neo4j import GraphDatabase
 from neo4j import exceptions as neo4j_errors
 
-from dagster_project.settings import FluxConfigError, FluxSettings, dbt_env
+from dagster_project.core.settings import FluxConfigError, FluxSettings, dbt_env
 from dagster_project.stack.base import LocalService, ServiceState, ServiceStatus
 from dagster_project.stack.neo4j import Neo4jService
 from dagster_project.stack.postgres import PostgresService, connect_or_explain, ensure_databases

@@ -9,7 +9,7 @@ from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from dagster_project.stack.privileges import ServiceUser, hand_over, service_user
 from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
 

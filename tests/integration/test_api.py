@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from retrieval.pipeline import Pipeline, question_hash
 from serving.api import create_app
 from tests.integration.test_retrieval_pipeline import fresh_cache

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
 from tests.integration.test_retrieval_pipeline import fresh_cache

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
 from serving.security import key_hash

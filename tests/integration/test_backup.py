@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dagster_project.backup import BackupError, backup, restore
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from dagster_project.stack import Stack
 from retrieval.cache import Cache
 from retrieval.pipeline import Pipeline

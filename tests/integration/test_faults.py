@@ -37,13 +37,12 @@ from pgvector.psycopg import register_vector
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
+from dagster_project.core.embedder import load_model, resolve_model_path
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import driver_for, engine_for
 from dagster_project.embedding import embed_on_ray
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources.embedder import load_model, resolve_model_path
-from dagster_project.resources.neo4j import driver_for
-from dagster_project.resources.postgres import engine_for
 from dagster_project.resources.ray import ensure_ray
-from dagster_project.settings import FluxSettings
 from dagster_project.sources import registry
 from dagster_project.sources.raw import RawPull, RawZoneError, write_pull
 from dagster_project.stack import Stack

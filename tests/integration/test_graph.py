@@ -5,12 +5,11 @@ from __future__ import annotations
 from neo4j import Driver
 from sqlalchemy import text
 
+from dagster_project.core.embedder import load_model
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import driver_for, engine_for
 from dagster_project.graph import loader
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources.embedder import load_model
-from dagster_project.resources.neo4j import driver_for
-from dagster_project.resources.postgres import engine_for
-from dagster_project.settings import FluxSettings
 
 GRAPH = "group:graph"
 
@@ -97,7 +96,7 @@ def test_dbt_mart_matches_the_resolution_and_dbt_build_runs_on_its_own(demo_plat
     import sys
     from pathlib import Path
 
-    from dagster_project.settings import REPO_ROOT, dbt_env
+    from dagster_project.core.settings import REPO_ROOT, dbt_env
 
     with engine_for(demo_platform.platform_database_url).connect() as conn:
         resolved = conn.execute(text("SELECT count(*) FROM pathway_mappings WHERE relation <> 'unrelated'")).scalar()

@@ -14,10 +14,9 @@ import re
 import dagster as dg
 import pytest
 
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import driver_for, engine_for
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources.neo4j import driver_for
-from dagster_project.resources.postgres import engine_for
-from dagster_project.settings import FluxSettings
 from dagster_project.storage.checksums import graph_checksums, table_checksums, table_names
 
 RUN_LOG_TABLES = frozenset({"eval_runs", "eval_question_results"})  # one row set per Dagster run, by design

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
+from dagster_project.core.embedder import resolve_model_path
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import engine_for
 from dagster_project.embedding import embed_on_ray
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources.embedder import resolve_model_path
-from dagster_project.resources.postgres import engine_for
 from dagster_project.resources.ray import ensure_ray
-from dagster_project.settings import FluxSettings
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from dagster_project.storage.chunks import chunks_to_embed, write_vector_batches
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from dagster_project.core.settings import FluxSettings, get_settings
+from dagster_project.core.stores import engine_for
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources.postgres import engine_for
 from dagster_project.schema import apply_postgres
-from dagster_project.settings import FluxSettings, get_settings
 from tests.support.fault_server import FaultServer, Reply
 
 pytestmark = pytest.mark.shared_data

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval import answer
 from retrieval.answer import validate_answer
 from retrieval.llm import OpenAICompatibleProvider, shared_limiter

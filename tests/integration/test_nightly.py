@@ -21,11 +21,11 @@ import pytest
 from dagster._core.events import DagsterEventType
 from sqlalchemy import text
 
+from dagster_project.core.index_tables import as_sql, qualified
+from dagster_project.core.settings import REPO_ROOT, FluxSettings
+from dagster_project.core.stores import engine_for
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources.postgres import engine_for
-from dagster_project.settings import REPO_ROOT, FluxSettings
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
-from dagster_project.storage.index_tables import as_sql, qualified
 from retrieval.index_state import current_index
 
 NIGHTLY_BUDGET_S = 600

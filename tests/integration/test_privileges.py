@@ -14,7 +14,7 @@ import psutil
 import psycopg
 import pytest
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from dagster_project.stack import Stack
 from dagster_project.stack.postgres import PostgresService
 from dagster_project.stack.privileges import make_traversable, service_user

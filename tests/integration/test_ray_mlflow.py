@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from dagster_project.resources.mlflow import configure_mlflow
+from dagster_project.core.experiments import configure_mlflow
+from dagster_project.core.settings import FluxSettings
 from dagster_project.resources.ray import ensure_ray
-from dagster_project.settings import FluxSettings
 
 
 @pytest.fixture(scope="module")

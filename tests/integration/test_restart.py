@@ -5,9 +5,9 @@ from __future__ import annotations
 from neo4j import GraphDatabase
 from sqlalchemy import text
 
-from dagster_project.resources.postgres import engine_for
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import engine_for
 from dagster_project.schema import apply_postgres
-from dagster_project.settings import FluxSettings
 from dagster_project.stack import ServiceState, Stack
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from dagster_project.resources.postgres import engine_for
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import engine_for
 from retrieval.answer import FALLBACK_TEXT, FinalAnswer
 from retrieval.cache import Cache
 from retrieval.llm import OpenAICompatibleProvider

@@ -8,13 +8,13 @@ from mlflow.tracking import MlflowClient
 from sqlalchemy import text
 
 from dagster_project.assets.scorecards import eval_pipeline
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import engine_for
 from dagster_project.evals import judge_calibration, retrieval_eval
 from dagster_project.evals.gate import GATED_RETRIEVAL_TASKS, compare
 from dagster_project.evals.questions import retrieval_tasks, title_questions
 from dagster_project.evals.store import accept_latest, latest
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources.postgres import engine_for
-from dagster_project.settings import FluxSettings
 from retrieval.cache import Cache
 from retrieval.index_state import IndexState, current_index, latest_candidate
 from retrieval.pg_retriever import PostgresRetriever

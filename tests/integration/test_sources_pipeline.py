@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from dagster_project.core.settings import FluxSettings, get_settings
+from dagster_project.core.stores import engine_for
 from dagster_project.evals.questions import KNOWN_COUNTERPARTS
 from dagster_project.materialize import materialize_selection
-from dagster_project.resources.postgres import engine_for
-from dagster_project.settings import FluxSettings, get_settings
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 
 pytestmark = pytest.mark.shared_data
@@ -100,9 +100,9 @@ def test_one_changed_and_one_removed_record_touch_exactly_those_rows(snapshot_lo
 
 @pytest.fixture(scope="module")
 def resolution_on_snapshot(snapshot_loaded: FluxSettings) -> tuple[object, object]:
+    from dagster_project.core.embedder import load_model
     from dagster_project.evals.curation import load_curation
     from dagster_project.resolution_inputs import load_resolution_inputs
-    from dagster_project.resources.embedder import load_model
     from dagster_project.storage.pathway_sets import active_pathway_ids
 
     path = snapshot_loaded.resolution_curation_path

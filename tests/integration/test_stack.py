@@ -11,11 +11,11 @@ import redis
 from neo4j import GraphDatabase
 from sqlalchemy import text
 
-from dagster_project.resources.postgres import engine_for
+from dagster_project.core.index_tables import build_chunk_table, drop_chunk_table, hnsw_definition, table_rows
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import engine_for
 from dagster_project.schema import apply_neo4j, apply_postgres
-from dagster_project.settings import FluxSettings
 from dagster_project.stack import ServiceState, Stack
-from dagster_project.storage.index_tables import build_chunk_table, drop_chunk_table, hnsw_definition, table_rows
 
 
 def _driver(s: FluxSettings):  # type: ignore[no-untyped-def]

@@ -17,12 +17,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from dagster_project.assets.search_index import ACTIVE_CHUNKS
-from dagster_project.resources.embedder import EmbedderResource
-from dagster_project.resources.neo4j import driver_for
-from dagster_project.resources.postgres import engine_for
-from dagster_project.settings import REPO_ROOT, FluxSettings
+from dagster_project.core.embedder import Embedder
+from dagster_project.core.index_tables import build_chunk_table, drop_chunk_table
+from dagster_project.core.settings import REPO_ROOT, FluxSettings
+from dagster_project.core.stores import driver_for, engine_for
 from dagster_project.storage.checksums import graph_checksums, table_checksums
-from dagster_project.storage.index_tables import build_chunk_table, drop_chunk_table
 from retrieval.bm25 import build_index
 from retrieval.evidence_guard import WITHHELD
 from retrieval.llm import GENERATE_PROMPT, JUDGE_PROMPT, OpenAICompatibleProvider
@@ -53,7 +52,7 @@ SERVING_TABLES = frozenset({"answers", "conversations"})  # serving owns these; 
 def planted(demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FluxSettings]:
     """The hostile paper, stored like any other: a document row and one embedded chunk (removed afterwards)."""
     engine = engine_for(demo_platform.platform_database_url)
-    embedder = EmbedderResource(model_name=demo_platform.embedding_model, dimension=demo_platform.embedding_dim)
+    embedder = Embedder(model_name=demo_platform.embedding_model, dimension=demo_platform.embedding_dim)
     vector = vector_literal(embedder.embed_documents([CONTENT])[0])
     digest = hashlib.sha256(CONTENT.encode()).hexdigest()
     with engine.begin() as conn:

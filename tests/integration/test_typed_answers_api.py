@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import Driver
 
-from dagster_project.resources.neo4j import driver_for
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import driver_for
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
 from tests.integration.test_retrieval_pipeline import fresh_cache

@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dagster_project.settings import get_settings
+from dagster_project.core.settings import get_settings
 
 
 @pytest.fixture(autouse=True)

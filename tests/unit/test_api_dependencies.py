@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from dagster_project.settings import FluxSettings
+from dagster_project.core.settings import FluxSettings
 from retrieval.answer import FinalAnswer
 from retrieval.pipeline import EventSink, SearchResult
 from retrieval.types import Evidence, Filters, Mode, RoutePlan

@@ -18,8 +18,8 @@ from dagster_dbt.errors import DagsterDbtManifestNotFoundError
 
 import dagster_project.assets
 from dagster_project.assets.dbt import MANIFEST, SOURCE_TABLE_SPECS, flux_dbt_models, model_writer_deps
+from dagster_project.core.settings import REPO_ROOT, FluxSettings
 from dagster_project.resources import dbt as dbt_project_config
-from dagster_project.settings import REPO_ROOT, FluxSettings
 
 SCORECARDS = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard"}
 DOCUMENTS = {"reactome_documents", "kegg_documents", "hgnc_documents"}

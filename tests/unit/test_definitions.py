@@ -7,9 +7,9 @@ import dagster as dg
 from dagster._core.definitions.dependency import NodeHandle
 
 from dagster_project.automation import apply_nightly_policies
+from dagster_project.core.settings import FluxSettings, get_settings
 from dagster_project.definitions import build_definitions
 from dagster_project.resources import PostgresResource
-from dagster_project.settings import FluxSettings, get_settings
 
 defs = build_definitions(FluxSettings())
 
@@ -119,7 +119,7 @@ def test_the_settings_given_are_the_settings_used_and_importing_reads_none() -> 
     assert [s.cron_schedule for s in custom.schedules or []] == ["30 3 * * 1-5"]
     assert custom.get_assets_def("kegg_raw").op.retry_policy.max_retries == 1  # type: ignore[union-attr]
     # In a fresh interpreter: importing the code location (every asset, check and sensor module) reads no settings.
-    probe = ("import dagster_project.definitions; from dagster_project.settings import get_settings; "
+    probe = ("import dagster_project.definitions; from dagster_project.core.settings import get_settings; "
              "print(get_settings.cache_info().currsize)")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.strip() == "0"

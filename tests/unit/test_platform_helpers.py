@@ -4,9 +4,9 @@ import dagster as dg
 import pandas as pd
 
 from dagster_project.checks.gx import gx_check_result
+from dagster_project.core.settings import FluxSettings
 from dagster_project.instance import dagster_yaml
 from dagster_project.resources.ray import ray_temp_dir
-from dagster_project.settings import FluxSettings
 
 
 def test_dagster_storage_uses_postgres_with_the_psycopg2_scheme() -> None:

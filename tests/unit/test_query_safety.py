@@ -81,7 +81,7 @@ def test_the_scan_catches_statements_built_from_variables(source: str) -> None:
 @pytest.mark.parametrize("name", ['chunks_0123456789abcdef"; DROP TABLE documents; --', "documents",
                                   "chunks_0123456789ABCDEF", "chunks_0123456789abcdef_building"])
 def test_only_versioned_chunk_table_names_reach_a_statement(name: str) -> None:
-    from dagster_project.storage.index_tables import IndexTableError, qualified
+    from dagster_project.core.index_tables import IndexTableError, qualified
 
     with pytest.raises(IndexTableError):
         qualified(name)

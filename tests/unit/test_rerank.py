@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval.rerank import CrossEncoderReranker, RRFReranker, build_reranker
 from retrieval.types import Evidence
 

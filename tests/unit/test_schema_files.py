@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
+from dagster_project.core.settings import FluxSettings
 from dagster_project.schema import MigrationError, load_migrations, split_statements
-from dagster_project.settings import FluxSettings
 
 
 def test_shipped_migrations_are_ordered_and_render_their_placeholders() -> None:

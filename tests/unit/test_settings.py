@@ -1,7 +1,7 @@
 import pytest
 from sqlalchemy.engine import make_url
 
-from dagster_project.settings import FluxConfigError, FluxSettings
+from dagster_project.core.settings import FluxConfigError, FluxSettings
 
 
 def settings(**overrides: object) -> FluxSettings:
@@ -54,7 +54,7 @@ def test_settings_read_flux_prefixed_environment(monkeypatch: pytest.MonkeyPatch
 
 
 def test_every_setting_is_documented_in_the_readme() -> None:
-    from dagster_project.settings import REPO_ROOT, FluxSettings
+    from dagster_project.core.settings import REPO_ROOT, FluxSettings
 
     readme = (REPO_ROOT / "README.md").read_text()
     missing = [name for name in FluxSettings.model_fields if f"`FLUX_{name.upper()}`" not in readme]

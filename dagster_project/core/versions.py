@@ -6,7 +6,7 @@ import subprocess
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 
-from dagster_project.settings import REPO_ROOT
+from dagster_project.core.settings import REPO_ROOT
 
 
 @lru_cache(maxsize=1)
