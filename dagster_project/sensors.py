@@ -9,20 +9,10 @@ from dagster._core.definitions.unresolved_asset_job_definition import Unresolved
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.resources.settings import FluxSettingsParam
-from dagster_project.sources.hgnc import client as hgnc_client
-from dagster_project.sources.kegg import client as kegg_client
-from dagster_project.sources.openalex import client as openalex_client
-from dagster_project.sources.reactome import client as reactome_client
-
-# registry.py reads PubMed's snapshot file by this literal; test_sensors checks the whole list against the
-# registry's snapshot pulls, so the two cannot drift apart.
-PUBMED_SNAPSHOT_FILE = "pubmedqa/ori_pqal.json"
+from dagster_project.sources import registry
 
 # Only these files: the snapshot folder also holds eval and test fixtures, whose changes need no raw pull.
-SNAPSHOT_FILES: tuple[str, ...] = tuple(sorted({
-    *reactome_client.SNAPSHOT_FILES, *kegg_client.SNAPSHOT_FILES, hgnc_client.SNAPSHOT_FILE,
-    *openalex_client.SNAPSHOT_FILES, PUBMED_SNAPSHOT_FILE,
-}))
+SNAPSHOT_FILES: tuple[str, ...] = registry.snapshot_files()
 
 # path → ((size, mtime_ns), sha256): a tick re-reads only files whose stat changed, not hundreds of MB each time;
 # one entry per path, so the memo stays as small as the file list.

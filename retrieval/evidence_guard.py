@@ -1,5 +1,5 @@
-"""Guardrails for what the stores hand the generator, and for what comes back (DESIGN.md "Retrieval and
-answering", item 8).
+"""Guardrails for what the stores hand the generator, and for what comes back (README "Security" and
+"Asking questions").
 
 A stored document is data, never instructions: a sentence in retrieved evidence that tries to steer the model
 (the same injection patterns the input screen refuses, forged `[id] (source)` evidence headers, chat-template

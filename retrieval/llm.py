@@ -144,8 +144,8 @@ class OpenAICompatibleProvider:
         return self.chat(GENERATE_PROMPT, _question_with_evidence(question, evidence))
 
     def judge(self, question: str, evidence: list[Evidence]) -> JudgeResult:
-        # No verdict means "generate from what we have" (DESIGN), so an unreachable or rambling judge never
-        # blocks an answer; generation reports a dead endpoint itself.
+        # No verdict means "generate from what we have" (README, "Asking questions", the judge loop), so an
+        # unreachable or rambling judge never blocks an answer; generation reports a dead endpoint itself.
         try:
             content = self.chat(JUDGE_PROMPT, _question_with_evidence(question, evidence))
         except ProviderError as exc:

@@ -1,4 +1,4 @@
-"""Router: decide how to turn a question into retrieval queries (DESIGN.md, "Retrieval and answering" 1).
+"""Router: decide how to turn a question into retrieval queries (README, "Asking questions", step 2).
 
 Rules, in order: over 30 words, more than one `?`, or clauses joined by "and" / "or" / "as well as" → decompose;
 under 8 words or an unexplained acronym (PI3K, p53) → expand; over 25 words or error text → compress; else

@@ -97,21 +97,22 @@ class FluxSettings(BaseSettings):
     contact_email: str = "flux@example.org"
     http_timeout: float = 30.0
     http_max_attempts: int = Field(default=5, ge=1, le=20)
-    reactome_url: str = "https://reactome.org/ContentService"
-    reactome_download_url: str = "https://reactome.org/download/current"
-    kegg_url: str = "https://rest.kegg.jp"
-    openalex_url: str = "https://api.openalex.org"
+    # Source endpoints: unset = the source's own (its client's BASE_URL); set to use a mirror or a local server.
+    reactome_url: str | None = None
+    reactome_download_url: str | None = None
+    kegg_url: str | None = None
+    openalex_url: str | None = None
     openalex_filter: str = "concepts.id:C54355233,has_abstract:true"
     openalex_max_records: int = 200
-    hgnc_url: str = "https://storage.googleapis.com/public-download-files/hgnc/tsv/tsv/hgnc_complete_set.txt"
-    eutils_url: str = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+    hgnc_url: str | None = None
+    eutils_url: str | None = None
     ncbi_api_key: SecretStr | None = None
     pubmed_query: str = "(pathway[Title/Abstract]) AND (signaling OR metabolism) AND hasabstract"
     pubmed_max_records: int = 200
     reactome_reactions: bool = Field(default=False, description="Live: one containedEvents call per pathway.")
     live_max_pathways: int | None = Field(default=None, description="Cap per-pathway live calls (None = all).")
 
-    # Retrieval (DESIGN.md "Retrieval and answering")
+    # Retrieval (README, "Asking questions")
     dense_top_k: int = Field(default=20, ge=1, le=200, description="pgvector candidates per query.")
     bm25_top_k: int = Field(default=20, ge=1, le=200, description="BM25 candidates per query.")
     rerank_keep: int = Field(default=5, ge=1, le=50, description="Chunks kept per query after reranking.")

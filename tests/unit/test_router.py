@@ -1,4 +1,4 @@
-"""Router rules (DESIGN.md, "Retrieval and answering" 1), in the order they apply, and how each strategy turns a
+"""Router rules (README, "Asking questions", step 2), in the order they apply, and how each strategy turns a
 question into retrieval queries: clause splitting, lexicon-backed expansion, compression, LLM rewrites."""
 
 from __future__ import annotations
