@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Protocol
 
 from dagster_project.core.http import HttpClient
@@ -34,6 +35,18 @@ class Source(Protocol):
     def pull_demo(self, demo_dir: Path) -> RawPull: ...
 
     def parse(self, files: dict[str, bytes], raw_ref: str) -> Parsed: ...
+
+
+class ClientFileSource:
+    """The snapshot and demo pulls of a source whose client module reads them (`snapshot_pull`, `demo_pull`)."""
+
+    client: ModuleType
+
+    def pull_snapshot(self, snapshot_dir: Path) -> RawPull:
+        return self.client.snapshot_pull(snapshot_dir)
+
+    def pull_demo(self, demo_dir: Path) -> RawPull:
+        return self.client.demo_pull(demo_dir)
 
 
 def http_client(settings: FluxSettings, base_url: str, requests_per_second: float) -> HttpClient:

@@ -3,28 +3,21 @@ identifiers, not documents, so its rows have a check of their own (gene_identifi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from dagster_project.core.settings import FluxSettings
 from dagster_project.sources.hgnc import client, parser
 from dagster_project.sources.raw import RawPull
-from dagster_project.sources.source import Parsed, http_client
+from dagster_project.sources.source import ClientFileSource, Parsed, http_client
 
 
-class HgncSource:
+class HgncSource(ClientFileSource):
     name = "hgnc"
+    client = client
     snapshot_files = (client.SNAPSHOT_FILE,)
     id_pattern = None
 
     def pull_live(self, settings: FluxSettings) -> RawPull:
         url = settings.hgnc_url or client.COMPLETE_SET_URL
         return client.HgncClient(http_client(settings, url, 2), url).pull()
-
-    def pull_snapshot(self, snapshot_dir: Path) -> RawPull:
-        return client.snapshot_pull(snapshot_dir)
-
-    def pull_demo(self, demo_dir: Path) -> RawPull:
-        return client.demo_pull(demo_dir)
 
     def parse(self, files: dict[str, bytes], raw_ref: str) -> Parsed:
         name, data = next(iter(files.items()))

@@ -3,29 +3,22 @@ demo. Its parse also returns KEGG's gene → UniProt conversion."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from dagster_project.core.settings import FluxSettings
 from dagster_project.sources import ids
 from dagster_project.sources.kegg import client, parser
 from dagster_project.sources.raw import RawPull
-from dagster_project.sources.source import Parsed, http_client
+from dagster_project.sources.source import ClientFileSource, Parsed, http_client
 
 
-class KeggSource:
+class KeggSource(ClientFileSource):
     name = "kegg"
+    client = client
     snapshot_files = tuple(client.SNAPSHOT_FILES)
     id_pattern = ids.KEGG_PATHWAY.pattern
 
     def pull_live(self, settings: FluxSettings) -> RawPull:
         rest = http_client(settings, settings.kegg_url or client.BASE_URL, 3)
         return client.KeggClient(rest).pull(settings.live_max_pathways)
-
-    def pull_snapshot(self, snapshot_dir: Path) -> RawPull:
-        return client.snapshot_pull(snapshot_dir)
-
-    def pull_demo(self, demo_dir: Path) -> RawPull:
-        return client.demo_pull(demo_dir)
 
     def parse(self, files: dict[str, bytes], raw_ref: str) -> Parsed:
         records, kegg_uniprot = parser.parse_raw(files, raw_ref)

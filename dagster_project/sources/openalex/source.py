@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from dagster_project.core.settings import FluxSettings
 from dagster_project.sources import ids
 from dagster_project.sources.openalex import client, parser
 from dagster_project.sources.raw import RawPull
-from dagster_project.sources.source import Parsed, http_client
+from dagster_project.sources.source import ClientFileSource, Parsed, http_client
 
 
-class OpenAlexSource:
+class OpenAlexSource(ClientFileSource):
     name = "openalex"
+    client = client
     snapshot_files = tuple(client.SNAPSHOT_FILES)
     id_pattern = ids.OPENALEX_WORK.pattern
 
@@ -21,12 +20,6 @@ class OpenAlexSource:
         api = http_client(settings, settings.openalex_url or client.BASE_URL, 5)
         return client.OpenAlexClient(api, settings.contact_email).pull(settings.openalex_filter,
                                                                        settings.openalex_max_records)
-
-    def pull_snapshot(self, snapshot_dir: Path) -> RawPull:
-        return client.snapshot_pull(snapshot_dir)
-
-    def pull_demo(self, demo_dir: Path) -> RawPull:
-        return client.demo_pull(demo_dir)
 
     def parse(self, files: dict[str, bytes], raw_ref: str) -> Parsed:
         return Parsed(parser.parse_raw(files, raw_ref))

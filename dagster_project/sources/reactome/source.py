@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from dagster_project.core.settings import FluxSettings
 from dagster_project.sources import ids
 from dagster_project.sources.raw import RawPull
 from dagster_project.sources.reactome import client, parser
-from dagster_project.sources.source import Parsed, http_client
+from dagster_project.sources.source import ClientFileSource, Parsed, http_client
 
 
-class ReactomeSource:
+class ReactomeSource(ClientFileSource):
     name = "reactome"
+    client = client
     snapshot_files = tuple(client.SNAPSHOT_FILES)
     id_pattern = ids.REACTOME_HUMAN.pattern
 
@@ -21,12 +20,6 @@ class ReactomeSource:
         downloads = http_client(settings, settings.reactome_download_url or client.DOWNLOADS, 5)
         return client.ReactomeClient(content, downloads).pull(settings.live_max_pathways,
                                                               with_reactions=settings.reactome_reactions)
-
-    def pull_snapshot(self, snapshot_dir: Path) -> RawPull:
-        return client.snapshot_pull(snapshot_dir)
-
-    def pull_demo(self, demo_dir: Path) -> RawPull:
-        return client.demo_pull(demo_dir)
 
     def parse(self, files: dict[str, bytes], raw_ref: str) -> Parsed:
         return Parsed(parser.parse_raw(files, raw_ref))
