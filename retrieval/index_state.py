@@ -21,9 +21,12 @@ T = TypeVar("T")
 
 
 class NoPublishedIndexError(FluxConfigError):
+    """Nothing has been published yet: a step not run, not a wrong variable (`flux index list` shows what the
+    configured database holds)."""
+
     def __init__(self, detail: str) -> None:
-        super().__init__("FLUX_DATABASE_URL", f"no published retrieval index: {detail}; run `make run` or "
-                         "materialize `published_index` (flux materialize)")
+        super().__init__(None, f"no published retrieval index: {detail}; run `make run` or materialize "
+                         "`published_index` (flux materialize); `flux index list` shows what this database holds")
 
 
 @dataclass(frozen=True)

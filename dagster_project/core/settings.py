@@ -22,11 +22,12 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 class FluxConfigError(RuntimeError):
     """A configuration or dependency problem that the user fixes by changing one variable or starting a service.
 
-    `variable` names the FLUX_ variable to look at; the CLI prints this as one line, never a traceback.
+    `variable` names the FLUX_ variable to look at (None when no variable is at fault, only a step not yet run);
+    the CLI prints this as one line, never a traceback.
     """
 
-    def __init__(self, variable: str, message: str) -> None:
-        super().__init__(f"{message} (check {variable})")
+    def __init__(self, variable: str | None, message: str) -> None:
+        super().__init__(f"{message} (check {variable})" if variable else message)
         self.variable = variable
 
 
