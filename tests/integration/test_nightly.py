@@ -57,6 +57,10 @@ def daemon(demo_platform: FluxSettings, tmp_path: Path) -> Iterator[tuple[FluxSe
     demo_dir = tmp_path / "demo"
     shutil.copytree(demo_platform.demo_dir, demo_dir)
     original = load_files(latest_manifest("openalex", demo_platform.raw_root_path), demo_platform.raw_root_path)
+    # The test instance is shared with other tests, whose runs (live pulls, fault injection) may be the latest
+    # records of the raw assets; pull the demo once so the instance's latest data versions are this platform's,
+    # as they are on a deployment with one platform per instance.
+    assert materialize_selection(demo_platform, "group:raw").success
     log = (tmp_path / "daemon.log").open("w")
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-w", str(REPO_ROOT / "workspace.yaml")],
