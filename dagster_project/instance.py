@@ -5,6 +5,7 @@ from __future__ import annotations
 import yaml
 from sqlalchemy.engine import make_url
 
+from dagster_project.core.files import write_private
 from dagster_project.core.settings import FluxSettings
 
 
@@ -47,7 +48,5 @@ def render_dagster_home(settings: FluxSettings) -> str:
     content = "# Written by `flux stack up` from FLUX_ settings; edits are overwritten.\n" + yaml.safe_dump(
         dagster_yaml(settings), sort_keys=False
     )
-    if not target.exists() or target.read_text() != content:
-        target.touch(mode=0o600, exist_ok=True)
-        target.write_text(content)
+    write_private(target, content)
     return str(home)

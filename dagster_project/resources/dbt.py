@@ -11,6 +11,7 @@ import dagster as dg
 import yaml
 from dagster_dbt import DbtCliInvocation, DbtCliResource, DbtProject
 
+from dagster_project.core.files import write_private
 from dagster_project.core.settings import REPO_ROOT, FluxSettings, dbt_env
 
 DBT_DIR = REPO_ROOT / "dbt"
@@ -41,9 +42,7 @@ def render_profiles_dir(settings: FluxSettings) -> Path:
     target = folder / "profiles.yml"
     content = "# Written by Flux from FLUX_ settings before each dbt run; edits are overwritten.\n" + yaml.safe_dump(
         profile, sort_keys=False)
-    if not target.exists() or target.read_text() != content:
-        target.touch(mode=0o600, exist_ok=True)
-        target.write_text(content)
+    write_private(target, content)
     return folder
 
 
