@@ -22,14 +22,14 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 SAMPLE_QUESTION ?= Which KEGG pathway corresponds to Reactome's glycolysis, and which genes do they share?
 TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389
 
-.PHONY: help setup up down status env dagster mlflow run serve test lint redis-server
+.PHONY: help setup up down status env dagster mlflow run serve test lint redis-server chromium
 
 help:
 	@echo "make run    set up, start services, materialize everything, print a summary, answer a sample question"
 	@echo "make test   set up, start the test stack, run every test"
 	@echo "make setup | up | down | status | env | dagster | mlflow | serve | lint"
 
-setup: $(STAMP) $(NEO4J_CLASS) redis-server $(DBT_MANIFEST)
+setup: $(STAMP) $(NEO4J_CLASS) redis-server chromium $(DBT_MANIFEST)
 
 # Re-installs only when pyproject.toml or the lock changed; otherwise a no-op in well under a second.
 $(STAMP): pyproject.toml requirements.lock
@@ -49,14 +49,24 @@ $(DBT_MANIFEST): $(STAMP) $(DBT_FILES)
 	DBT_SEND_ANONYMOUS_USAGE_STATS=false $(BIN)/dbt parse --quiet --project-dir dbt --profiles-dir dbt
 	@touch $@
 
-# Debian's redis-server; without it (or without permission to install) caches run in-process.
-redis-server:
-	@command -v redis-server >/dev/null 2>&1 || { \
+# Debian packages make setup adds when it may (root, apt, FLUX_ALLOW_APT=true); without them Flux still runs.
+# $(1) the command to look for, $(2) the package, $(3) what happens without it.
+define apt_install
+	@command -v $(1) >/dev/null 2>&1 || { \
 	  if [ "$(FLUX_ALLOW_APT)" = "true" ] && [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
-	    echo "installing redis-server with apt-get"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null) \
-	      || echo "warning: could not install redis-server; caches will run in-process"; \
-	  else echo "note: redis-server not installed (FLUX_ALLOW_APT=$(FLUX_ALLOW_APT)); caches run in-process"; fi; }
+	    echo "installing $(2) with apt-get"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null) \
+	      || echo "warning: could not install $(2); $(3)"; \
+	  else echo "note: $(2) not installed (FLUX_ALLOW_APT=$(FLUX_ALLOW_APT)); $(3)"; fi; }
+endef
+
+# Redis for the caches; without it they run in-process.
+redis-server:
+	$(call apt_install,redis-server,redis-server,caches run in-process)
+
+# Chromium for the browser tests of the page (Playwright drives it: its own browser download is not reachable).
+chromium:
+	$(call apt_install,chromium,chromium,the browser tests of the page skip)
 
 up: setup
 	$(FLUX) stack up

@@ -59,7 +59,7 @@ def main() -> None:
     questions = (QUESTIONS * 10)[: parser.parse_args().questions]
     settings = get_settings()
     healthy, _ = run(settings, questions)
-    dead = settings.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{closed_port()}"})
+    dead = settings.evolve(neo4j_uri=f"bolt://127.0.0.1:{closed_port()}")
     degraded, warned = run(dead, questions)
     base = float(np.percentile(healthy, 95))
     for name, values in (("Neo4j up", healthy), ("Neo4j down", degraded)):

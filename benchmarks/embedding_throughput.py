@@ -35,22 +35,22 @@ def main() -> None:
         rows = pd.read_sql(text("SELECT id, content, content_hash FROM chunks ORDER BY id LIMIT :n"), conn,
                            params={"n": args.limit})
     if len(rows) < args.limit:
-        print(f"warning: only {len(rows)} chunks in {settings.pg_database}")
+        print(f"warning: only {len(rows)} chunks in {settings.postgres.pg_database}")
     texts = rows["content"].tolist()
     print(f"{len(texts)} chunks, mean {np.mean([len(t) for t in texts]):.0f} chars, cuda={cuda_available()}")
 
-    model = load_model(settings.embedding_model)
+    model = load_model(settings.index.embedding_model)
     model.encode(texts[:64], batch_size=args.batch_size)  # warm-up: the first call is always slower
     start = time.perf_counter()
     baseline = model.encode(texts, batch_size=args.batch_size, normalize_embeddings=True)
     plain_rate = len(texts) / (time.perf_counter() - start)
     print(f"{'plain encode':<28}{plain_rate:>10.1f} chunks/s  1.00x")
 
-    ensure_ray(settings.resolved_ray_address, settings.ray_num_cpus, settings.home / "ray")
+    ensure_ray(settings.resolved_ray_address, settings.ops.ray_num_cpus, settings.home / "ray")
     for actors in args.actors:
         start = time.perf_counter()
-        out = list(embed_on_ray(rows, settings.embedding_model, actors=actors, batch_size=args.batch_size,
-                                cpus_per_actor=max(1, settings.ray_num_cpus // actors)))
+        out = list(embed_on_ray(rows, settings.index.embedding_model, actors=actors, batch_size=args.batch_size,
+                                cpus_per_actor=max(1, settings.ops.ray_num_cpus // actors)))
         rate = len(texts) / (time.perf_counter() - start)
         vectors = dict(zip([i for b in out for i in b["id"]], [v for b in out for v in b["embedding"]], strict=True))
         agree = float(np.mean([np.dot(vectors[i], baseline[n]) for n, i in enumerate(rows["id"])]))

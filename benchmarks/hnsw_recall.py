@@ -51,7 +51,7 @@ def main() -> None:
     table = as_sql(qualified(current_index(engine).chunk_table))
     with engine.connect() as conn:
         chunks = conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
-    vectors = load_model(settings.embedding_model).encode(list(questions), normalize_embeddings=True)
+    vectors = load_model(settings.index.embedding_model).encode(list(questions), normalize_embeddings=True)
     print(f"{len(questions)} queries over {chunks} chunk vectors, top-{TOP_K}")
     with engine.connect() as conn:
         register_vector(conn.connection.driver_connection)

@@ -149,7 +149,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765)
     args = parser.parse_args()
     settings = get_settings()
-    data = json.loads((settings.snapshot_dir / "pubmedqa" / "ori_pqal.json").read_text())
+    data = json.loads((settings.sources.snapshot_dir / "pubmedqa" / "ori_pqal.json").read_text())
     questions = [item["QUESTION"] for item in list(data.values())[:34]] + GRAPH_QUESTIONS
     print(f"{args.clients} clients; {len(questions)} distinct questions")
     print(f"{'cache':<7} {'phase':<18} {'requests':>7} {'errors':>6} {'p50 ms':>9} {'p95 ms':>9} {'p99 ms':>9}"

@@ -62,20 +62,20 @@ def timed(fn: Callable[[str], object], questions: list[str]) -> list[float]:
 
 
 def questions_from_pubmedqa(settings: FluxSettings, n: int) -> list[str]:
-    data = json.loads((settings.snapshot_dir / "pubmedqa" / "ori_pqal.json").read_text())
+    data = json.loads((settings.sources.snapshot_dir / "pubmedqa" / "ori_pqal.json").read_text())
     return [item["QUESTION"] for item in list(data.values())[:n]]
 
 
 def cache_for(settings: FluxSettings, enabled: bool) -> Cache:
     return Cache(settings.resolved_redis_url, embedding_ttl=600, retrieval_ttl=600, answer_ttl=600,
-                 semantic_threshold=settings.semantic_cache_threshold, enabled=enabled,
+                 semantic_threshold=settings.cache.semantic_cache_threshold, enabled=enabled,
                  namespace=f"bench{time.time_ns()}")
 
 
 def http_throughput(settings: FluxSettings, pipeline: Pipeline, questions: list[str], clients: int,
                     mode: str) -> float:
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings.model_copy(update={"log_queries_to_mlflow": False}),
+    server = uvicorn.Server(uvicorn.Config(create_app(settings.evolve(log_queries_to_mlflow=False),
                                                       pipeline), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -113,7 +113,7 @@ def main() -> None:
 
     def dense_only(q: str) -> None:
         with cold.engine.begin() as conn:
-            conn.execute(text(f"SET LOCAL hnsw.ef_search = {settings.hnsw_ef_search}"))
+            conn.execute(text(f"SET LOCAL hnsw.ef_search = {settings.index.hnsw_ef_search}"))
             conn.execute(text(f"SELECT id FROM {table} ORDER BY embedding <=> CAST(:v AS vector) LIMIT 20"),
                          {"v": vector_literal(vectors[q])}).all()
 

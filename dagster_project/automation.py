@@ -37,14 +37,14 @@ def downstream_condition() -> dg.AutomationCondition:
 def automation_sensor(settings: FluxSettings) -> dg.AutomationConditionSensorDefinition:
     """Evaluates every asset's condition each FLUX_AUTOMATION_INTERVAL seconds (in the daemon)."""
     return dg.AutomationConditionSensorDefinition(
-        "nightly_automation", target=dg.AssetSelection.all(), minimum_interval_seconds=settings.automation_interval,
+        "nightly_automation", target=dg.AssetSelection.all(), minimum_interval_seconds=settings.ops.automation_interval,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Carries new raw pulls down to a new published index (each asset's automation condition).")
 
 
 def apply_nightly_policies(defs: dg.Definitions, settings: FluxSettings) -> dg.Definitions:
-    raw_freshness = dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=settings.raw_freshness_hours))
-    index_freshness = dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=settings.index_freshness_hours))
+    raw_freshness = dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=settings.ops.raw_freshness_hours))
+    index_freshness = dg.FreshnessPolicy.time_window(fail_window=timedelta(hours=settings.ops.index_freshness_hours))
     condition = downstream_condition()
     with warnings.catch_warnings():
         # map_resolved_asset_specs is a "preview" API; what it produces is pinned by the asset-graph snapshot test.

@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 
 from dagster_project.core.index_tables import SCHEMA, as_sql
 from dagster_project.core.settings import FluxSettings
-from dagster_project.core.stores import driver_for, engine_for
+from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.schema import load_migrations
 from dagster_project.storage.checksums import graph_checksums, table_checksums
 
@@ -63,8 +63,8 @@ def _databases(settings: FluxSettings) -> dict[str, str]:
         url = make_url(settings.platform_database_url).set(drivername="postgresql")
         return (url.set(database=database) if database else url).render_as_string(hide_password=False)
 
-    return {"platform": libpq(None), "dagster": libpq(settings.dagster_database),
-            "mlflow": libpq(settings.mlflow_database)}
+    return {"platform": libpq(None), "dagster": libpq(settings.postgres.dagster_database),
+            "mlflow": libpq(settings.postgres.mlflow_database)}
 
 
 def _run(args: list[str], what: str) -> None:
@@ -82,7 +82,7 @@ def _state(settings: FluxSettings) -> tuple[dict[str, dict[str, object]], dict[s
         tables = {name: asdict(c) for name, c in table_checksums(engine, ignore_columns=RELOCATED).items()}
     finally:
         engine.dispose()
-    driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    driver = graph_driver(settings)
     return tables, graph_checksums(driver)
 
 
@@ -136,9 +136,10 @@ def restore(settings: FluxSettings, source: Path) -> RestoreReport:
             # serving role and its grants back; the versioned chunk tables get theirs here.
             for migration in load_migrations("postgres"):
                 conn.exec_driver_sql(migration.render(settings))
-            if conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": settings.serving_role}).first():
+            role = settings.serving.serving_role
+            if conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first():
                 grant = sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(
-                    sql.Identifier(SCHEMA), sql.Identifier(settings.serving_role))
+                    sql.Identifier(SCHEMA), sql.Identifier(settings.serving.serving_role))
                 conn.execute(text(as_sql(grant)))
             root = bm25_root(settings)
             for name in manifest["bm25"]:  # type: ignore[union-attr]
@@ -176,5 +177,5 @@ def _refuse_non_empty(settings: FluxSettings) -> None:
     finally:
         engine.dispose()
     if tables:
-        raise BackupError(f"the database {settings.pg_database} already holds {tables} tables; restore goes into "
-                          "an empty one (set FLUX_PG_DATABASE to a new name, or drop it first)")
+        raise BackupError(f"the database {settings.postgres.pg_database} already holds {tables} tables; restore "
+                          "goes into an empty one (set FLUX_PG_DATABASE to a new name, or drop it first)")

@@ -45,7 +45,7 @@ def build_definitions(settings: FluxSettings) -> dg.Definitions:
         sensors=[build_snapshot_sensor(settings, nightly_pulls), automation_sensor(settings)],
         jobs=[nightly_pulls],
         resources=build_resources(settings),
-        executor=EXECUTORS[settings.dagster_executor],
+        executor=EXECUTORS[settings.ops.dagster_executor],
     )
     return apply_nightly_policies(definitions, settings)
 

@@ -19,15 +19,15 @@ def nightly_raw_pulls_job() -> UnresolvedAssetJobDefinition:
 
 
 def nightly_refresh_schedule(settings: FluxSettings, job: UnresolvedAssetJobDefinition) -> dg.ScheduleDefinition:
-    if not is_valid_cron_string(settings.nightly_cron):
-        raise FluxConfigError("FLUX_NIGHTLY_CRON", f"not a valid cron expression: {settings.nightly_cron!r}")
+    if not is_valid_cron_string(settings.ops.nightly_cron):
+        raise FluxConfigError("FLUX_NIGHTLY_CRON", f"not a valid cron expression: {settings.ops.nightly_cron!r}")
     try:
-        ZoneInfo(settings.nightly_timezone)
+        ZoneInfo(settings.ops.nightly_timezone)
     except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise FluxConfigError("FLUX_NIGHTLY_TIMEZONE", f"unknown time zone: {settings.nightly_timezone!r}") from exc
+        raise FluxConfigError("FLUX_NIGHTLY_TIMEZONE", f"unknown time zone: {settings.ops.nightly_timezone!r}") from exc
     # RUNNING by default: "nightly refreshes" should not depend on someone clicking a toggle in the UI.
-    return dg.ScheduleDefinition(name="nightly_refresh", job=job, cron_schedule=settings.nightly_cron,
-                                 execution_timezone=settings.nightly_timezone,
+    return dg.ScheduleDefinition(name="nightly_refresh", job=job, cron_schedule=settings.ops.nightly_cron,
+                                 execution_timezone=settings.ops.nightly_timezone,
                                  default_status=dg.DefaultScheduleStatus.RUNNING,
                                  description="Nightly raw pulls; the rest of the platform follows by automation.")
 

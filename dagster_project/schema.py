@@ -40,11 +40,11 @@ class Migration:
 
     def render(self, settings: FluxSettings) -> str:
         params = {
-            "embedding_dim": int(settings.embedding_dim),
-            "hnsw_m": int(settings.hnsw_m),
-            "hnsw_ef_construction": int(settings.hnsw_ef_construction),
-            "serving_role": settings.serving_role,  # validated as an identifier by the settings
-            "serving_password": settings.serving_password.get_secret_value().replace("'", "''"),
+            "embedding_dim": int(settings.index.embedding_dim),
+            "hnsw_m": int(settings.index.hnsw_m),
+            "hnsw_ef_construction": int(settings.index.hnsw_ef_construction),
+            "serving_role": settings.serving.serving_role,  # validated as an identifier by the settings
+            "serving_password": settings.serving.serving_password.get_secret_value().replace("'", "''"),
         }
         # Only the known placeholders are replaced, so literal braces ('{}'::jsonb) survive.
         return _PLACEHOLDER.sub(lambda m: str(params[m.group(1)]), self.path.read_text())
@@ -122,7 +122,7 @@ def _check_vector_dimension(conn, settings: FluxSettings) -> None:  # type: igno
         "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
         " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
     )).scalar_one()
-    expected = f"vector({settings.embedding_dim})"
+    expected = f"vector({settings.index.embedding_dim})"
     if column_type != expected:
         raise FluxConfigError(
             "FLUX_EMBEDDING_DIM",

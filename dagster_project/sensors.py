@@ -48,13 +48,13 @@ def demo_files(root: Path) -> tuple[str, ...]:
 
 def watched_files(settings: FluxSettings) -> tuple[Path, tuple[str, ...]] | dg.SkipReason:
     """The folder and relative file names the raw pulls read in this mode, or why there is nothing to watch."""
-    if settings.source_mode == "live":
+    if settings.sources.source_mode == "live":
         return dg.SkipReason("FLUX_SOURCE_MODE is live: the nightly schedule pulls; there are no files to watch")
-    snapshot = settings.source_mode == "snapshot"
-    root, variable = (Path(settings.snapshot_dir), "FLUX_SNAPSHOT_DIR") if snapshot else \
-        (Path(settings.demo_dir), "FLUX_DEMO_DIR")
+    snapshot = settings.sources.source_mode == "snapshot"
+    root, variable = (Path(settings.sources.snapshot_dir), "FLUX_SNAPSHOT_DIR") if snapshot else \
+        (Path(settings.sources.demo_dir), "FLUX_DEMO_DIR")
     if not root.is_dir():
-        return dg.SkipReason(f"{settings.source_mode} directory {root} does not exist (check {variable})")
+        return dg.SkipReason(f"{settings.sources.source_mode} directory {root} does not exist (check {variable})")
     if not snapshot:
         return root, demo_files(root)
     # A pull would fail on these anyway; wait until the snapshot is complete rather than start a doomed run.
@@ -77,7 +77,7 @@ def evaluate_snapshot_sensor(context: dg.SensorEvaluationContext,
 
 
 def build_snapshot_sensor(settings: FluxSettings, job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition:
-    @dg.sensor(name="snapshot_changed", job=job, minimum_interval_seconds=settings.snapshot_sensor_interval,
+    @dg.sensor(name="snapshot_changed", job=job, minimum_interval_seconds=settings.ops.snapshot_sensor_interval,
                default_status=dg.DefaultSensorStatus.RUNNING,
                description="Refresh when the snapshot (or demo) files the raw pulls read change (content hash).")
     def _sensor(context: dg.SensorEvaluationContext, settings: FluxSettingsParam) -> dg.SensorResult | dg.SkipReason:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.core.stores import driver_for, engine_for
+from dagster_project.core.stores import engine_for, graph_driver
 
 SUMMARY_TABLES = ["schema_migrations", "raw_pulls", "documents", "pathways", "pathway_members",
                   "gene_identifiers", "reactions", "chunks", "quarantine", "pathway_mappings"]
@@ -35,8 +35,7 @@ def collect_summary(settings: FluxSettings) -> PlatformSummary:
             tables["chunks (with a vector)"] = conn.execute(text("SELECT count(embedding) FROM chunks")).scalar_one()
         per_source = _per_source(conn) if {"documents", "quarantine"} <= present else {}
         equivalences = _equivalences(conn) if "pathway_mappings" in present else []
-    driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
-                        settings.neo4j_password.get_secret_value())
+    driver = graph_driver(settings)
     records = driver.execute_query(
         "MATCH (n) UNWIND labels(n) AS label WITH label WHERE label <> 'FluxMigration'"
         " RETURN label, count(*) AS n ORDER BY label"

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from retrieval.answer_data import AnswerData
+from retrieval.links import source_link
 from retrieval.types import Evidence, EvidenceKind, Mode
 
 RetrievalQuality = Literal["good", "partial", "bad", "unjudged"]
@@ -41,6 +42,7 @@ class Citation(BaseModel):
     source: str = ""
     title: str = ""
     snippet: str = ""
+    url: str = Field(default="", description="The public page of the cited node or of the chunk's document.")
 
 
 class Claim(BaseModel):
@@ -151,7 +153,7 @@ def _strip_unknown_markers(text: str, unknown: set[str]) -> str:
 def _citation(evidence: Evidence) -> Citation:
     snippet = evidence.text if len(evidence.text) <= 240 else evidence.text[:237] + "..."
     return Citation(id=evidence.id, kind=evidence.kind, source=evidence.source, title=evidence.title,
-                    snippet=snippet)
+                    snippet=snippet, url=source_link(evidence.id))
 
 
 def refusal_answer(question: str, reason: str) -> FinalAnswer:

@@ -152,11 +152,11 @@ class Cache:
     def from_settings(cls, settings: FluxSettings) -> Cache:
         return cls(
             settings.resolved_redis_url,
-            embedding_ttl=settings.cache_embedding_ttl,
-            retrieval_ttl=settings.cache_retrieval_ttl,
-            answer_ttl=settings.cache_answer_ttl,
-            semantic_threshold=settings.semantic_cache_threshold,
-            enabled=settings.cache_enabled,
+            embedding_ttl=settings.cache.cache_embedding_ttl,
+            retrieval_ttl=settings.cache.cache_retrieval_ttl,
+            answer_ttl=settings.cache.cache_answer_ttl,
+            semantic_threshold=settings.cache.semantic_cache_threshold,
+            enabled=settings.cache.cache_enabled,
         )
 
     @property

@@ -123,11 +123,12 @@ class OpenAICompatibleProvider:
 
     @classmethod
     def from_settings(cls, settings: FluxSettings) -> Self:
-        if not settings.llm_base_url:
+        if not settings.llm.llm_base_url:
             raise FluxConfigError("FLUX_LLM_BASE_URL", "no OpenAI-compatible endpoint is configured")
-        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-        return cls(settings.llm_base_url, settings.llm_model, key, settings.llm_timeout, settings.llm_max_attempts,
-                   settings.llm_requests_per_minute, settings.llm_temperature)
+        llm = settings.llm
+        key = llm.llm_api_key.get_secret_value() if llm.llm_api_key else None
+        return cls(llm.llm_base_url, llm.llm_model, key, llm.llm_timeout, llm.llm_max_attempts,
+                   llm.llm_requests_per_minute, llm.llm_temperature)
 
     def close(self) -> None:
         self._http.close()

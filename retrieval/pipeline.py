@@ -100,19 +100,19 @@ class Pipeline:
                       provider: LLMProvider | None = None) -> Pipeline:
         """Everything from configuration; `cache` / `provider` replace the configured ones (evals, tests)."""
         from dagster_project.core.embedder import Embedder
-        from dagster_project.core.stores import driver_for, engine_for
+        from dagster_project.core.stores import engine_for, graph_driver
         from retrieval.llm import OpenAICompatibleProvider
         from retrieval.offline import OfflineProvider
 
-        embedder = Embedder(model_name=settings.embedding_model, dimension=settings.embedding_dim,
-                                    query_prefix=settings.embedding_query_prefix)
+        index = settings.index
+        embedder = Embedder(model_name=index.embedding_model, dimension=index.embedding_dim,
+                            query_prefix=index.embedding_query_prefix)
         embedder.model()  # load (and check the dimension) once, up front
         if provider is None:
-            provider = (OpenAICompatibleProvider.from_settings(settings) if settings.llm_base_url
+            provider = (OpenAICompatibleProvider.from_settings(settings) if settings.llm.llm_base_url
                         else OfflineProvider())
         # Fail fast: a dead Neo4j must cost a question seconds, not the driver's 30 s of retries (GraphGuard).
-        driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
-                            settings.neo4j_password.get_secret_value(), fail_fast=True)
+        driver = graph_driver(settings, fail_fast=True)
         # Least privilege: the query path reads the index and writes only answers (migration 0010).
         return cls(settings, engine_for(settings.resolved_serving_database_url), driver,
                    cache or Cache.from_settings(settings),
@@ -126,8 +126,8 @@ class Pipeline:
 
     def postgres_retriever(self, index: IndexState) -> PostgresRetriever:
         return PostgresRetriever(self.engine, index.chunk_table, load_index(index.bm25_path), self.reranker,
-                                 dense_k=self.settings.dense_top_k, bm25_k=self.settings.bm25_top_k,
-                                 keep=self.settings.rerank_keep, ef_search=self.settings.hnsw_ef_search)
+                                 dense_k=self.settings.retrieval.dense_top_k, bm25_k=self.settings.retrieval.bm25_top_k,
+                                 keep=self.settings.retrieval.rerank_keep, ef_search=self.settings.index.hnsw_ef_search)
 
     def index(self) -> IndexState:
         if self._pinned is not None:
@@ -144,7 +144,7 @@ class Pipeline:
         return load_lexicon(self.engine, index.version), load_pathways(self.engine, index.version)
 
     def embed(self, query: str) -> list[float]:
-        model = self.settings.embedding_model
+        model = self.settings.index.embedding_model
         cached = self.cache.get_embedding(model, query)
         if cached is not None:
             return cached
@@ -154,7 +154,7 @@ class Pipeline:
 
     @property
     def retrieval_variant(self) -> str:
-        s = self.settings
+        s = self.settings.retrieval
         return f"{self.reranker.name}|d{s.dense_top_k}|b{s.bm25_top_k}|k{s.rerank_keep}|g{s.graph_top_k}"
 
     # --- retrieval -----------------------------------------------------------------------------------------
@@ -172,10 +172,10 @@ class Pipeline:
         with timer.stage("retrieve_pg"):
             candidates = pg.candidates(query, vector, sources)
         with timer.stage("rerank"):
-            chunks = self.reranker.rerank(query, candidates)[: self.settings.rerank_keep]
+            chunks = self.reranker.rerank(query, candidates)[: self.settings.retrieval.rerank_keep]
         with timer.stage("retrieve_graph"):
             genes = load_lexicon(self.engine, index.version).find(query)
-            retriever = GraphRetriever(self.driver, self.settings.graph_top_k)
+            retriever = GraphRetriever(self.driver, self.settings.retrieval.graph_top_k)
             try:
                 graph = self.graph_guard.call(lambda: retriever.retrieve(query, vector, genes, sources))
             except GraphUnavailable as exc:
@@ -219,7 +219,7 @@ class Pipeline:
     def ask(self, question: str, mode: Mode | None = None, filters: Filters | None = None,
             on_event: EventSink | None = None) -> FinalAnswer:
         emit = on_event or (lambda _name, _payload: None)
-        mode = mode or self.settings.answer_mode
+        mode = mode or self.settings.retrieval.answer_mode
         timer = Timer()
         started = time.perf_counter()
         refusal = guardrails.screen_question(question) or self._screen_with_provider(question)
@@ -292,8 +292,8 @@ class Pipeline:
                     result = JudgeResult(verdict=None, rationale=f"judge unavailable: {exc}")
             result.rationale = self.echo_detector.scrub(result.rationale)[0]
             emit("judge", {"attempt": attempts, **result.model_dump()})
-            if not should_reretrieve(result, attempts, self.settings.judge_max_attempts,
-                                     self.settings.judge_min_confidence):
+            if not should_reretrieve(result, attempts, self.settings.retrieval.judge_max_attempts,
+                                     self.settings.retrieval.judge_min_confidence):
                 return result, evidence, attempts
             attempts += 1
             queries = aspect_queries(question, result.missing, asked) or [question]

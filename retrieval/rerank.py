@@ -67,6 +67,6 @@ class CrossEncoderReranker:
 
 
 def build_reranker(settings: FluxSettings) -> Reranker:
-    if settings.reranker_model:
-        return CrossEncoderReranker(settings.reranker_model)
-    return RRFReranker(settings.rrf_k, settings.rrf_cosine_weight)
+    if settings.retrieval.reranker_model:
+        return CrossEncoderReranker(settings.retrieval.reranker_model)
+    return RRFReranker(settings.retrieval.rrf_k, settings.retrieval.rrf_cosine_weight)

@@ -1,8 +1,9 @@
 """The HTTP service: a thin FastAPI layer over `retrieval.pipeline.Pipeline`.
 
 POST /query (FinalAnswer; stored, in a conversation), GET /answers/{id} (JSON or ?format=md), GET
-/conversations/{id}, POST /query/stream (Server-Sent Events), POST /search (evidence only), GET /health (503 when
-a required store is down or nothing is published), GET /metrics (Prometheus). Bad requests get a 4xx
+/conversations/{id}, POST /query/stream (Server-Sent Events), POST /search (evidence only), GET
+/graph/neighbourhood (the graph around an answer's pathways and genes), GET /health (503 when a required store is
+down or nothing is published), GET /metrics (Prometheus), and the analysts' page at GET /. Bad requests get a 4xx
 with a message; a dead store gets a 503 naming it — never a traceback.
 
 The endpoints live in `serving.routes` and get what they use (settings, pipeline, answer store, the API-key check)
@@ -30,6 +31,7 @@ from serving.docs import docs_router
 from serving.routes import health_router, router
 from serving.security import install_cors
 from serving.state import ServiceState
+from serving.web import install_page
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +77,12 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
                   openapi_url=None, docs_url=None, redoc_url=None)
     app.state.flux = ServiceState(settings, pipeline)
     install_cors(app, settings)
-    app.add_middleware(RequestBodyLimit, max_bytes=settings.max_request_bytes)
+    app.add_middleware(RequestBodyLimit, max_bytes=settings.serving.max_request_bytes)
     # Added last, so outermost: 401s, 413s and 429s are counted too.
     app.middleware("http")(_count_and_time)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.include_router(router)
     app.include_router(health_router)
     app.include_router(docs_router)
+    install_page(app)
     return app

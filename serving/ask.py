@@ -52,7 +52,7 @@ class Session:
         with status.status("loading models and connecting…"):
             pipeline = Pipeline.from_settings(settings)
         return cls(settings, pipeline, AnswerStore(engine_for(settings.resolved_serving_database_url),
-                                                   settings.conversation_retention_days), status)
+                                                   settings.serving.conversation_retention_days), status)
 
     def ask(self, question: str, mode: Mode | None, conversation: str | None, output: str, out: Console) -> str:
         """Answer, store and print one question; returns the conversation id for the next."""

@@ -85,7 +85,7 @@ def env() -> None:
 @app.command("migrate")
 def migrate() -> None:
     """Apply the Postgres and Neo4j migrations outside Dagster (the platform assets do the same)."""
-    from dagster_project.core.stores import driver_for, engine_for
+    from dagster_project.core.stores import engine_for, graph_driver
     from dagster_project.schema import apply_neo4j, apply_postgres
     from dagster_project.stack import check_neo4j, check_postgres
 
@@ -93,8 +93,7 @@ def migrate() -> None:
     check_postgres(settings)
     check_neo4j(settings)
     pg = apply_postgres(engine_for(settings.platform_database_url), settings)
-    driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user,
-                        settings.neo4j_password.get_secret_value())
+    driver = graph_driver(settings)
     graph = apply_neo4j(driver, settings)
     for report in (pg, graph):
         console.print(f"{report.store}: version {report.current_version}, applied now: {report.applied or 'none'}")
@@ -213,15 +212,15 @@ def serve(host: str = typer.Option(None, help="Bind address (FLUX_SERVE_HOST, de
     from serving.security import parse_keys
 
     settings = get_settings()
-    bind = host or settings.serve_host
+    bind = host or settings.serving.serve_host
     try:
         loopback = bind == "localhost" or ipaddress.ip_address(bind).is_loopback
     except ValueError:
         loopback = False
-    if not loopback and not parse_keys(settings.api_keys.get_secret_value()) and not insecure:
+    if not loopback and not parse_keys(settings.serving.api_keys.get_secret_value()) and not insecure:
         raise FluxConfigError("FLUX_API_KEYS", f"refusing to serve on {bind} without API keys: anyone who can reach "
                               "it could query and fill the answer store (set keys, or pass --insecure)")
-    uvicorn.run(create_app(settings), host=bind, port=port or settings.serve_port)
+    uvicorn.run(create_app(settings), host=bind, port=port or settings.serving.serve_port)
 
 
 @keys_app.command("new")
@@ -258,7 +257,7 @@ def evals_show() -> None:
         table = Table("metric", "current", "baseline", "delta", "gate", title=title, title_justify="left")
         comparisons = {c.metric: c for c in compare(scorecard, current.metrics,
                                                      baseline.metrics if baseline else None,
-                                                     settings.eval_tolerance)}
+                                                     settings.evals.eval_tolerance)}
         for metric in sorted(current.metrics, key=lambda m: (m not in GATED[scorecard], m)):
             value, then = current.metrics[metric], (baseline.metrics if baseline else {}).get(metric)
             c = comparisons.get(metric)
@@ -295,7 +294,7 @@ def evals_fit_judge() -> None:
     from dagster_project.evals.judge_fit import fit
     from retrieval.offline import GOOD_COVERAGE
 
-    path = get_settings().snapshot_dir / "pubmedqa" / "ori_pqal.json"
+    path = get_settings().sources.snapshot_dir / "pubmedqa" / "ori_pqal.json"
     if not path.is_file():
         raise FluxConfigError("FLUX_SNAPSHOT_DIR", f"no PubMedQA file at {path}")
     with console.status("building right / hard-negative pairs"):
@@ -326,10 +325,10 @@ def resolution_fit(
     if not path.is_file():
         raise FluxConfigError("FLUX_RESOLUTION_CURATION", f"no curation file at {path}")
     engine = engine_for(settings.platform_database_url)
-    model = load_model(settings.embedding_model)
+    model = load_model(settings.index.embedding_model)
     with console.status("scoring pairs and embedding pathway names"):
         inputs = load_resolution_inputs(
-            engine, lambda names: model.encode(names, batch_size=settings.embedding_batch_size,
+            engine, lambda names: model.encode(names, batch_size=settings.index.embedding_batch_size,
                                                normalize_embeddings=True, show_progress_bar=False))
     curation = load_curation(path).restricted_to(active_pathway_ids(engine))
     with console.status("5-fold cross-validation by KEGG pathway"):

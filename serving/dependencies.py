@@ -72,9 +72,9 @@ AnswerStoreDep = Annotated[AnswerStore, Depends(answer_store)]
 
 
 def check_question_length(question: str, settings: FluxSettings) -> None:
-    if len(question) > settings.max_question_chars:
+    if len(question) > settings.serving.max_question_chars:
         raise HTTPException(status_code=422, detail=f"question is {len(question)} characters; the limit is "
-                            f"{settings.max_question_chars} (FLUX_MAX_QUESTION_CHARS)")
+                            f"{settings.serving.max_question_chars} (FLUX_MAX_QUESTION_CHARS)")
 
 
 async def checked_query(query: Annotated[QueryRequest, Body()], settings: SettingsDep) -> QueryRequest:
@@ -91,3 +91,17 @@ async def checked_search(search: Annotated[SearchRequest, Body()], settings: Set
 
 CheckedQuery = Annotated[QueryRequest, Depends(checked_query)]
 CheckedSearch = Annotated[SearchRequest, Depends(checked_search)]
+
+
+def query_in_known_conversation(query: CheckedQuery, store: AnswerStoreDep) -> QueryRequest:
+    """/query/stream's body: a conversation id it names must exist, checked before the stream starts (a 404, not
+    an error event)."""
+    if query.conversation_id is not None:
+        with outages_as_503():
+            known = store.exists(query.conversation_id)
+        if not known:
+            raise HTTPException(status_code=404, detail=f"no conversation {query.conversation_id!r}")
+    return query
+
+
+StreamQuery = Annotated[QueryRequest, Depends(query_in_known_conversation)]

@@ -7,6 +7,7 @@ import re
 
 from retrieval.answer import Citation, FinalAnswer
 from retrieval.answer_data import ComparisonData, CounterpartData, GenePathwaysData, MembersData, SharedGenesData
+from retrieval.links import source_link
 
 
 def numbered(answer: FinalAnswer) -> tuple[str, dict[str, int]]:
@@ -25,28 +26,8 @@ def numbered(answer: FinalAnswer) -> tuple[str, dict[str, int]]:
 
 
 
-_CHUNK = re.compile(r"^(reactome|kegg|pubmed|openalex)_(.+)_\d+$")
-
-
-def source_link(citation_id: str) -> str:
-    """The public page of a cited node or of the document a chunk came from ('' when there is none)."""
-    chunk = _CHUNK.match(citation_id)
-    source, ident = (chunk.group(1), chunk.group(2)) if chunk else ("", citation_id)
-    if ident.startswith("R-HSA-"):
-        return f"https://reactome.org/content/detail/{ident}"
-    if re.fullmatch(r"hsa\d{5}", ident):
-        return f"https://www.kegg.jp/pathway/{ident}"
-    if ident.startswith("HGNC:"):
-        return f"https://www.genenames.org/data/gene-symbol-report/#!/hgnc_id/{ident}"
-    if source == "pubmed":
-        return f"https://pubmed.ncbi.nlm.nih.gov/{ident}/"
-    if source == "openalex":
-        return f"https://openalex.org/{ident}"
-    return ""
-
-
 def _citation_line(n: int, citation: Citation) -> str:
-    link = source_link(citation.id)
+    link = citation.url or source_link(citation.id)
     label = f"[{citation.id}]({link})" if link else f"`{citation.id}`"
     title = f" — {citation.title}" if citation.title else ""
     return f"{n}. {label} ({citation.kind}, {citation.source or 'graph'}){title}"

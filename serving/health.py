@@ -62,10 +62,9 @@ def _postgres(settings: FluxSettings) -> dict[str, Any]:
 
 
 def _neo4j(settings: FluxSettings) -> dict[str, Any]:
-    from dagster_project.core.stores import driver_for
+    from dagster_project.core.stores import graph_driver
 
-    driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(),
-                        fail_fast=True)
+    driver = graph_driver(settings, fail_fast=True)
     try:
         records = driver.execute_query(
             "CALL db.labels() YIELD label CALL (label) { MATCH (n) WHERE label IN labels(n) RETURN count(n) AS n }"
@@ -76,6 +75,8 @@ def _neo4j(settings: FluxSettings) -> dict[str, Any]:
 
 
 def _redis(settings: FluxSettings, pipeline: Pipeline | None) -> dict[str, Any]:
+    if not settings.cache.cache_enabled:  # no caches: Redis is not used, so it cannot degrade anything
+        return {"ok": True, "cache_backend": "disabled"}
     if pipeline is not None:  # its cache's backend, which falls back to memory while Redis is down
         backend = pipeline.cache.backend
         return {"ok": backend == "redis", "cache_backend": backend}

@@ -4,14 +4,16 @@ balancers and `flux status` can probe the service without one."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import JSONResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from retrieval.answer import FinalAnswer
-from retrieval.pipeline import SearchResult
+from retrieval.graph_guard import GraphUnavailable
+from retrieval.neighbourhood import MAX_SEEDS, Neighbourhood, neighbourhood
+from retrieval.pipeline import EventSink, SearchResult
 from serving.answer_store import UnknownConversation, ask_in_conversation
 from serving.contract import SSE_EVENT, PrometheusResponse, error_responses
 from serving.dependencies import (
@@ -21,6 +23,7 @@ from serving.dependencies import (
     PipelineDep,
     SettingsDep,
     StateDep,
+    StreamQuery,
     outages_as_503,
     require_api_key,
 )
@@ -30,6 +33,8 @@ from serving.metrics import cache_counters
 from serving.schemas import Conversation, Turn
 from serving.streaming import answer_events
 
+SeedIds = Annotated[list[str], Query(min_length=1, max_length=MAX_SEEDS,
+                                     description="Pathway ids (R-HSA-…, hsa…) or HGNC ids; repeat the parameter.")]
 router = APIRouter(dependencies=[Depends(require_api_key)])
 health_router = APIRouter()
 
@@ -44,7 +49,7 @@ def query(asked: CheckedQuery, pipeline: PipelineDep, store: AnswerStoreDep, set
                                          asked.conversation_id)
     except UnknownConversation:
         raise HTTPException(status_code=404, detail=f"no conversation {asked.conversation_id!r} (it may have "
-                            f"expired after {settings.conversation_retention_days} days)") from None
+                            f"expired after {settings.serving.conversation_retention_days} days)") from None
     state.metrics.observe_answer(answer)
     state.tracker.submit(answer, "/query")
     return answer
@@ -54,11 +59,17 @@ def query(asked: CheckedQuery, pipeline: PipelineDep, store: AnswerStoreDep, set
              response_class=EventSourceResponse, responses={
                  200: {"description": "`event: step|evidence|answer|error|done` blocks, `data:` JSON",
                        "content": {"text/event-stream": {"itemSchema": SSE_EVENT}}},
-                 **error_responses(400, 401, 413, 422, 429, 503, route_is_json=False)})
-def query_stream(asked: CheckedQuery, pipeline: PipelineDep, state: StateDep) -> Iterator[ServerSentEvent]:
-    # A generator endpoint: FastAPI starts the stream only after every dependency (key, body, pipeline) passed, so
-    # those failures are still plain 4xx/503 responses.
-    yield from answer_events(pipeline, asked, state.metrics, state.tracker)
+                 **error_responses(400, 401, 404, 413, 422, 429, 503, route_is_json=False)})
+def query_stream(asked: StreamQuery, pipeline: PipelineDep, store: AnswerStoreDep,
+                 state: StateDep) -> Iterator[ServerSentEvent]:
+    # A generator endpoint: FastAPI starts the stream only after every dependency (key, body, conversation,
+    # pipeline) passed, so those failures are still plain 4xx/503 responses. The answer is stored in its
+    # conversation like /query's, so follow-ups can be streamed too.
+    def ask(on_event: EventSink) -> FinalAnswer:
+        return ask_in_conversation(pipeline, store, asked.question, asked.mode, asked.filters,
+                                   asked.conversation_id, on_event=on_event)
+
+    yield from answer_events(ask, state.metrics, state.tracker)
 
 
 @router.post("/search", response_model=SearchResult, summary="Retrieve evidence only (no answer)",
@@ -66,6 +77,15 @@ def query_stream(asked: CheckedQuery, pipeline: PipelineDep, state: StateDep) ->
 def search(asked: CheckedSearch, pipeline: PipelineDep) -> SearchResult:
     with outages_as_503():
         return pipeline.search(asked.question, asked.filters)
+
+
+@router.get("/graph/neighbourhood", response_model=Neighbourhood, summary="The graph around pathways or genes",
+            responses=error_responses(401, 422, 429, 503))
+def graph_neighbourhood(pipeline: PipelineDep, ids: SeedIds) -> Neighbourhood:
+    try:
+        return pipeline.graph_guard.call(lambda: neighbourhood(pipeline.driver, ids))
+    except GraphUnavailable as exc:
+        raise HTTPException(status_code=503, detail=str(exc)) from None
 
 
 @router.get("/answers/{answer_id}", response_model=FinalAnswer, summary="A stored answer; ?format=md for Markdown",

@@ -56,8 +56,8 @@ class ApiKeyGuard:
     """The configured key hashes and their rate limits; open (every check passes) when no key is configured."""
 
     def __init__(self, settings: FluxSettings) -> None:
-        self.keys = parse_keys(settings.api_keys.get_secret_value())
-        self.per_minute = settings.api_rate_limit_per_minute
+        self.keys = parse_keys(settings.serving.api_keys.get_secret_value())
+        self.per_minute = settings.serving.api_rate_limit_per_minute
         self.limiter = RateLimiter(self.per_minute)
 
     def check(self, authorization: str) -> None:
@@ -80,7 +80,7 @@ class ApiKeyGuard:
 
 def install_cors(app: FastAPI, settings: FluxSettings) -> None:
     """CORS only for the configured origins: without any, browsers on other origins get no CORS headers."""
-    origins = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]
+    origins = [o.strip() for o in settings.serving.cors_origins.split(",") if o.strip()]
     if origins:
         app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])

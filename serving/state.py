@@ -47,4 +47,4 @@ class ServiceState:
 
     def answer_store(self) -> AnswerStore:
         return AnswerStore(engine_for(self.settings.resolved_serving_database_url),
-                           self.settings.conversation_retention_days)
+                           self.settings.serving.conversation_retention_days)

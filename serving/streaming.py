@@ -7,23 +7,22 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from fastapi.sse import ServerSentEvent
 
 from dagster_project.core.settings import FluxConfigError
 from retrieval.answer import FinalAnswer
-from retrieval.pipeline import INTERNAL_EVENTS, Pipeline
+from retrieval.pipeline import INTERNAL_EVENTS, EventSink
 from serving.health import store_error_message
 from serving.metrics import ServiceMetrics
-from serving.schemas import QueryRequest
 from serving.tracking import QueryLogger
 
 log = logging.getLogger(__name__)
 
 
-def answer_events(pipeline: Pipeline, query: QueryRequest, metrics: ServiceMetrics,
+def answer_events(ask: Callable[[EventSink], FinalAnswer], metrics: ServiceMetrics,
                   tracker: QueryLogger) -> Iterator[ServerSentEvent]:
     """`step` per public pipeline step (internal ones, such as the raw generator reply, are never sent), `evidence`,
     then `answer` or `error`, and always `done` last.
@@ -38,7 +37,7 @@ def answer_events(pipeline: Pipeline, query: QueryRequest, metrics: ServiceMetri
 
     def work() -> None:
         try:
-            answer = pipeline.ask(query.question, query.mode, query.filters, on_event=relay)
+            answer = ask(relay)
             metrics.observe_answer(answer)
             tracker.submit(answer, "/query/stream")
             events.put(("answer", answer))

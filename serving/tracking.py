@@ -45,8 +45,8 @@ class QueryLogger:
 
     def __init__(self, settings: FluxSettings, enabled: bool | None = None) -> None:
         self.settings = settings
-        self.enabled = settings.log_queries_to_mlflow if enabled is None else enabled
-        self.experiment = f"{settings.mlflow_experiment}-queries"
+        self.enabled = settings.serving.log_queries_to_mlflow if enabled is None else enabled
+        self.experiment = f"{settings.ops.mlflow_experiment}-queries"
         self._queue: queue.Queue[tuple[FinalAnswer, str] | None] = queue.Queue(maxsize=10_000)
         self._thread: threading.Thread | None = None
         self._client = None

@@ -76,7 +76,7 @@ def _reset_graph(settings: FluxSettings) -> None:
     """Neo4j Community has one user database: empty it (data and schema) so the session starts fresh."""
     from neo4j import GraphDatabase
 
-    auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    auth = settings.neo4j_auth
     with GraphDatabase.driver(settings.resolved_neo4j_uri, auth=auth) as driver:
         driver.execute_query("MATCH (n) DETACH DELETE n")
         for record in driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name").records:
@@ -93,7 +93,8 @@ def _drop_session_databases(settings: FluxSettings) -> None:
 
     engine_for.cache_clear()  # pooled connections would block DROP DATABASE
     with psycopg.connect(admin_conninfo(settings), autocommit=True) as conn:
-        for name in (settings.pg_database, settings.dagster_database, settings.mlflow_database):
+        pg = settings.postgres
+        for name in (pg.pg_database, pg.dagster_database, pg.mlflow_database):
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 

@@ -26,7 +26,7 @@ DOCS_PER_TRANSACTION = 200
 )
 def chunks(context: dg.AssetExecutionContext, postgres: PostgresResource,
            embedder: EmbedderResource, settings: FluxSettingsParam) -> dg.MaterializeResult:
-    config = ChunkerConfig(settings.chunk_min_chars, settings.chunk_max_chars)
+    config = ChunkerConfig(settings.index.chunk_min_chars, settings.index.chunk_max_chars)
     engine = postgres.get_engine()
     removed = remove_chunks_of_gone_documents(engine)
     pending = documents_to_chunk(engine, config.signature)

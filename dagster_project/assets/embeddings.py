@@ -32,9 +32,9 @@ def chunk_embeddings(context: dg.AssetExecutionContext, postgres: PostgresResour
     if not pending.empty:
         ray.ensure()
         gpu = cuda_available()
-        batches = embed_on_ray(pending, embedder.model_name, actors=settings.embedding_actors,
+        batches = embed_on_ray(pending, embedder.model_name, actors=settings.index.embedding_actors,
                                batch_size=embedder.batch_size, use_gpu=gpu,
-                               cpus_per_actor=max(1, settings.ray_num_cpus // settings.embedding_actors))
+                               cpus_per_actor=max(1, settings.ops.ray_num_cpus // settings.index.embedding_actors))
         for batch in batches:
             written += write_vectors(engine, list(batch["id"]), list(batch["content_hash"]), batch["embedding"],
                                      embedder.model_name)
@@ -48,5 +48,5 @@ def chunk_embeddings(context: dg.AssetExecutionContext, postgres: PostgresResour
         "seconds": round(elapsed, 2),
         "chunks_per_second": round(written / elapsed, 1) if written and elapsed else 0.0,
         "device": "cuda" if written and cuda_available() else "cpu",
-        "actors": settings.embedding_actors,
+        "actors": settings.index.embedding_actors,
     })

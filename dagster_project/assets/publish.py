@@ -29,7 +29,7 @@ def published_index(context: dg.AssetExecutionContext, postgres: PostgresResourc
     switched = switch.version != switch.previous
     context.log.info(f"serving index {switch.version}" + (f" (was {switch.previous})" if switched else
                                                           " (unchanged)"))
-    dropped = collect_garbage(engine, settings.index_keep_published, bm25_root(settings))
+    dropped = collect_garbage(engine, settings.index.index_keep_published, bm25_root(settings))
     if dropped:
         context.log.info(f"dropped the storage of {len(dropped)} old index version(s): {', '.join(dropped)}")
     return dg.MaterializeResult(metadata={"index_version": switch.version,

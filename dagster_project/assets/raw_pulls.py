@@ -16,7 +16,7 @@ RAW_GROUP = "raw"
 def raw_retry_policy(settings: FluxSettings) -> dg.RetryPolicy:
     # Network pulls fail transiently (429s that outlast the client's own retries, a dropped connection); the
     # policy sits on the op, so it holds in every run: nightly, automation, the UI and `flux materialize`.
-    return dg.RetryPolicy(max_retries=settings.raw_max_retries, delay=settings.raw_retry_delay,
+    return dg.RetryPolicy(max_retries=settings.ops.raw_max_retries, delay=settings.ops.raw_retry_delay,
                           backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
 
 
@@ -40,13 +40,13 @@ def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefin
             context.log.info(f"{source}: unchanged since {previous.retrieved_at} ({previous.uri})")
         else:
             manifest = write_pull(pulled, settings.raw_root_path)
-            record_raw_pull(postgres.get_engine(), manifest, settings.source_mode, byte_count)
+            record_raw_pull(postgres.get_engine(), manifest, settings.sources.source_mode, byte_count)
             context.log.info(f"{source}: {len(pulled.files)} files, {byte_count} bytes → {manifest.uri}")
         # The data version names the pull: a pull that found nothing new keeps it, so automation carries only
         # new data downstream (automation.py).
         return dg.MaterializeResult(data_version=dg.DataVersion(manifest.dataset_version), metadata={
             "changed": previous is None,
-            "mode": settings.source_mode,
+            "mode": settings.sources.source_mode,
             "release": manifest.release,
             "retrieved_at": manifest.retrieved_at,
             "dataset_version": manifest.dataset_version,

@@ -63,7 +63,7 @@ def _record(context: dg.AssetExecutionContext, postgres: PostgresResource, setti
 def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource,
                         settings: FluxSettingsParam) -> dg.MaterializeResult:
     index, pipeline = _candidate(postgres, settings)
-    tasks = retrieval_tasks(settings, pipeline.engine, settings.eval_retrieval_questions)
+    tasks = retrieval_tasks(settings, pipeline.engine, settings.evals.eval_retrieval_questions)
     if not any(tasks.values()):
         raise dg.Failure("no retrieval questions: the corpus has neither PubMedQA abstracts nor papers")
 
@@ -78,8 +78,8 @@ def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRes
               for t, qs in tasks.items()}
     image = bar_plot(served, "Retrieval per task: served pipeline vs the best whole-document baseline")
     params = {"tasks": ",".join(f"{t}:{len(q)}" for t, q in tasks.items()),
-              "embedding_model": settings.embedding_model, "reranker": pipeline.reranker.name,
-              "dense_top_k": settings.dense_top_k, "bm25_top_k": settings.bm25_top_k}
+              "embedding_model": settings.index.embedding_model, "reranker": pipeline.reranker.name,
+              "dense_top_k": settings.retrieval.dense_top_k, "bm25_top_k": settings.retrieval.bm25_top_k}
     meta = _record(context, postgres, settings, "retrieval", index, params, metrics, rows, image)
     tables = "\n\n".join(f"**{t}** ({len(q)} queries, verbatim rate {metrics[f'{t}_verbatim_rate']:.3f})\n\n"
                           + ablation_markdown(metrics, retrieval_eval.VARIANTS, prefix=f"{t}_")
@@ -104,7 +104,7 @@ ANSWER_PLOT = ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rat
 def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource,
                      settings: FluxSettingsParam) -> dg.MaterializeResult:
     index, pipeline = _candidate(postgres, settings)
-    pubmedqa = [q for q in retrieval_questions(settings, pipeline.engine, settings.eval_answer_pubmedqa)
+    pubmedqa = [q for q in retrieval_questions(settings, pipeline.engine, settings.evals.eval_answer_pubmedqa)
                 if q.kind == "pubmedqa"]
     # Searches whose target the first pass can miss (MeSH headings, OpenAlex keywords): where the judge loop's
     # re-retrieval shows what it rescues. PubMedQA titles are found at once, so they cannot show that.
@@ -112,7 +112,7 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
                if task in ("mesh_to_study", "keywords_to_paper") for q in qs]
     relational = relational_questions() + graph_questions.generate(pipeline.driver)
     questions = pubmedqa + relational + lookups
-    embed = Embedder(model_name=settings.embedding_model, dimension=settings.embedding_dim).embed_documents
+    embed = Embedder(model_name=settings.index.embedding_model, dimension=settings.index.embedding_dim).embed_documents
     rule, rule_cv = fitted_rule(embed)
     context.log.info(f"grounding rule {rule} (cross-validated accuracy {rule_cv:.2f} on labelled examples)")
     metrics, rows = answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(rule, embed),

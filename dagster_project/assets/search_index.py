@@ -44,15 +44,15 @@ def chunk_bm25_index(context: dg.AssetExecutionContext, postgres: PostgresResour
                      settings: FluxSettingsParam) -> dg.MaterializeResult:
     with postgres.get_engine().connect() as conn:
         rows = conn.execute(text(ACTIVE_CHUNKS)).all()
-    version = bm25_version(((r.id, r.content_hash) for r in rows), settings.bm25_k1, settings.bm25_b)
+    k1, b = settings.retrieval.bm25_k1, settings.retrieval.bm25_b
+    version = bm25_version(((r.id, r.content_hash) for r in rows), k1, b)
     directory = bm25_root(settings) / version
     action = "kept" if directory.exists() else "built"
     started = time.monotonic()
-    count = build_index([r.id for r in rows], [r.content for r in rows], settings.bm25_k1, settings.bm25_b,
-                        directory)
+    count = build_index([r.id for r in rows], [r.content for r in rows], k1, b, directory)
     context.log.info(f"BM25 index {version} {action}: {count} chunks in {time.monotonic() - started:.1f}s")
     return dg.MaterializeResult(metadata={"version": version, "path": str(directory), "chunks": count,
-                                          "action": action, "k1": settings.bm25_k1, "b": settings.bm25_b})
+                                          "action": action, "k1": k1, "b": b})
 
 
 def _mapping_fingerprint(conn: Connection) -> str:
@@ -82,11 +82,12 @@ def candidate_index(context: dg.AssetExecutionContext, postgres: PostgresResourc
     engine = postgres.get_engine()
     with engine.connect() as conn:
         rows = conn.execute(text(ACTIVE_CHUNKS.replace(", c.content FROM", " FROM"))).all()
-        bm25 = bm25_version(((r.id, r.content_hash) for r in rows), settings.bm25_k1, settings.bm25_b)
+        bm25 = bm25_version(((r.id, r.content_hash) for r in rows), settings.retrieval.bm25_k1,
+                            settings.retrieval.bm25_b)
         counts = conn.execute(text(
             "SELECT count(*) AS chunks, count(embedding) AS vectors,"
             " (SELECT count(*) FROM pathways WHERE status = 'active') AS pathways FROM chunks")).one()
-        table, _ = table_key(conn, settings.hnsw_m, settings.hnsw_ef_construction)
+        table, _ = table_key(conn, settings.index.hnsw_m, settings.index.hnsw_ef_construction)
         table_ready = table_exists(conn, table)
         datasets = dataset_version(conn)
         mapping = _mapping_fingerprint(conn)
@@ -97,7 +98,7 @@ def candidate_index(context: dg.AssetExecutionContext, postgres: PostgresResourc
         raise dg.Failure(f"{counts.chunks - counts.vectors} chunks have no vector; not publishing a partial index")
     if not table_ready:
         raise dg.Failure(f"chunk table {table} for the current chunks is missing; materialize chunk_vector_index")
-    version = hashlib.sha256(f"{table}|{mapping}|{bm25}|{settings.embedding_model}".encode()).hexdigest()[:16]
+    version = hashlib.sha256(f"{table}|{mapping}|{bm25}|{settings.index.embedding_model}".encode()).hexdigest()[:16]
     with engine.begin() as conn:
         created = conn.execute(text("""
             INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,
@@ -105,7 +106,7 @@ def candidate_index(context: dg.AssetExecutionContext, postgres: PostgresResourc
             VALUES (:v, :bm25, :path, :model, :chunks, :vectors, :pathways, :dv, :pv, :run, :table)
             ON CONFLICT (version) DO UPDATE SET candidate_at = now()
             RETURNING (xmax = 0) AS created, dagster_run_id
-        """), {"v": version, "bm25": bm25, "path": str(bm25_path), "model": settings.embedding_model,
+        """), {"v": version, "bm25": bm25, "path": str(bm25_path), "model": settings.index.embedding_model,
                "chunks": counts.chunks, "vectors": counts.vectors, "pathways": counts.pathways, "dv": datasets,
                "pv": pipeline_version(), "run": context.run_id, "table": table}).one()
     context.log.info(f"index {version} {'recorded' if created.created else 'unchanged'} as the candidate")

@@ -24,9 +24,10 @@ from dagster_project.resources.settings import FluxSettingsParam
 def chunk_vector_index(context: dg.AssetExecutionContext, postgres: PostgresResource,
                        settings: FluxSettingsParam) -> dg.MaterializeResult:
     started = time.monotonic()
-    table = build_chunk_table(postgres.get_engine(), settings.hnsw_m, settings.hnsw_ef_construction)
+    table = build_chunk_table(postgres.get_engine(), settings.index.hnsw_m, settings.index.hnsw_ef_construction)
     seconds = round(time.monotonic() - started, 2)
     context.log.info(f"chunk table {table.name} {table.action}: {table.rows} vectors in {seconds}s")
     return dg.MaterializeResult(metadata={"table": table.name, "action": table.action, "vectors": table.rows,
-                                          "m": settings.hnsw_m, "ef_construction": settings.hnsw_ef_construction,
-                                          "ef_search": settings.hnsw_ef_search, "seconds": seconds})
+                                          "m": settings.index.hnsw_m,
+                                          "ef_construction": settings.index.hnsw_ef_construction,
+                                          "ef_search": settings.index.hnsw_ef_search, "seconds": seconds})

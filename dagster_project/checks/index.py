@@ -60,7 +60,7 @@ def vector_norms_sane(postgres: PostgresResource) -> dg.AssetCheckResult:
 def vector_index_present(postgres: PostgresResource, settings: FluxSettingsParam) -> dg.AssetCheckResult:
     with postgres.get_engine().connect() as conn:
         ext = conn.execute(text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).scalar()
-        table, expected = table_key(conn, settings.hnsw_m, settings.hnsw_ef_construction)
+        table, expected = table_key(conn, settings.index.hnsw_m, settings.index.hnsw_ef_construction)
         present = table_exists(conn, table)
         indexdef = hnsw_definition(conn, table) if present else None
         rows = table_rows(conn, table) if present else 0
@@ -74,8 +74,8 @@ def vector_index_present(postgres: PostgresResource, settings: FluxSettingsParam
 def bm25_index_matches_chunks(postgres: PostgresResource, settings: FluxSettingsParam) -> dg.AssetCheckResult:
     with postgres.get_engine().connect() as conn:
         rows = conn.execute(text(ACTIVE_CHUNKS.replace(", c.content FROM", " FROM"))).all()
-    directory = bm25_root(settings) / bm25_version(((r.id, r.content_hash) for r in rows), settings.bm25_k1,
-                                                   settings.bm25_b)
+    directory = bm25_root(settings) / bm25_version(((r.id, r.content_hash) for r in rows), settings.retrieval.bm25_k1,
+                                                   settings.retrieval.bm25_b)
     indexed = json.loads((directory / IDS_FILE).read_text()) if (directory / IDS_FILE).exists() else []
     expected = [r.id for r in rows]
     return dg.AssetCheckResult(passed=indexed == expected, metadata={

@@ -32,7 +32,7 @@ def _make_gate(asset: dg.AssetsDefinition, scorecard: str) -> dg.AssetChecksDefi
                     "last accepted scorecard (flux evals accept).")
     def _check(context: dg.AssetCheckExecutionContext, postgres: PostgresResource,
                settings: FluxSettingsParam) -> dg.AssetCheckResult:
-        return _gate(context, postgres, scorecard, settings.eval_tolerance)
+        return _gate(context, postgres, scorecard, settings.evals.eval_tolerance)
 
     return _check
 

@@ -26,7 +26,7 @@ def _documents_check(source: str, asset: dg.AssetsDefinition) -> dg.AssetChecksD
         import great_expectations.expectations as gxe
 
         df = _documents_frame(postgres, source)
-        if df.empty and source == "pubmed" and settings.source_mode == "demo":
+        if df.empty and source == "pubmed" and settings.sources.source_mode == "demo":
             return dg.AssetCheckResult(passed=True, metadata={"note": "demo mode has no PubMed records"})
         return gx_check_result(df, [
             gxe.ExpectTableRowCountToBeBetween(min_value=1),
@@ -75,7 +75,7 @@ def _quarantine_check(source: str, asset: dg.AssetsDefinition) -> dg.AssetChecks
         event = context.instance.get_latest_materialization_event(asset.key)
         metadata = event.asset_materialization.metadata if event and event.asset_materialization else {}
         rate = float(metadata["quarantine_rate"].value) if "quarantine_rate" in metadata else 0.0
-        limit = settings.max_quarantine_rate
+        limit = settings.sources.max_quarantine_rate
         return dg.AssetCheckResult(passed=rate <= limit, metadata={"quarantine_rate": rate, "limit": limit})
 
     return _check

@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 
@@ -31,16 +32,14 @@ class FluxConfigError(RuntimeError):
         self.variable = variable
 
 
-class FluxSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="FLUX_", extra="ignore", frozen=True)
+class _Group(BaseSettings):
+    """One concern's settings. Each field is still read from `FLUX_<FIELD>`: grouping changes where a value lives
+    in code (`settings.index.hnsw_m`), never the variable a user sets."""
 
-    # Runtime state
-    home: Path = Field(default=REPO_ROOT / ".flux", description="All runtime state (databases, logs, stores).")
-    service_start_timeout: float = Field(default=120.0, description="Seconds to wait for a service to be ready.")
-    service_user: str = Field(default="flux-services",
-                              description="Started as root, the local servers run as this system user.")
+    model_config = SettingsConfigDict(env_prefix="FLUX_", extra="forbid", frozen=True)
 
-    # Postgres
+
+class PostgresSettings(_Group):
     database_url: str | None = Field(default=None, description="Use this Postgres; nothing is started for it.")
     pg_port: int = 55432
     pg_user: str = "flux"
@@ -49,7 +48,8 @@ class FluxSettings(BaseSettings):
     dagster_database: str = "flux_dagster"
     mlflow_database: str = "flux_mlflow"
 
-    # Neo4j
+
+class GraphSettings(_Group):
     neo4j_uri: str | None = Field(default=None, description="Use this Neo4j; nothing is started for it.")
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr = SecretStr("flux-local-neo4j")
@@ -57,43 +57,27 @@ class FluxSettings(BaseSettings):
     neo4j_heap: str = "1g"
     neo4j_pagecache_mb: int = 256
 
-    # Redis
+
+class CacheSettings(_Group):
+    """Redis and the caches in front of retrieval (in-process when no Redis can be had)."""
+
     redis_url: str | None = Field(default=None, description="Use this Redis; nothing is started for it.")
     redis_port: int = 56379
     redis_server_bin: str = "redis-server"
-    allow_apt: bool = Field(default=True, description="`make setup` may apt-get install redis-server.")
+    cache_enabled: bool = True
+    cache_embedding_ttl: int = Field(default=7 * 24 * 3600, ge=1)
+    cache_retrieval_ttl: int = Field(default=3600, ge=1)
+    cache_answer_ttl: int = Field(default=30 * 24 * 3600, ge=1)
+    semantic_cache_threshold: float = Field(default=0.95, ge=0.0, le=1.0)
 
-    # MLflow, Dagster, Ray
-    mlflow_tracking_uri: str | None = None
-    mlflow_port: int = 55000
-    mlflow_experiment: str = "flux"
-    dagster_port: int = 53000
-    ray_address: str | None = Field(default=None, description="Join this Ray cluster (RAY_ADDRESS also works).")
-    ray_num_cpus: int = 2
 
-    # Embeddings and the vector index
-    embedding_model: str = "all-MiniLM-L6-v2"
-    embedding_dim: int = Field(default=384, ge=1, le=16000)
-    embedding_batch_size: int = 64
-    embedding_query_prefix: str = ""
-    embedding_actors: int = Field(default=1, ge=1, description="Ray actors that each hold one model copy.")
-    embedding_write_batch: int = Field(default=512, ge=1, description="Vectors written per transaction.")
-    chunk_min_chars: int = Field(default=200, ge=0)
-    chunk_max_chars: int = Field(default=1500, ge=50)
-    hnsw_m: int = Field(default=16, ge=2, le=100)
-    hnsw_ef_construction: int = Field(default=200, ge=4, le=1000)
-    hnsw_ef_search: int = Field(default=100, ge=1, le=1000)
-    # Blue/green: the published versions whose chunk table and BM25 index are kept (the served one + rollback).
-    index_keep_published: int = Field(default=2, ge=1, le=20)
-
-    # Sources
+class SourceSettings(_Group):
     source_mode: Literal["live", "snapshot", "demo"] = "demo"
     snapshot_dir: Path = REPO_ROOT.parent / "shared" / "data"
     demo_dir: Path = Field(default=REPO_ROOT / "dagster_project" / "sources" / "demo_data",
                            description="The demo files FLUX_SOURCE_MODE=demo reads (default: the bundled demo).")
     raw_root: str | None = Field(default=None, description="fsspec root of the raw zone; default <home>/raw.")
     max_quarantine_rate: float = Field(default=0.10, ge=0.0, le=1.0)
-
     # Live-mode clients
     contact_email: str = "flux@example.org"
     http_timeout: float = 30.0
@@ -113,7 +97,28 @@ class FluxSettings(BaseSettings):
     reactome_reactions: bool = Field(default=False, description="Live: one containedEvents call per pathway.")
     live_max_pathways: int | None = Field(default=None, description="Cap per-pathway live calls (None = all).")
 
-    # Retrieval (README, "Asking questions")
+
+class IndexSettings(_Group):
+    """Chunking, embeddings and the vector index."""
+
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_dim: int = Field(default=384, ge=1, le=16000)
+    embedding_batch_size: int = 64
+    embedding_query_prefix: str = ""
+    embedding_actors: int = Field(default=1, ge=1, description="Ray actors that each hold one model copy.")
+    embedding_write_batch: int = Field(default=512, ge=1, description="Vectors written per transaction.")
+    chunk_min_chars: int = Field(default=200, ge=0)
+    chunk_max_chars: int = Field(default=1500, ge=50)
+    hnsw_m: int = Field(default=16, ge=2, le=100)
+    hnsw_ef_construction: int = Field(default=200, ge=4, le=1000)
+    hnsw_ef_search: int = Field(default=100, ge=1, le=1000)
+    # Blue/green: the published versions whose chunk table and BM25 index are kept (the served one + rollback).
+    index_keep_published: int = Field(default=2, ge=1, le=20)
+
+
+class RetrievalSettings(_Group):
+    """How a question is answered (README, "Asking questions")."""
+
     dense_top_k: int = Field(default=20, ge=1, le=200, description="pgvector candidates per query.")
     bm25_top_k: int = Field(default=20, ge=1, le=200, description="BM25 candidates per query.")
     rerank_keep: int = Field(default=5, ge=1, le=50, description="Chunks kept per query after reranking.")
@@ -126,7 +131,15 @@ class FluxSettings(BaseSettings):
     answer_mode: Literal["quick", "thinking"] = "thinking"
     judge_max_attempts: int = Field(default=3, ge=0, le=10, description="Re-retrieval attempts in thinking mode.")
     judge_min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+
+
+class ServingSettings(_Group):
+    """The HTTP API and CLI: limits, keys, the Postgres role it connects as."""
+
+    serve_host: str = "127.0.0.1"
+    serve_port: int = 8000
     max_question_chars: int = Field(default=2000, ge=10)
+    max_request_bytes: int = Field(default=16384, ge=1024)
     conversation_retention_days: int = Field(default=30, ge=1, description="Conversations (and their stored "
                                              "answers) untouched for longer are deleted.")
     api_keys: SecretStr = Field(default=SecretStr(""), description="Comma-separated API keys or their sha256:<hex> "
@@ -138,9 +151,12 @@ class FluxSettings(BaseSettings):
     serving_role: str = Field(default="flux_serving", pattern=r"^[a-z_][a-z0-9_]{0,62}$",
                               description="The role serving connects as (reads index tables, writes answers).")
     serving_password: SecretStr = SecretStr("flux-serving-local")
-    max_request_bytes: int = Field(default=16384, ge=1024)
+    log_queries_to_mlflow: bool = True
 
-    # LLM (OpenAI-compatible); unset base URL = the offline deterministic provider
+
+class LlmSettings(_Group):
+    """An OpenAI-compatible provider; unset base URL = the offline deterministic provider."""
+
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_api_key: SecretStr | None = None
@@ -149,37 +165,108 @@ class FluxSettings(BaseSettings):
     llm_requests_per_minute: float = Field(default=60.0, gt=0.0)
     llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
 
-    # Caches (Redis, in-process fallback)
-    cache_enabled: bool = True
-    cache_embedding_ttl: int = Field(default=7 * 24 * 3600, ge=1)
-    cache_retrieval_ttl: int = Field(default=3600, ge=1)
-    cache_answer_ttl: int = Field(default=30 * 24 * 3600, ge=1)
-    semantic_cache_threshold: float = Field(default=0.95, ge=0.0, le=1.0)
 
-    # Serving
-    serve_host: str = "127.0.0.1"
-    serve_port: int = 8000
-    log_queries_to_mlflow: bool = True
+class EvalSettings(_Group):
+    """The scorecards that gate publishing."""
 
-    # Eval scorecards
     eval_retrieval_questions: int = Field(default=1000, ge=1, description="PubMedQA questions in the retrieval card.")
     eval_answer_pubmedqa: int = Field(default=50, ge=0, description="PubMedQA questions in the answer card.")
     eval_tolerance: float = Field(default=0.02, ge=0.0, le=1.0, description="Allowed drop of a gated metric.")
     resolution_curation: Path | None = Field(
         default=None, description="Expert KEGG↔Reactome curation (dev half); default <snapshot_dir>/compath_dev.")
 
-    # Nightly operations
+
+class OpsSettings(_Group):
+    """Nightly operations and the tools that run them: Dagster, MLflow, Ray."""
+
+    dagster_port: int = 53000
+    dagster_executor: Literal["multiprocess", "in_process"] = Field(
+        default="multiprocess", description="How daemon-launched runs execute their steps: a process per step "
+        "(parallel) or all steps in the run's own process (one code load per run; small machines, tests).")
+    mlflow_tracking_uri: str | None = None
+    mlflow_port: int = 55000
+    mlflow_experiment: str = "flux"
+    ray_address: str | None = Field(default=None, description="Join this Ray cluster (RAY_ADDRESS also works).")
+    ray_num_cpus: int = 2
     nightly_cron: str = Field(default="0 2 * * *", description="When the raw pulls run.")
     nightly_timezone: str = "UTC"
     raw_freshness_hours: float = Field(default=26.0, gt=0.0)
     index_freshness_hours: float = Field(default=30.0, gt=0.0)
     snapshot_sensor_interval: int = Field(default=600, ge=5, description="Seconds between source-file hash checks.")
     automation_interval: int = Field(default=30, ge=5, description="Seconds between automation-condition ticks.")
-    dagster_executor: Literal["multiprocess", "in_process"] = Field(
-        default="multiprocess", description="How daemon-launched runs execute their steps: a process per step "
-        "(parallel) or all steps in the run's own process (one code load per run; small machines, tests).")
     raw_max_retries: int = Field(default=3, ge=0, le=10)
     raw_retry_delay: float = Field(default=60.0, ge=0.0)
+
+
+GROUPS: dict[str, type[_Group]] = {
+    "postgres": PostgresSettings, "graph": GraphSettings, "cache": CacheSettings, "sources": SourceSettings,
+    "index": IndexSettings, "retrieval": RetrievalSettings, "serving": ServingSettings, "llm": LlmSettings,
+    "evals": EvalSettings, "ops": OpsSettings,
+}
+# Each FLUX_ name belongs to exactly one group (asserted below), so a flat name routes without ambiguity.
+GROUP_OF: dict[str, str] = {name: group for group, cls in GROUPS.items() for name in cls.model_fields}
+assert len(GROUP_OF) == sum(len(cls.model_fields) for cls in GROUPS.values()), "a FLUX_ name is in two groups"
+
+
+class FluxSettings(BaseSettings):
+    """All of Flux's settings: the runtime folder at the top, one group per concern below it.
+
+    Construct with flat `FLUX_` names (`FluxSettings(hnsw_m=8)`, `settings.evolve(hnsw_m=8)`); read through the
+    group (`settings.index.hnsw_m`). Environment variables keep their flat names: FLUX_HNSW_M.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="FLUX_", extra="forbid", frozen=True)
+
+    home: Path = Field(default=REPO_ROOT / ".flux", description="All runtime state (databases, logs, stores).")
+    service_start_timeout: float = Field(default=120.0, description="Seconds to wait for a service to be ready.")
+    service_user: str = Field(default="flux-services",
+                              description="Started as root, the local servers run as this system user.")
+    allow_apt: bool = Field(default=True, description="`make setup` may apt-get install redis-server.")
+
+    postgres: PostgresSettings
+    graph: GraphSettings
+    cache: CacheSettings
+    sources: SourceSettings
+    index: IndexSettings
+    retrieval: RetrievalSettings
+    serving: ServingSettings
+    llm: LlmSettings
+    evals: EvalSettings
+    ops: OpsSettings
+
+    @model_validator(mode="before")
+    @classmethod
+    def _route_flat_names(cls, data: Any) -> Any:
+        """Flat names go to their group; each group then reads the environment for what it was not given."""
+        if not isinstance(data, dict):
+            return data
+        routed: dict[str, Any] = {k: v for k, v in data.items() if k not in GROUP_OF}
+        given: dict[str, dict[str, Any]] = {group: {} for group in GROUPS}
+        for name, value in data.items():
+            if name in GROUP_OF:
+                given[GROUP_OF[name]][name] = value
+        for group, group_cls in GROUPS.items():
+            current = routed.get(group)
+            if isinstance(current, group_cls) and not given[group]:
+                continue
+            base = current.model_dump() if isinstance(current, group_cls) else dict(current or {})
+            routed[group] = group_cls(**{**base, **given[group]})
+        return routed
+
+    def evolve(self, **changes: Any) -> FluxSettings:
+        """A validated copy with some `FLUX_` names changed (flat names, as in the environment)."""
+        data: dict[str, Any] = {name: getattr(self, name) for name in type(self).model_fields}
+        for group in GROUPS:
+            data[group] = getattr(self, group).model_dump()
+        return type(self).model_validate({**data, **changes})
+
+    @classmethod
+    def variables(cls) -> dict[str, FieldInfo]:
+        """Every setting by its flat name (FLUX_<NAME>), groups flattened."""
+        flat = {name: info for name, info in cls.model_fields.items() if name not in GROUPS}
+        for group_cls in GROUPS.values():
+            flat.update(group_cls.model_fields)
+        return flat
 
     # --- derived paths ---------------------------------------------------------------------------------
     @property
@@ -196,49 +283,51 @@ class FluxSettings(BaseSettings):
 
     @property
     def resolution_curation_path(self) -> Path:
-        return self.resolution_curation or self.snapshot_dir / "compath_dev" / "kegg_reactome_dev.tsv"
+        return self.evals.resolution_curation or self.sources.snapshot_dir / "compath_dev" / "kegg_reactome_dev.tsv"
 
     @property
     def raw_root_path(self) -> str:
-        return self.raw_root or str(self.home / "raw")
+        return self.sources.raw_root or str(self.home / "raw")
 
     # --- derived URLs ----------------------------------------------------------------------------------
     # A URL that points at our own embedded port is not "external": that is what `eval $(flux env)` exports,
     # and `flux stack down` must still be able to stop the server behind it.
     @property
     def postgres_external(self) -> bool:
-        return bool(self.database_url) and not _is_local_port(self.database_url, self.pg_port)
+        pg = self.postgres
+        return bool(pg.database_url) and not _is_local_port(pg.database_url, pg.pg_port)
 
     @property
     def neo4j_external(self) -> bool:
-        return bool(self.neo4j_uri) and not _is_local_port(self.neo4j_uri, self.neo4j_bolt_port)
+        return bool(self.graph.neo4j_uri) and not _is_local_port(self.graph.neo4j_uri, self.graph.neo4j_bolt_port)
 
     @property
     def redis_external(self) -> bool:
-        return bool(self.redis_url) and not _is_local_port(self.redis_url, self.redis_port)
+        return bool(self.cache.redis_url) and not _is_local_port(self.cache.redis_url, self.cache.redis_port)
 
     def _embedded_pg_url(self, database: str) -> str:
-        password = self.pg_password.get_secret_value()
-        return f"postgresql+psycopg://{self.pg_user}:{password}@127.0.0.1:{self.pg_port}/{database}"
+        pg = self.postgres
+        password = pg.pg_password.get_secret_value()
+        return f"postgresql+psycopg://{pg.pg_user}:{password}@127.0.0.1:{pg.pg_port}/{database}"
 
     @property
     def platform_database_url(self) -> str:
         """SQLAlchemy URL (psycopg 3) of the platform database."""
-        if self.database_url:
-            return _with_driver(self.database_url, "psycopg")
-        return self._embedded_pg_url(self.pg_database)
+        if self.postgres.database_url:
+            return _with_driver(self.postgres.database_url, "psycopg")
+        return self._embedded_pg_url(self.postgres.pg_database)
 
     @property
     def resolved_serving_database_url(self) -> str:
         """What the query path connects as: FLUX_SERVING_DATABASE_URL; else, on the embedded server, the role the
         migrations create (read the index, write answers only); on a server named by URL, the platform role (set
         FLUX_SERVING_DATABASE_URL to a read-only role there)."""
-        if self.serving_database_url:
-            return _with_driver(self.serving_database_url, "psycopg")
-        if self.database_url:
+        if self.serving.serving_database_url:
+            return _with_driver(self.serving.serving_database_url, "psycopg")
+        if self.postgres.database_url:
             return self.platform_database_url
-        url = make_url(self.platform_database_url).set(username=self.serving_role,
-                                                       password=self.serving_password.get_secret_value())
+        url = make_url(self.platform_database_url).set(username=self.serving.serving_role,
+                                                       password=self.serving.serving_password.get_secret_value())
         return url.render_as_string(hide_password=False)
 
     def sibling_database_url(self, database: str, driver: str = "psycopg") -> str:
@@ -248,23 +337,28 @@ class FluxSettings(BaseSettings):
 
     @property
     def dagster_database_url(self) -> str:
-        return self.sibling_database_url(self.dagster_database, driver="psycopg2")
+        return self.sibling_database_url(self.postgres.dagster_database, driver="psycopg2")
 
     @property
     def resolved_mlflow_tracking_uri(self) -> str:
-        return self.mlflow_tracking_uri or self.sibling_database_url(self.mlflow_database, driver="psycopg2")
+        database = self.postgres.mlflow_database
+        return self.ops.mlflow_tracking_uri or self.sibling_database_url(database, driver="psycopg2")
 
     @property
     def resolved_neo4j_uri(self) -> str:
-        return self.neo4j_uri or f"bolt://127.0.0.1:{self.neo4j_bolt_port}"
+        return self.graph.neo4j_uri or f"bolt://127.0.0.1:{self.graph.neo4j_bolt_port}"
+
+    @property
+    def neo4j_auth(self) -> tuple[str, str]:
+        return self.graph.neo4j_user, self.graph.neo4j_password.get_secret_value()
 
     @property
     def resolved_redis_url(self) -> str:
-        return self.redis_url or f"redis://127.0.0.1:{self.redis_port}/0"
+        return self.cache.redis_url or f"redis://127.0.0.1:{self.cache.redis_port}/0"
 
     @property
     def resolved_ray_address(self) -> str | None:
-        return self.ray_address or os.environ.get("RAY_ADDRESS") or None
+        return self.ops.ray_address or os.environ.get("RAY_ADDRESS") or None
 
 
 def dbt_env(settings: FluxSettings) -> dict[str, str]:

@@ -8,6 +8,8 @@ from functools import lru_cache
 from neo4j import Driver, GraphDatabase
 from sqlalchemy import Engine, create_engine
 
+from dagster_project.core.settings import FluxSettings
+
 
 @lru_cache(maxsize=8)
 def engine_for(url: str) -> Engine:
@@ -26,3 +28,8 @@ def driver_for(uri: str, user: str, password: str, fail_fast: bool = False) -> D
                                     max_transaction_retry_time=0.0, connection_acquisition_timeout=2.0,
                                     notifications_min_severity="OFF")
     return GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10, notifications_min_severity="OFF")
+
+
+def graph_driver(settings: FluxSettings, fail_fast: bool = False) -> Driver:
+    """The process-wide driver for the Neo4j these settings name."""
+    return driver_for(settings.resolved_neo4j_uri, *settings.neo4j_auth, fail_fast=fail_fast)

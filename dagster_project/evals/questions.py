@@ -58,7 +58,7 @@ class EvalQuestion:
 
 def _pubmedqa_items(settings: FluxSettings, engine: Engine) -> list[tuple[str, dict]]:
     """PubMedQA items whose abstract is an active document of the corpus, in file order."""
-    path = settings.snapshot_dir / "pubmedqa" / "ori_pqal.json"
+    path = settings.sources.snapshot_dir / "pubmedqa" / "ori_pqal.json"
     if not path.exists():
         return []
     items = json.loads(path.read_text())

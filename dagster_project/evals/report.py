@@ -99,7 +99,7 @@ def log_to_mlflow(settings: FluxSettings, run_name: str, params: dict[str, Any],
 
     from dagster_project.core.experiments import configure_mlflow
 
-    experiment_id = configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.mlflow_experiment,
+    experiment_id = configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.ops.mlflow_experiment,
                                      settings.home / "mlflow" / "artifacts")
     with mlflow.start_run(experiment_id=experiment_id, run_name=run_name) as run, \
             tempfile.TemporaryDirectory() as tmp:

@@ -69,10 +69,11 @@ class Baseline:
         keys, bodies = [r.key for r in rows], [r.body for r in rows]
         from dagster_project.core.embedder import load_model
 
-        model = load_model(pipeline.settings.embedding_model)
-        matrix = model.encode(bodies, batch_size=pipeline.settings.embedding_batch_size, normalize_embeddings=True,
+        index = pipeline.settings.index
+        model = load_model(index.embedding_model)
+        matrix = model.encode(bodies, batch_size=index.embedding_batch_size, normalize_embeddings=True,
                               show_progress_bar=False)
-        retriever = bm25s.BM25(k1=pipeline.settings.bm25_k1, b=pipeline.settings.bm25_b)
+        retriever = bm25s.BM25(k1=pipeline.settings.retrieval.bm25_k1, b=pipeline.settings.retrieval.bm25_b)
         retriever.index(tokenize(bodies), show_progress=False)
         # BM25Index maps bm25s rows to ids; here the ids are document keys with a dummy chunk suffix.
         index = BM25Index(directory=Path("in-memory"), retriever=retriever, chunk_ids=[f"{k}_0" for k in keys])

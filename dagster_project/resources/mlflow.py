@@ -13,5 +13,5 @@ class MLflowResource(dg.ConfigurableResource):
 
     def configure(self) -> str:
         settings = self.settings
-        return configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.mlflow_experiment,
+        return configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.ops.mlflow_experiment,
                                 settings.home / "mlflow" / "artifacts")

@@ -4,7 +4,7 @@ import dagster as dg
 from neo4j import Driver
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.core.stores import driver_for
+from dagster_project.core.stores import graph_driver
 
 
 class Neo4jResource(dg.ConfigurableResource):
@@ -14,4 +14,4 @@ class Neo4jResource(dg.ConfigurableResource):
 
     def get_driver(self) -> Driver:
         settings = self.settings
-        return driver_for(settings.resolved_neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value())
+        return graph_driver(settings)

@@ -20,11 +20,11 @@ SOURCES: dict[str, Source] = {source.name: source for source in (REACTOME, KEGG,
 def pull(name: str, settings: FluxSettings) -> RawPull:
     """The source's files for the configured FLUX_SOURCE_MODE."""
     source = SOURCES[name]
-    if settings.source_mode == "live":
+    if settings.sources.source_mode == "live":
         return source.pull_live(settings)
-    if settings.source_mode == "snapshot":
-        return source.pull_snapshot(Path(settings.snapshot_dir))
-    return source.pull_demo(Path(settings.demo_dir))
+    if settings.sources.source_mode == "snapshot":
+        return source.pull_snapshot(Path(settings.sources.snapshot_dir))
+    return source.pull_demo(Path(settings.sources.demo_dir))
 
 
 def parse(name: str, files: dict[str, bytes], raw_ref: str) -> Parsed:

@@ -51,5 +51,5 @@ class ClientFileSource:
 
 def http_client(settings: FluxSettings, base_url: str, requests_per_second: float) -> HttpClient:
     """The one HTTP client (core/http.py) with the settings' contact, timeout and attempts."""
-    return HttpClient(base_url, contact_email=settings.contact_email, requests_per_second=requests_per_second,
-                      timeout=settings.http_timeout, max_attempts=settings.http_max_attempts)
+    return HttpClient(base_url, contact_email=settings.sources.contact_email, requests_per_second=requests_per_second,
+                      timeout=settings.sources.http_timeout, max_attempts=settings.sources.http_max_attempts)

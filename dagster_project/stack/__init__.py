@@ -35,7 +35,7 @@ def check_postgres(settings: FluxSettings) -> None:
 
 def check_neo4j(settings: FluxSettings) -> None:
     """Verify Bolt connectivity and credentials, or raise a one-line FluxConfigError."""
-    auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    auth = settings.neo4j_auth
     try:
         with GraphDatabase.driver(settings.resolved_neo4j_uri, auth=auth, connection_timeout=5,
                                   notifications_min_severity="OFF") as driver:
@@ -118,8 +118,8 @@ class Stack:
             env |= dbt_env(self.settings)
         if states["neo4j"] in live:
             env["FLUX_NEO4J_URI"] = self.settings.resolved_neo4j_uri
-            env["FLUX_NEO4J_USER"] = self.settings.neo4j_user
-            env["FLUX_NEO4J_PASSWORD"] = self.settings.neo4j_password.get_secret_value()
+            env["FLUX_NEO4J_USER"] = self.settings.graph.neo4j_user
+            env["FLUX_NEO4J_PASSWORD"] = self.settings.graph.neo4j_password.get_secret_value()
         if states["redis"] in live:
             env["FLUX_REDIS_URL"] = self.settings.resolved_redis_url
         env["DAGSTER_HOME"] = str(self.settings.dagster_home)

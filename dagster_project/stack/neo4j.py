@@ -75,7 +75,7 @@ class Neo4jService(ProcessService):
         """The initial password, readable by the server's account alone."""
         path = self.settings.run_dir / "neo4j.password"
         own_file(path, self.run_as)
-        path.write_text(self.settings.neo4j_password.get_secret_value())
+        path.write_text(self.settings.graph.neo4j_password.get_secret_value())
         return path
 
     def start(self) -> None:
@@ -88,12 +88,12 @@ class Neo4jService(ProcessService):
         target = LAUNCHER_DIR / "target"
         password_file = self._password_file()
         argv = [
-            java, f"-Xmx{self.settings.neo4j_heap}", *JVM_OPENS,
+            java, f"-Xmx{self.settings.graph.neo4j_heap}", *JVM_OPENS,
             "-cp", f"{target / 'classes'}:{target / 'lib'}/*", LAUNCHER_CLASS,
             "--home", str(self.data_dir),
             "--host", "127.0.0.1",
-            "--port", str(self.settings.neo4j_bolt_port),
-            "--pagecache-mb", str(self.settings.neo4j_pagecache_mb),
+            "--port", str(self.settings.graph.neo4j_bolt_port),
+            "--pagecache-mb", str(self.settings.graph.neo4j_pagecache_mb),
             "--password-file", str(password_file),
         ]
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0

@@ -73,11 +73,11 @@ class PostgresService(LocalService):
         pwfile = self.pgdata.parent / ".initdb-pw"
         try:
             own_file(pwfile, self.run_as)
-            pwfile.write_text(self.settings.pg_password.get_secret_value() + "\n")
+            pwfile.write_text(self.settings.postgres.pg_password.get_secret_value() + "\n")
             result = self._bin(
                 "initdb",
                 "-D", str(self.pgdata),
-                "-U", self.settings.pg_user,
+                "-U", self.settings.postgres.pg_user,
                 f"--pwfile={pwfile}",
                 "--auth=scram-sha-256",
                 "--encoding=UTF8",
@@ -93,7 +93,7 @@ class PostgresService(LocalService):
         if not self._initialized():
             self._initdb()
         options = (
-            f"-h 127.0.0.1 -p {self.settings.pg_port} -c unix_socket_directories='' "
+            f"-h 127.0.0.1 -p {self.settings.postgres.pg_port} -c unix_socket_directories='' "
             "-c max_connections=200 -c shared_buffers=256MB"
         )
         result = self._bin(
@@ -102,7 +102,7 @@ class PostgresService(LocalService):
         )
         if result.returncode != 0:
             raise ServiceStartError(
-                f"postgres did not start on 127.0.0.1:{self.settings.pg_port}; see {self.log_path}\n"
+                f"postgres did not start on 127.0.0.1:{self.settings.postgres.pg_port}; see {self.log_path}\n"
                 f"{tail(self.log_path)}"
             )
         self.ensure_databases()
@@ -127,11 +127,11 @@ def admin_conninfo(settings: FluxSettings) -> str:
 
 
 def ensure_databases(settings: FluxSettings) -> None:
-    wanted = [settings.pg_database, settings.dagster_database, settings.mlflow_database]
+    wanted = [settings.postgres.pg_database, settings.postgres.dagster_database, settings.postgres.mlflow_database]
     if settings.postgres_external:
         from sqlalchemy.engine import make_url
 
-        wanted[0] = make_url(settings.platform_database_url).database or settings.pg_database
+        wanted[0] = make_url(settings.platform_database_url).database or settings.postgres.pg_database
     with connect_or_explain(admin_conninfo(settings), autocommit=True) as conn:
         existing = {row[0] for row in conn.execute("SELECT datname FROM pg_database")}
         for name in wanted:

@@ -17,11 +17,11 @@ class RedisService(ProcessService):
 
     def __init__(self, settings: FluxSettings) -> None:
         super().__init__(settings)
-        self.binary = shutil.which(settings.redis_server_bin)
+        self.binary = shutil.which(settings.cache.redis_server_bin)
 
     @property
     def pidfile(self) -> PidFile:
-        port = self.settings.redis_port
+        port = self.settings.cache.redis_port
         # Before redis retitles itself its command line is our argv; afterwards it is "redis-server HOST:PORT".
         return PidFile(self.settings.run_dir / "redis.pid", (f"127.0.0.1:{port}", f"--port {port}"))
 
@@ -36,7 +36,7 @@ class RedisService(ProcessService):
     def unavailable_reason(self) -> str | None:
         if self.binary is None:
             return (
-                f"'{self.settings.redis_server_bin}' not found; caches run in-process "
+                f"'{self.settings.cache.redis_server_bin}' not found; caches run in-process "
                 "(`make setup` installs redis-server with apt when FLUX_ALLOW_APT=true)"
             )
         return None
@@ -56,7 +56,7 @@ class RedisService(ProcessService):
         argv = [
             self.binary,
             "--bind", "127.0.0.1",
-            "--port", str(self.settings.redis_port),
+            "--port", str(self.settings.cache.redis_port),
             "--dir", str(data_dir),
             "--daemonize", "no",
             "--protected-mode", "yes",

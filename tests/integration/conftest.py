@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from dagster_project.core.settings import FluxSettings, get_settings
+from dagster_project.core.settings import FluxSettings
 from dagster_project.materialize import materialize_selection
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from dagster_project.stack.redis import RedisService
@@ -20,17 +20,10 @@ from tests.support.ports import free_port
 
 @pytest.fixture(scope="session")
 def demo_platform(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FluxSettings]:
-    database = f"{stack.pg_database}_demo"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FLUX_PG_DATABASE", database)
-        mp.setenv("FLUX_SOURCE_MODE", "demo")
-        mp.setenv("FLUX_RAW_ROOT", str(tmp_path_factory.mktemp("raw")))
-        mp.setenv("FLUX_EMBEDDING_BATCH_SIZE", "8")  # several write batches even on the small demo
-        get_settings.cache_clear()
-        settings = get_settings()
-    # The environment is back to the session's: only this settings object (passed explicitly) names the demo
-    # database, so no other test can be redirected to it.
-    get_settings.cache_clear()
+    database = f"{stack.postgres.pg_database}_demo"
+    # Only this settings object names the demo database, so no other test can be redirected to it.
+    settings = stack.evolve(pg_database=database, source_mode="demo", raw_root=str(tmp_path_factory.mktemp("raw")),
+                            embedding_batch_size=8)  # several write batches even on the small demo
     ensure_databases(settings)
     outcome = materialize_selection(settings, "*")
     assert outcome.success and outcome.checks_passed == outcome.checks_total, outcome

@@ -140,7 +140,7 @@ def test_injection_medical_and_off_topic_requests_get_a_safe_refusal(client: Tes
 def test_dead_neo4j_degrades_to_text_answers_that_say_so(demo_platform: FluxSettings) -> None:
     from tests.support.ports import free_port
 
-    dead = demo_platform.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{free_port()}"})
+    dead = demo_platform.evolve(neo4j_uri=f"bolt://127.0.0.1:{free_port()}")
     with TestClient(create_app(dead), raise_server_exceptions=False) as dead_client:
         health = dead_client.get("/health")
         assert health.status_code == 200 and health.json()["status"] == "degraded"
@@ -154,12 +154,34 @@ def test_dead_neo4j_degrades_to_text_answers_that_say_so(demo_platform: FluxSett
             assert all(c["kind"] == "chunk" for c in body["citations"])
             warning = next(w for w in body["warnings"] if "knowledge graph is unavailable" in w)
             assert "Neo4j" in warning and kind in warning
+        drawing = dead_client.get("/graph/neighbourhood", params={"ids": ["R-HSA-70171"]})
+        assert drawing.status_code == 503 and "Neo4j" in drawing.json()["detail"]
+
+
+def test_graph_neighbourhood_draws_the_pathways_and_genes_of_an_answer(client: TestClient) -> None:
+    from retrieval.neighbourhood import PER_SEED
+
+    response = client.get("/graph/neighbourhood", params={"ids": ["R-HSA-70171", "HGNC:0"]})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [n["id"] for n in body["nodes"] if n["seed"]] == ["R-HSA-70171"] and body["missing"] == ["HGNC:0"]
+    ids = {n["id"] for n in body["nodes"]}
+    assert all(e["source"] in ids and e["target"] in ids for e in body["edges"])
+    types = {e["type"] for e in body["edges"]}
+    assert "HAS_MEMBER" in types and types & {"EQUIVALENT_TO", "PART_OF"}, types  # glycolysis resolved to KEGG
+    assert len(body["nodes"]) <= 1 + PER_SEED
+    gene = next(n for n in body["nodes"] if n["kind"] == "gene")
+    around_gene = client.get("/graph/neighbourhood", params={"ids": [gene["id"]]}).json()
+    assert "R-HSA-70171" in {n["id"] for n in around_gene["nodes"]}  # the way back: its pathways
+    assert client.get("/graph/neighbourhood").status_code == 422
+    too_many = client.get("/graph/neighbourhood", params={"ids": [f"R-HSA-{i}" for i in range(7)]})
+    assert too_many.status_code == 422
 
 
 def test_dead_postgres_gives_503_with_a_message(demo_platform: FluxSettings) -> None:
     from tests.support.ports import free_port
 
-    dead = demo_platform.model_copy(update={"database_url": f"postgresql://flux:flux@127.0.0.1:{free_port()}/flux"})
+    dead = demo_platform.evolve(database_url=f"postgresql://flux:flux@127.0.0.1:{free_port()}/flux")
     with TestClient(create_app(dead), raise_server_exceptions=False) as dead_client:
         health = dead_client.get("/health")
         assert health.status_code == 503 and not health.json()["services"]["postgres"]["ok"]

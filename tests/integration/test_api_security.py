@@ -7,7 +7,6 @@ import logging
 
 import pytest
 from fastapi.testclient import TestClient
-from pydantic import SecretStr
 
 from dagster_project.core.settings import FluxSettings
 from retrieval.pipeline import Pipeline
@@ -25,7 +24,7 @@ def pipeline(demo_platform: FluxSettings) -> Pipeline:
 
 
 def secured(settings: FluxSettings, pipeline: Pipeline, **update: object) -> TestClient:
-    locked = settings.model_copy(update={"api_keys": SecretStr(key_hash(KEY)), **update})
+    locked = settings.evolve(api_keys=key_hash(KEY), **update)
     return TestClient(create_app(locked, pipeline), raise_server_exceptions=False)
 
 
@@ -61,7 +60,7 @@ def test_cors_is_closed_unless_an_origin_is_configured(demo_platform: FluxSettin
     preflight = {"Origin": "https://analyst.example", "Access-Control-Request-Method": "POST"}
     with TestClient(create_app(demo_platform, pipeline)) as closed:
         assert "access-control-allow-origin" not in closed.options("/query", headers=preflight).headers
-    opened = demo_platform.model_copy(update={"cors_origins": "https://analyst.example"})
+    opened = demo_platform.evolve(cors_origins="https://analyst.example")
     with TestClient(create_app(opened, pipeline)) as client:
         response = client.options("/query", headers=preflight)
         assert response.headers["access-control-allow-origin"] == "https://analyst.example"
@@ -95,9 +94,9 @@ def test_serving_connects_as_a_role_that_cannot_change_the_index(demo_platform: 
     from sqlalchemy import text
     from sqlalchemy.exc import DBAPIError
 
-    assert pipeline.engine.url.username == demo_platform.serving_role
+    assert pipeline.engine.url.username == demo_platform.serving.serving_role
     with pipeline.engine.connect() as conn:
-        assert conn.execute(text("SELECT current_user")).scalar_one() == demo_platform.serving_role
+        assert conn.execute(text("SELECT current_user")).scalar_one() == demo_platform.serving.serving_role
         assert conn.execute(text("SELECT count(*) FROM chunks")).scalar_one() > 0
     with pytest.raises(DBAPIError, match=r"permission denied|must be owner"), pipeline.engine.begin() as conn:
         conn.execute(text(statement))

@@ -25,9 +25,9 @@ def fresh_stack(demo_platform: FluxSettings, tmp_path: Path) -> Iterator[FluxSet
     """The demo's configuration on new ports, home and database names: a second machine restoring the backup.
     (The graph re-projection recomputes the resolution, so the embedding settings must match for the name
     cosines to agree to the last bit.)"""
-    settings = demo_platform.model_copy(update={
-        "home": tmp_path / "fresh", "pg_port": free_port(), "neo4j_bolt_port": free_port(), "redis_port": free_port(),
-        "pg_database": "flux_restored", "raw_root": str(tmp_path / "fresh" / "raw")})
+    settings = demo_platform.evolve(
+        home=tmp_path / "fresh", pg_port=free_port(), neo4j_bolt_port=free_port(), redis_port=free_port(),
+        pg_database="flux_restored", raw_root=str(tmp_path / "fresh" / "raw"))
     services = Stack(settings)
     try:
         services.up()

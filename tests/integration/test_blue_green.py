@@ -126,7 +126,7 @@ def test_queries_during_a_refresh_never_mix_versions_and_rollback_restores(refre
     # The nightly run brings the original abstract back: the same content is the same version, published again.
     _restore(settings)
     assert current_index(engine).version == old.version
-    dropped = collect_garbage(engine, settings.index_keep_published, bm25_root(settings))
+    dropped = collect_garbage(engine, settings.index.index_keep_published, bm25_root(settings))
     with engine.connect() as conn:
         assert table_exists(conn, old.chunk_table) and old.bm25_path.exists()
         assert switch.version in dropped and not table_exists(conn, new_storage.chunk_table)

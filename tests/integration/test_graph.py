@@ -7,7 +7,7 @@ from sqlalchemy import text
 
 from dagster_project.core.embedder import load_model
 from dagster_project.core.settings import FluxSettings
-from dagster_project.core.stores import driver_for, engine_for
+from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.graph import loader
 from dagster_project.materialize import materialize_selection
 
@@ -15,7 +15,7 @@ GRAPH = "group:graph"
 
 
 def _driver(settings: FluxSettings) -> Driver:
-    return driver_for(settings.resolved_neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    return graph_driver(settings)
 
 
 def test_loading_twice_yields_identical_counts(demo_platform: FluxSettings) -> None:
@@ -61,7 +61,7 @@ def test_vector_query_finds_each_pathway_by_its_own_title(demo_platform: FluxSet
     driver = _driver(demo_platform)
     pathways = driver.execute_query("MATCH (p:Pathway) WHERE p.embedding IS NOT NULL"
                                     " RETURN p.id AS id, p.name AS name").records
-    model = load_model(demo_platform.embedding_model)
+    model = load_model(demo_platform.index.embedding_model)
     vectors = model.encode([r["name"] for r in pathways], normalize_embeddings=True)
     top1 = top3 = 0
     for record, vector in zip(pathways, vectors, strict=True):

@@ -15,7 +15,7 @@ import dagster as dg
 import pytest
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.core.stores import driver_for, engine_for
+from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.materialize import materialize_selection
 from dagster_project.storage.checksums import graph_checksums, table_checksums, table_names
 
@@ -38,7 +38,7 @@ def _state(settings: FluxSettings) -> tuple[dict[str, object], dict[str, object]
                                  ignore_columns=TIMESTAMPS)
     finally:
         engine.dispose()
-    driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    driver = graph_driver(settings)
     return tables, graph_checksums(driver)  # type: ignore[return-value]
 
 

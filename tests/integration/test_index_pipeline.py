@@ -82,7 +82,7 @@ def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_platform
     new_model = resolve_model_path("all-MiniLM-L6-v2")  # same weights under another name: a "new model"
     engine = engine_for(demo_platform.platform_database_url)
     pending = chunks_to_embed(engine, new_model)
-    ensure_ray(None, demo_platform.ray_num_cpus, demo_platform.home / "ray")
+    ensure_ray(None, demo_platform.ops.ray_num_cpus, demo_platform.home / "ray")
 
     def dies_after_first_batch() -> Iterator[dict[str, np.ndarray]]:
         for n, batch in enumerate(embed_on_ray(pending, new_model, actors=1, batch_size=8, cpus_per_actor=2)):
@@ -97,7 +97,7 @@ def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_platform
         done = done.scalar_one()
     assert done == 32, "exactly one whole write batch (4 x encode batch) committed"
 
-    outcome = materialize_selection(demo_platform.model_copy(update={"embedding_model": new_model}), INDEX)
+    outcome = materialize_selection(demo_platform.evolve(embedding_model=new_model), INDEX)
     assert outcome.success and outcome.checks_passed == outcome.checks_total
     assert _meta("chunk_embeddings")["chunks_embedded"] == len(pending) - done
     assert {model for _, model in _vectors(demo_platform).values()} == {new_model}
@@ -108,4 +108,4 @@ def test_model_change_re_embeds_everything(demo_platform: FluxSettings) -> None:
     outcome = materialize_selection(demo_platform, INDEX)  # back to the default model name
     assert outcome.success
     assert _meta("chunk_embeddings")["chunks_embedded"] == total
-    assert {model for _, model in _vectors(demo_platform).values()} == {demo_platform.embedding_model}
+    assert {model for _, model in _vectors(demo_platform).values()} == {demo_platform.index.embedding_model}

@@ -31,7 +31,7 @@ def _serve_kegg(server: FaultServer, fixtures: Path) -> None:
 
 @pytest.fixture
 def live_kegg(stack: FluxSettings, fault_server: FaultServer, tmp_path: Path) -> Iterator[FluxSettings]:
-    fixtures = Path(stack.snapshot_dir) / "fixtures"
+    fixtures = Path(stack.sources.snapshot_dir) / "fixtures"
     if not fixtures.is_dir():
         pytest.skip(f"recorded fixtures not found under {fixtures}")
     _serve_kegg(fault_server, fixtures)

@@ -37,9 +37,9 @@ CARRIED_DOWN = {"openalex_documents", "chunks", "chunk_embeddings", "chunk_vecto
 
 def _daemon_env(settings: FluxSettings, demo_dir: Path) -> dict[str, str]:
     return dict(os.environ) | {
-        "FLUX_PG_DATABASE": settings.pg_database,
+        "FLUX_PG_DATABASE": settings.postgres.pg_database,
         "FLUX_SOURCE_MODE": "demo",
-        "FLUX_EMBEDDING_BATCH_SIZE": str(settings.embedding_batch_size),
+        "FLUX_EMBEDDING_BATCH_SIZE": str(settings.index.embedding_batch_size),
         "FLUX_DEMO_DIR": str(demo_dir),
         "FLUX_RAW_ROOT": settings.raw_root_path,
         "FLUX_SNAPSHOT_SENSOR_INTERVAL": "5",
@@ -55,7 +55,7 @@ def daemon(demo_platform: FluxSettings, tmp_path: Path) -> Iterator[tuple[FluxSe
     """`dagster-daemon run` on the demo platform, reading a copy of the demo folder; afterwards the demo's
     original openalex pull is served again, whatever the test did."""
     demo_dir = tmp_path / "demo"
-    shutil.copytree(demo_platform.demo_dir, demo_dir)
+    shutil.copytree(demo_platform.sources.demo_dir, demo_dir)
     original = load_files(latest_manifest("openalex", demo_platform.raw_root_path), demo_platform.raw_root_path)
     # The test instance is shared with other tests, whose runs (live pulls, fault injection) may be the latest
     # records of the raw assets; pull the demo once so the instance's latest data versions are this platform's,

@@ -89,8 +89,9 @@ def test_postgres_initialises_and_serves_from_under_a_0700_parent(sealed_dir: Pa
     service = PostgresService(settings)
     service.start()
     try:
-        with psycopg.connect(host="127.0.0.1", port=settings.pg_port, user=settings.pg_user, dbname="postgres",
-                             password=settings.pg_password.get_secret_value(), connect_timeout=5) as conn:
+        pg = settings.postgres
+        with psycopg.connect(host="127.0.0.1", port=pg.pg_port, user=pg.pg_user, dbname="postgres",
+                             password=pg.pg_password.get_secret_value(), connect_timeout=5) as conn:
             assert conn.execute("SELECT 1").fetchone() == (1,)
         if os.geteuid() == 0:
             assert service.pgdata.stat().st_uid != 0

@@ -15,7 +15,7 @@ from dagster_project.resources.ray import ensure_ray
 def ray_cluster(stack: FluxSettings):  # type: ignore[no-untyped-def]
     import ray
 
-    resources = ensure_ray(None, stack.ray_num_cpus, stack.home / "ray")
+    resources = ensure_ray(None, stack.ops.ray_num_cpus, stack.home / "ray")
     yield resources
     ray.shutdown()
 

@@ -14,7 +14,7 @@ from dagster_project.stack import ServiceState, Stack
 def test_down_then_up_keeps_rows_and_nodes(stack: FluxSettings) -> None:
     engine = engine_for(stack.platform_database_url)
     apply_postgres(engine, stack)
-    auth = (stack.neo4j_user, stack.neo4j_password.get_secret_value())
+    auth = stack.neo4j_auth
     with engine.begin() as conn:
         conn.execute(text(
             "INSERT INTO documents (type, source, external_id, content_hash) VALUES ('t', 'restart', 'r1', :h)"

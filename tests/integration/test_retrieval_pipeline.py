@@ -25,7 +25,7 @@ GLYCOLYSIS = "Which KEGG pathway corresponds to Reactome's glycolysis, and which
 def fresh_cache(settings: FluxSettings, **kwargs: Any) -> Cache:
     """The session's real Redis, under a namespace of this test's own so no answer leaks between tests."""
     return Cache(kwargs.pop("redis_url", settings.resolved_redis_url), embedding_ttl=60, retrieval_ttl=60,
-                 answer_ttl=60, semantic_threshold=settings.semantic_cache_threshold,
+                 answer_ttl=60, semantic_threshold=settings.cache.semantic_cache_threshold,
                  namespace=f"t{uuid.uuid4().hex[:8]}", **kwargs)
 
 

@@ -93,7 +93,7 @@ def test_a_failed_gate_leaves_serving_on_the_previous_index(demo_platform: FluxS
         conn.execute(text("UPDATE eval_runs SET metrics = jsonb_set(metrics, '{keywords_to_paper_bm25_hit_at_5}',"
                           " '2') WHERE scorecard = 'retrieval' AND accepted"))
     # Other BM25 parameters: a new candidate index version is built and measured, and must not be published.
-    changed = demo_platform.model_copy(update={"bm25_k1": 1.2})
+    changed = demo_platform.evolve(bm25_k1=1.2)
     try:
         outcome = materialize_selection(changed, "key:chunk_bm25_index or key:candidate_index or "
                                         f"{SCORECARDS} or key:published_index")
@@ -128,9 +128,9 @@ def test_a_candidate_without_bm25_fails_the_retrieval_gate(demo_platform: FluxSe
     served, _ = retrieval_eval.evaluate_tasks(eval_pipeline(demo_platform, index), gated)
     off = Cache(None, embedding_ttl=1, retrieval_ttl=1, answer_ttl=1, semantic_threshold=1.0, enabled=False)
     worse, _ = retrieval_eval.evaluate_tasks(_WithoutBM25.from_settings(demo_platform, cache=off).pin(index), gated)
-    failed = {c.metric for c in compare("retrieval", worse, served, demo_platform.eval_tolerance) if c.failed}
+    failed = {c.metric for c in compare("retrieval", worse, served, demo_platform.evals.eval_tolerance) if c.failed}
     assert {f"{t}_bm25_hit_at_5" for t in gated} <= failed
-    assert not any(c.failed for c in compare("retrieval", served, served, demo_platform.eval_tolerance))
+    assert not any(c.failed for c in compare("retrieval", served, served, demo_platform.evals.eval_tolerance))
 
 
 def test_judge_calibration_pairs_each_question_with_its_study_and_a_hard_negative(demo_platform: FluxSettings

@@ -21,8 +21,8 @@ SOURCES_SELECTION = "group:raw or group:sources or key:postgres_schema"
 
 @pytest.fixture(scope="module")
 def snapshot_loaded(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FluxSettings]:
-    if not Path(stack.snapshot_dir).is_dir():
-        pytest.skip(f"snapshot data not found at {stack.snapshot_dir}")
+    if not Path(stack.sources.snapshot_dir).is_dir():
+        pytest.skip(f"snapshot data not found at {stack.sources.snapshot_dir}")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("FLUX_SOURCE_MODE", "snapshot")
         mp.setenv("FLUX_RAW_ROOT", str(tmp_path_factory.mktemp("raw")))
@@ -109,7 +109,7 @@ def resolution_on_snapshot(snapshot_loaded: FluxSettings) -> tuple[object, objec
     if not path.is_file():
         pytest.skip(f"no expert curation at {path}")
     engine = engine_for(snapshot_loaded.platform_database_url)
-    model = load_model(snapshot_loaded.embedding_model)
+    model = load_model(snapshot_loaded.index.embedding_model)
     inputs = load_resolution_inputs(engine, lambda names: model.encode(names, normalize_embeddings=True))
     return inputs, load_curation(path).restricted_to(active_pathway_ids(engine))
 

@@ -19,7 +19,7 @@ from dagster_project.stack import ServiceState, Stack
 
 
 def _driver(s: FluxSettings):  # type: ignore[no-untyped-def]
-    return GraphDatabase.driver(s.resolved_neo4j_uri, auth=(s.neo4j_user, s.neo4j_password.get_secret_value()))
+    return GraphDatabase.driver(s.resolved_neo4j_uri, auth=s.neo4j_auth)
 
 
 def _pg_schema_fingerprint(s: FluxSettings) -> list[tuple]:
@@ -70,9 +70,9 @@ def test_vector_extension_and_versioned_hnsw_tables(migrated: FluxSettings) -> N
             " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'")).scalar_one()
         working_ann = conn.execute(text("SELECT count(*) FROM pg_indexes WHERE tablename = 'chunks'"
                                         " AND indexdef LIKE '%hnsw%'")).scalar_one()
-    built = build_chunk_table(engine, migrated.hnsw_m, migrated.hnsw_ef_construction)
-    again = build_chunk_table(engine, migrated.hnsw_m, migrated.hnsw_ef_construction)
-    other = build_chunk_table(engine, migrated.hnsw_m + 1, migrated.hnsw_ef_construction)
+    built = build_chunk_table(engine, migrated.index.hnsw_m, migrated.index.hnsw_ef_construction)
+    again = build_chunk_table(engine, migrated.index.hnsw_m, migrated.index.hnsw_ef_construction)
+    other = build_chunk_table(engine, migrated.index.hnsw_m + 1, migrated.index.hnsw_ef_construction)
     with engine.connect() as conn:
         indexdef = hnsw_definition(conn, built.name) or ""
         # A real cosine query through the version table's index works.
@@ -82,9 +82,9 @@ def test_vector_extension_and_versioned_hnsw_tables(migrated: FluxSettings) -> N
             drop_chunk_table(conn, table)
         conn.commit()
     assert version is not None and tuple(int(p) for p in version.split(".")[:2]) >= (0, 8)
-    assert coltype == f"vector({migrated.embedding_dim})" and working_ann == 0  # nothing serves from `chunks`
+    assert coltype == f"vector({migrated.index.embedding_dim})" and working_ann == 0  # nothing serves from `chunks`
     assert "USING hnsw" in indexdef and "vector_cosine_ops" in indexdef
-    assert f"m='{migrated.hnsw_m}'" in indexdef.replace(" ", "")
+    assert f"m='{migrated.index.hnsw_m}'" in indexdef.replace(" ", "")
     assert (built.action, again.action, again.name) == ("built", "kept", built.name) and hits == built.rows
     assert other.name != built.name  # new HNSW parameters are a new table, built beside the old one
 
@@ -126,8 +126,8 @@ def test_flux_env_exports_every_running_service(stack: FluxSettings) -> None:
     out = subprocess.run([sys.executable, "-m", "serving.cli", "env"], capture_output=True, text=True,
                          check=True).stdout
     exports = dict(line.removeprefix("export ").split("=", 1) for line in out.splitlines())
-    assert exports["FLUX_DATABASE_URL"].endswith(f":{stack.pg_port}/{stack.pg_database}")
-    assert exports["FLUX_NEO4J_URI"] == f"bolt://127.0.0.1:{stack.neo4j_bolt_port}"
+    assert exports["FLUX_DATABASE_URL"].endswith(f":{stack.postgres.pg_port}/{stack.postgres.pg_database}")
+    assert exports["FLUX_NEO4J_URI"] == f"bolt://127.0.0.1:{stack.graph.neo4j_bolt_port}"
     assert exports["DAGSTER_HOME"] == str(stack.dagster_home)
 
 

@@ -20,7 +20,7 @@ from dagster_project.assets.search_index import ACTIVE_CHUNKS
 from dagster_project.core.embedder import Embedder
 from dagster_project.core.index_tables import build_chunk_table, drop_chunk_table
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
-from dagster_project.core.stores import driver_for, engine_for
+from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.storage.checksums import graph_checksums, table_checksums
 from retrieval.bm25 import build_index
 from retrieval.evidence_guard import WITHHELD
@@ -52,7 +52,7 @@ SERVING_TABLES = frozenset({"answers", "conversations"})  # serving owns these; 
 def planted(demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FluxSettings]:
     """The hostile paper, stored like any other: a document row and one embedded chunk (removed afterwards)."""
     engine = engine_for(demo_platform.platform_database_url)
-    embedder = Embedder(model_name=demo_platform.embedding_model, dimension=demo_platform.embedding_dim)
+    embedder = Embedder(model_name=demo_platform.index.embedding_model, dimension=demo_platform.index.embedding_dim)
     vector = vector_literal(embedder.embed_documents([CONTENT])[0])
     digest = hashlib.sha256(CONTENT.encode()).hexdigest()
     with engine.begin() as conn:
@@ -64,13 +64,13 @@ def planted(demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFactor
             "INSERT INTO chunks (id, document_id, chunk_index, content, content_hash, embedding, embedding_model,"
             " embedded_content_hash) VALUES (:id, :d, 0, :c, :h, CAST(:v AS vector), :m, :h)"),
             {"id": CHUNK_ID, "d": document_id, "c": CONTENT, "h": digest, "v": vector,
-             "m": demo_platform.embedding_model})
+             "m": demo_platform.index.embedding_model})
         # Published like any refresh would: a BM25 index over every active chunk and an index version row.
         rows = conn.execute(text(ACTIVE_CHUNKS)).all()
         bm25_path = tmp_path_factory.mktemp("bm25") / "planted"
-        build_index([r.id for r in rows], [r.content for r in rows], demo_platform.bm25_k1, demo_platform.bm25_b,
-                    bm25_path)
-    table = build_chunk_table(engine, demo_platform.hnsw_m, demo_platform.hnsw_ef_construction)
+        build_index([r.id for r in rows], [r.content for r in rows], demo_platform.retrieval.bm25_k1,
+                    demo_platform.retrieval.bm25_b, bm25_path)
+    table = build_chunk_table(engine, demo_platform.index.hnsw_m, demo_platform.index.hnsw_ef_construction)
     with engine.begin() as conn:
         conn.execute(text(
             "INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,"
@@ -117,13 +117,13 @@ def _stored_state(settings: FluxSettings) -> tuple[dict[str, Any], dict[str, Any
     finally:
         engine.dispose()
     # driver_for hands out the process-wide driver: not ours to close.
-    driver = driver_for(settings.resolved_neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    driver = graph_driver(settings)
     return tables, graph_checksums(driver)
 
 
 def _internals(settings: FluxSettings) -> list[str]:
-    secrets = [settings.pg_password.get_secret_value(), settings.serving_password.get_secret_value(),
-               settings.neo4j_password.get_secret_value()]
+    secrets = [settings.postgres.pg_password.get_secret_value(), settings.serving.serving_password.get_secret_value(),
+               settings.graph.neo4j_password.get_secret_value()]
     return [*[s for s in secrets if len(s) >= 6], "Traceback", "postgresql+psycopg", str(REPO_ROOT),
             "DROP TABLE", GENERATE_PROMPT[:60], JUDGE_PROMPT[:60]]
 

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from neo4j import Driver
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.core.stores import driver_for
+from dagster_project.core.stores import graph_driver
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
 from tests.integration.test_retrieval_pipeline import fresh_cache
@@ -32,7 +32,7 @@ def client(demo_platform: FluxSettings) -> Iterator[TestClient]:
 @pytest.fixture(scope="module")
 def graph(demo_platform: FluxSettings) -> Driver:
     s = demo_platform
-    return driver_for(s.resolved_neo4j_uri, s.neo4j_user, s.neo4j_password.get_secret_value())
+    return graph_driver(s)
 
 
 def values(driver: Driver, query: str, **params: Any) -> set[str]:

@@ -11,14 +11,16 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from pydantic import SecretStr
 
 from dagster_project.core.settings import FluxSettings
 from retrieval.answer import FinalAnswer
+from retrieval.followup import TurnContext
+from retrieval.genes import GeneLexicon
+from retrieval.pathways import PathwayLexicon
 from retrieval.pipeline import EventSink, SearchResult
 from retrieval.types import Evidence, Filters, Mode, RoutePlan
 from serving.api import create_app
-from serving.dependencies import require_api_key, service_pipeline, service_settings
+from serving.dependencies import answer_store, require_api_key, service_pipeline, service_settings
 
 EVIDENCE = Evidence(id="chunk:1", kind="chunk", text="Hexokinase phosphorylates glucose.")
 
@@ -48,6 +50,35 @@ class StandInPipeline:
         return FinalAnswer(question=question, answer="Hexokinase [chunk:1].", confidence=0.8,
                            timings_ms={"total": 12.5})
 
+    def lexicons(self) -> tuple[GeneLexicon, PathwayLexicon]:
+        return GeneLexicon([]), PathwayLexicon([])
+
+
+class StandInStore:
+    """Conversations in a dict: what the answer store does, without Postgres."""
+
+    def __init__(self) -> None:
+        self.saved: dict[str, list[FinalAnswer]] = {}
+
+    def exists(self, conversation_id: str) -> bool:
+        return conversation_id in self.saved
+
+    def start(self) -> str:
+        conversation_id = f"conversation-{len(self.saved) + 1}"
+        self.saved[conversation_id] = []
+        return conversation_id
+
+    def last_context(self, conversation_id: str) -> TurnContext | None:
+        return None
+
+    def save(self, conversation_id: str, question: str, asked_as: str, context: TurnContext,
+             answer: FinalAnswer) -> FinalAnswer:
+        turns = self.saved[conversation_id]
+        stored = answer.model_copy(update={"answer_id": f"{conversation_id}-{len(turns) + 1}",
+                                           "conversation_id": conversation_id, "asked_as": asked_as})
+        turns.append(stored)
+        return stored
+
 
 @pytest.fixture
 def settings() -> FluxSettings:
@@ -60,9 +91,15 @@ def pipeline() -> StandInPipeline:
 
 
 @pytest.fixture
-def app(settings: FluxSettings, pipeline: StandInPipeline) -> FastAPI:
+def store() -> StandInStore:
+    return StandInStore()
+
+
+@pytest.fixture
+def app(settings: FluxSettings, pipeline: StandInPipeline, store: StandInStore) -> FastAPI:
     app = create_app(settings)
     app.dependency_overrides[service_pipeline] = lambda: pipeline
+    app.dependency_overrides[answer_store] = lambda: store
     return app
 
 
@@ -100,6 +137,18 @@ def test_stream_relays_public_steps_but_never_internal_events(client: TestClient
     assert "generated" not in response.text and "unvalidated" not in response.text
 
 
+def test_a_streamed_answer_is_stored_in_its_conversation_and_can_be_followed_up(client: TestClient,
+                                                                             store: StandInStore) -> None:
+    first = dict(sse_events(client.post("/query/stream", json={"question": "What does hexokinase do?"}).text))
+    conversation = first["answer"]["conversation_id"]
+    assert first["answer"]["answer_id"] == f"{conversation}-1"
+    follow_up = client.post("/query/stream", json={"question": "And glucokinase?", "conversation_id": conversation})
+    assert dict(sse_events(follow_up.text))["answer"]["answer_id"] == f"{conversation}-2"
+    assert [a.question for a in store.saved[conversation]] == ["What does hexokinase do?", "And glucokinase?"]
+    unknown = client.post("/query/stream", json={"question": "and then?", "conversation_id": "nope"})
+    assert unknown.status_code == 404 and "nope" in unknown.json()["detail"]  # a plain 404, before any stream
+
+
 def test_a_failing_stream_ends_with_an_error_then_done(app: FastAPI, client: TestClient) -> None:
     app.dependency_overrides[service_pipeline] = lambda: StandInPipeline(failure=RuntimeError("boom"))
     events = sse_events(client.post("/query/stream", json={"question": "What does hexokinase do?"}).text)
@@ -110,14 +159,14 @@ def test_a_failing_stream_ends_with_an_error_then_done(app: FastAPI, client: Tes
 def test_the_question_limit_comes_from_the_settings_dependency(app: FastAPI, client: TestClient,
                                                                settings: FluxSettings,
                                                                pipeline: StandInPipeline) -> None:
-    app.dependency_overrides[service_settings] = lambda: settings.model_copy(update={"max_question_chars": 10})
+    app.dependency_overrides[service_settings] = lambda: settings.evolve(max_question_chars=10)
     response = client.post("/search", json={"question": "glycolysis enzymes"})
     assert response.status_code == 422 and "FLUX_MAX_QUESTION_CHARS" in response.json()["detail"]
     assert pipeline.questions == []
 
 
 def test_the_api_key_check_is_a_dependency_too(settings: FluxSettings, pipeline: StandInPipeline) -> None:
-    locked = create_app(settings.model_copy(update={"api_keys": SecretStr("flux_unit_key")}))
+    locked = create_app(settings.evolve(api_keys="flux_unit_key"))
     locked.dependency_overrides[service_pipeline] = lambda: pipeline
     client = TestClient(locked, raise_server_exceptions=False)
     for method, path in [("POST", "/search"), ("GET", "/metrics"), ("GET", "/openapi.json"), ("GET", "/docs")]:
@@ -132,7 +181,8 @@ def test_the_api_key_check_is_a_dependency_too(settings: FluxSettings, pipeline:
 def test_an_oversized_body_gets_the_documented_413_before_any_work(client: TestClient, settings: FluxSettings,
                                                                    pipeline: StandInPipeline) -> None:
     declared = client.post("/search", json={"question": "glycolysis " * 2000})
-    chunked = client.post("/search", content=iter([b'{"question": "', b"g" * settings.max_request_bytes, b'"}']),
+    oversized = b"g" * settings.serving.max_request_bytes
+    chunked = client.post("/search", content=iter([b'{"question": "', oversized, b'"}']),
                           headers={"content-type": "application/json"})
     for response in (declared, chunked):
         assert response.status_code == 413 and "FLUX_MAX_REQUEST_BYTES" in response.json()["detail"]

@@ -86,13 +86,13 @@ def test_the_settings_given_are_the_settings_used_and_importing_reads_none() -> 
 def test_nightly_schedule_pulls_exactly_the_raw_assets_at_the_configured_time() -> None:
     schedule = next(s for s in defs.schedules if s.name == "nightly_refresh")
     settings = get_settings()
-    assert schedule.cron_schedule == settings.nightly_cron == "0 2 * * *"
-    assert schedule.execution_timezone == settings.nightly_timezone == "UTC"
+    assert schedule.cron_schedule == settings.ops.nightly_cron == "0 2 * * *"
+    assert schedule.execution_timezone == settings.ops.nightly_timezone == "UTC"
     assert schedule.default_status == dg.DefaultScheduleStatus.RUNNING
     job = defs.resolve_job_def("nightly_raw_pulls")
     selected = {k.to_user_string() for k in job.asset_layer.executable_asset_keys}
     assert selected == {f"{s}_raw" for s in SOURCES}
-    expected = dg.RetryPolicy(max_retries=settings.raw_max_retries, delay=settings.raw_retry_delay,
+    expected = dg.RetryPolicy(max_retries=settings.ops.raw_max_retries, delay=settings.ops.raw_retry_delay,
                               backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
     for source in SOURCES:
         # The op-level policy is what a step uses (it shadows any job-level op_retry_policy), in any run.
@@ -128,7 +128,7 @@ def test_raw_and_index_assets_have_freshness_policies() -> None:
     for name in ("chunks", "chunk_embeddings", "chunk_vector_index", "chunk_bm25_index", "published_index"):
         policy = graph.get(dg.AssetKey(name)).freshness_policy
         assert policy is not None
-        assert policy.fail_window.to_timedelta().total_seconds() == settings.index_freshness_hours * 3600
+        assert policy.fail_window.to_timedelta().total_seconds() == settings.ops.index_freshness_hours * 3600
     assert graph.get(dg.AssetKey("pathway_equivalences")).freshness_policy is None
 
 

@@ -55,7 +55,7 @@ def test_a_refresh_starts_when_content_changes_and_only_then(snapshot_dir: Path)
 
 
 def test_in_demo_mode_it_watches_the_demo_folder_the_demo_pulls_read(tmp_path: Path) -> None:
-    bundled = FluxSettings().demo_dir
+    bundled = FluxSettings().sources.demo_dir
     # Demo pulls name their files relative to the source's own subfolder.
     read = {f"{source}/{name}" for source in registry.SOURCES
             for name in registry.pull(source, FluxSettings(source_mode="demo")).files}

@@ -47,7 +47,7 @@ def test_settings_read_flux_prefixed_environment(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("FLUX_EMBEDDING_DIM", "768")
     monkeypatch.setenv("FLUX_SOURCE_MODE", "snapshot")
     s = FluxSettings()
-    assert s.embedding_dim == 768 and s.source_mode == "snapshot"
+    assert s.index.embedding_dim == 768 and s.sources.source_mode == "snapshot"
     monkeypatch.setenv("FLUX_SOURCE_MODE", "bogus")
     with pytest.raises(ValueError):
         FluxSettings()
@@ -57,5 +57,39 @@ def test_every_setting_is_documented_in_the_readme() -> None:
     from dagster_project.core.settings import REPO_ROOT, FluxSettings
 
     readme = (REPO_ROOT / "README.md").read_text()
-    missing = [name for name in FluxSettings.model_fields if f"`FLUX_{name.upper()}`" not in readme]
+    missing = [name for name in FluxSettings.variables() if f"`FLUX_{name.upper()}`" not in readme]
     assert not missing, f"undocumented settings: {missing}"
+
+
+def test_flat_names_route_to_their_group_and_the_environment_fills_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLUX_HNSW_M", "24")
+    monkeypatch.setenv("FLUX_LLM_MODEL", "from-env")
+    s = FluxSettings(hnsw_ef_search=50, llm_model="given")
+    assert (s.index.hnsw_m, s.index.hnsw_ef_search) == (24, 50)  # env for what was not given, the argument wins
+    assert s.llm.llm_model == "given"
+
+
+def test_evolve_changes_only_what_it_names_and_validates(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = FluxSettings(hnsw_m=20, bm25_k1=1.1)
+    monkeypatch.setenv("FLUX_HNSW_M", "30")  # an evolved copy never re-reads the environment
+    changed = s.evolve(bm25_k1=1.2, home="/elsewhere")
+    assert (changed.retrieval.bm25_k1, changed.index.hnsw_m, str(changed.home)) == (1.2, 20, "/elsewhere")
+    assert s.retrieval.bm25_k1 == 1.1
+    with pytest.raises(ValueError, match="hnsw_m"):
+        s.evolve(hnsw_m=1)
+
+
+def test_an_unknown_name_is_an_error_not_a_silent_default() -> None:
+    with pytest.raises(ValueError, match="hnsw_mm"):
+        FluxSettings(hnsw_mm=8)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="hnsw_mm"):
+        FluxSettings().evolve(hnsw_mm=8)
+
+
+def test_the_readme_names_each_variables_group() -> None:
+    from dagster_project.core.settings import GROUP_OF, REPO_ROOT
+
+    rows = [line for line in (REPO_ROOT / "README.md").read_text().splitlines() if line.startswith("| `FLUX_")]
+    wrong = [name for name, group in GROUP_OF.items()
+             if not any(f"`FLUX_{name.upper()}`" in row and f"`settings.{group}`" in row for row in rows)]
+    assert not wrong, f"README rows that do not name the variable's group: {wrong}"

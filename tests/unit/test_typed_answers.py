@@ -11,9 +11,10 @@ from retrieval.answer_data import CounterpartData, GeneRef, Mapping, MembersData
 from retrieval.followup import TurnContext, context_of, resolve
 from retrieval.genes import GeneLexicon
 from retrieval.intent import classify
+from retrieval.links import source_link
 from retrieval.pathways import PathwayLexicon
 from retrieval.typed_answer import LIST_IN_PROSE, compose
-from serving.export import markdown, source_link
+from serving.export import markdown
 
 PATHWAYS = PathwayLexicon([
     ("R-HSA-70171", "reactome", "Glycolysis"), ("hsa00010", "kegg", "Glycolysis / Gluconeogenesis"),
@@ -165,6 +166,7 @@ def test_the_markdown_report_numbers_citations_and_carries_the_data_and_versions
     data = MembersData(pathway=NodeRef(id="hsa00511", name="Other glycan degradation", source="kegg"),
                        genes=_genes(3), total=3)
     answer = validate_answer("Which genes belong to KEGG 'Other glycan degradation'?", *compose(data))
+    assert answer.citations[0].url == "https://www.kegg.jp/pathway/hsa00511"  # every client shows the same link
     answer = answer.model_copy(update={"data": data, "answer_id": "abc", "index_version": "v1", "kind": "members"})
     report = markdown(answer)
     assert report.startswith("# Which genes belong to KEGG")

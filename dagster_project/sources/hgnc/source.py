@@ -16,7 +16,7 @@ class HgncSource(ClientFileSource):
     id_pattern = None
 
     def pull_live(self, settings: FluxSettings) -> RawPull:
-        url = settings.hgnc_url or client.COMPLETE_SET_URL
+        url = settings.sources.hgnc_url or client.COMPLETE_SET_URL
         return client.HgncClient(http_client(settings, url, 2), url).pull()
 
     def parse(self, files: dict[str, bytes], raw_ref: str) -> Parsed:

@@ -17,8 +17,8 @@ class KeggSource(ClientFileSource):
     id_pattern = ids.KEGG_PATHWAY.pattern
 
     def pull_live(self, settings: FluxSettings) -> RawPull:
-        rest = http_client(settings, settings.kegg_url or client.BASE_URL, 3)
-        return client.KeggClient(rest).pull(settings.live_max_pathways)
+        rest = http_client(settings, settings.sources.kegg_url or client.BASE_URL, 3)
+        return client.KeggClient(rest).pull(settings.sources.live_max_pathways)
 
     def parse(self, files: dict[str, bytes], raw_ref: str) -> Parsed:
         records, kegg_uniprot = parser.parse_raw(files, raw_ref)

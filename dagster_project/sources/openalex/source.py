@@ -17,9 +17,10 @@ class OpenAlexSource(ClientFileSource):
 
     def pull_live(self, settings: FluxSettings) -> RawPull:
         # The polite pool: identify with mailto and stay well under 10 requests/s.
-        api = http_client(settings, settings.openalex_url or client.BASE_URL, 5)
-        return client.OpenAlexClient(api, settings.contact_email).pull(settings.openalex_filter,
-                                                                       settings.openalex_max_records)
+        api = http_client(settings, settings.sources.openalex_url or client.BASE_URL, 5)
+        config = settings.sources
+        return client.OpenAlexClient(api, config.contact_email).pull(config.openalex_filter,
+                                                                     config.openalex_max_records)
 
     def parse(self, files: dict[str, bytes], raw_ref: str) -> Parsed:
         return Parsed(parser.parse_raw(files, raw_ref))

@@ -26,11 +26,12 @@ class PubMedSource:
     id_pattern = ids.PMID.pattern
 
     def pull_live(self, settings: FluxSettings) -> RawPull:
-        key = settings.ncbi_api_key.get_secret_value() if settings.ncbi_api_key else None
-        eutils = client.make_eutils_client(settings.eutils_url or client.EUTILS_BASE_URL, email=settings.contact_email,
-                                           api_key=key, timeout=settings.http_timeout,
-                                           max_attempts=settings.http_max_attempts)
-        found = eutils.esearch("pubmed", settings.pubmed_query, retmax=settings.pubmed_max_records)
+        config = settings.sources
+        key = config.ncbi_api_key.get_secret_value() if config.ncbi_api_key else None
+        eutils = client.make_eutils_client(config.eutils_url or client.EUTILS_BASE_URL, email=config.contact_email,
+                                           api_key=key, timeout=config.http_timeout,
+                                           max_attempts=config.http_max_attempts)
+        found = eutils.esearch("pubmed", config.pubmed_query, retmax=config.pubmed_max_records)
         if "error" in found:
             raise SourcePullError(f"esearch failed: {found['error']}")
         files = {"esearch.json": json.dumps(found).encode()}
@@ -39,7 +40,7 @@ class PubMedSource:
             if "error" in fetched:
                 raise SourcePullError(f"efetch failed: {fetched['error']}")
             files[f"efetch_{start // client.MAX_IDS + 1:03d}.xml"] = fetched["text"].encode()
-        return RawPull("pubmed", files, release=f"PubMed query={settings.pubmed_query!r} count={found['count']}")
+        return RawPull("pubmed", files, release=f"PubMed query={config.pubmed_query!r} count={found['count']}")
 
     def pull_snapshot(self, snapshot_dir: Path) -> RawPull:
         return RawPull("pubmed", read_files(snapshot_dir, [SNAPSHOT_FILE]), release="PubMedQA PQA-L (pubmed abstracts)")
