@@ -102,10 +102,21 @@ lint: setup
 	$(BIN)/ruff check dagster_project retrieval serving tests benchmarks
 	$(BIN)/lint-imports
 
-# The test stack is started here (and by the tests themselves when run directly) and stopped afterwards.
+# The test stack is started here (and by the tests themselves when run directly) and stopped afterwards. The e2e test
+# (make run's path in a fresh FLUX_HOME, its own services) runs beside the unit tests; the integration tests follow.
+# The unit session gets a basetemp of its own: a second pytest session would reset /tmp/pytest-of-<user> to 0700
+# under the e2e services, which run as FLUX_SERVICE_USER when started by root.
+PYTEST := $(TEST_ENV) $(BIN)/python -m pytest
 test: lint
 	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
-	set +e; $(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	@set +e; mkdir -p .flux/test; \
+	  $(PYTEST) tests/e2e $(PYTEST_ARGS) > .flux/test/e2e.log 2>&1 & e2e=$$!; \
+	  $(PYTEST) tests/unit --basetemp=.flux/test/pytest-unit $(PYTEST_ARGS); unit=$$?; \
+	  wait $$e2e; e2e_rc=$$?; echo "--- tests/e2e (ran beside the unit tests) ---"; cat .flux/test/e2e.log; \
+	  $(PYTEST) tests/integration $(PYTEST_ARGS); integration=$$?; \
 	  $(TEST_ENV) $(FLUX) stack down >/dev/null; \
-	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure, not a pass" >&2; rc=1; fi; \
-	  exit $$rc
+	  if [ "$$unit$$e2e_rc$$integration" = "555" ]; then \
+	    echo "pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
+	  for rc in $$unit $$e2e_rc $$integration; do \
+	    if [ $$rc -ne 0 ] && [ $$rc -ne 5 ]; then exit $$rc; fi; \
+	  done

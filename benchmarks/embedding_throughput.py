@@ -1,11 +1,19 @@
-"""Ray embedding path vs a plain in-process SentenceTransformer.encode on the same real chunks.
+"""The Ray model path vs plain in-process encoding on the same real documents, in one process.
 
-    FLUX_PG_DATABASE=flux_snapshot .venv/bin/python benchmarks/embedding_throughput.py [--limit 5000]
+    .venv/bin/python benchmarks/embedding_throughput.py [--limit 400] [--ray-address 127.0.0.1:6379]
 
-Reads chunk texts from the platform database (materialize the snapshot index first), encodes them once with
-`model.encode` in this process (the baseline) and once through `embed_on_ray` exactly as the chunk_embeddings
-asset does, for each actor layout, and prints chunks/s and the ratio to the baseline. Timings include the Ray
-actors' model load, which the baseline does not pay (its model is loaded before the clock starts).
+Reads documents from the platform database (materialize first: `make run`, or FLUX_PG_DATABASE=flux_snapshot for
+the snapshot) and measures, in this order:
+
+  fused stage   the `chunks` asset's work: sentences → sentence vectors → percentile split → chunk texts → chunk
+                vectors. Baseline: `chunk_document` with `model.encode` in this process, then the chunk texts
+                encoded in this process (the same two encodes). Ray: `chunk_and_embed_on_ray` on the layout
+                `plan_layout` gives the cluster joined.
+  embed only    the `chunk_embeddings` asset's work on those chunk texts: `model.encode` vs `embed_on_ray`.
+
+Each line prints items/s and the ratio to its baseline. The Ray timings include the actors' model load, which the
+baselines do not pay (their model is loaded before the clock starts). `--ray-address` joins an existing cluster
+(e.g. a two-node local one: `ray start --head --num-cpus 1` and `ray start --address … --num-cpus 1`).
 """
 
 from __future__ import annotations
@@ -17,45 +25,66 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import text
 
+from dagster_project.chunker import ChunkerConfig, chunk_document
 from dagster_project.core.embedder import load_model
 from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
-from dagster_project.embedding import cuda_available, embed_on_ray
+from dagster_project.embedding import chunk_and_embed_on_ray, cluster_layout, embed_on_ray
 from dagster_project.resources.ray import ensure_ray
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--limit", type=int, default=5000)
+    parser.add_argument("--limit", type=int, default=400, help="documents")
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--actors", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--ray-address", default=None, help="join this cluster instead of FLUX_RAY_ADDRESS")
     args = parser.parse_args()
     settings = get_settings()
     with engine_for(settings.platform_database_url).connect() as conn:
-        rows = pd.read_sql(text("SELECT id, content, content_hash FROM chunks ORDER BY id LIMIT :n"), conn,
-                           params={"n": args.limit})
-    if len(rows) < args.limit:
-        print(f"warning: only {len(rows)} chunks in {settings.postgres.pg_database}")
-    texts = rows["content"].tolist()
-    print(f"{len(texts)} chunks, mean {np.mean([len(t) for t in texts]):.0f} chars, cuda={cuda_available()}")
-
+        documents = pd.read_sql(text("SELECT id AS document_id, title, content FROM documents"
+                                     " WHERE status = 'active' ORDER BY id LIMIT :n"), conn, params={"n": args.limit})
+    config = ChunkerConfig(settings.index.chunk_min_chars, settings.index.chunk_max_chars)
     model = load_model(settings.index.embedding_model)
-    model.encode(texts[:64], batch_size=args.batch_size)  # warm-up: the first call is always slower
-    start = time.perf_counter()
-    baseline = model.encode(texts, batch_size=args.batch_size, normalize_embeddings=True)
-    plain_rate = len(texts) / (time.perf_counter() - start)
-    print(f"{'plain encode':<28}{plain_rate:>10.1f} chunks/s  1.00x")
 
-    ensure_ray(settings.resolved_ray_address, settings.ops.ray_num_cpus, settings.home / "ray")
-    for actors in args.actors:
-        start = time.perf_counter()
-        out = list(embed_on_ray(rows, settings.index.embedding_model, actors=actors, batch_size=args.batch_size,
-                                cpus_per_actor=max(1, settings.ops.ray_num_cpus // actors)))
-        rate = len(texts) / (time.perf_counter() - start)
-        vectors = dict(zip([i for b in out for i in b["id"]], [v for b in out for v in b["embedding"]], strict=True))
-        agree = float(np.mean([np.dot(vectors[i], baseline[n]) for n, i in enumerate(rows["id"])]))
-        print(f"{f'ray, {actors} actor(s)':<28}{rate:>10.1f} chunks/s  {rate / plain_rate:.2f}x  "
-              f"(mean cosine to baseline {agree:.4f})")
+    def encode(texts: list[str]) -> np.ndarray:
+        return model.encode(list(texts), batch_size=args.batch_size, normalize_embeddings=True,
+                            show_progress_bar=False)
+
+    encode(documents["content"].head(16).tolist())  # warm-up: the first call is always slower
+    start = time.perf_counter()
+    chunked = [chunk_document(t, c, encode, config) for t, c in zip(documents["title"], documents["content"],
+                                                                        strict=True)]
+    texts = [piece for pieces in chunked for piece in pieces]
+    baseline = encode(texts)
+    plain_fused = len(documents) / (time.perf_counter() - start)
+    print(f"{len(documents)} documents → {len(texts)} chunks (mean {np.mean([len(t) for t in texts]):.0f} chars)")
+
+    ensure_ray(args.ray_address or settings.resolved_ray_address, settings.ops.ray_num_cpus, settings.home / "ray")
+    layout = cluster_layout(settings.index.embedding_actors, settings.index.embedding_cpus_per_actor)
+    print(f"layout: {layout.actors} actor(s) x {layout.cpus_per_actor} CPU, {layout.gpus_per_actor} GPU, "
+          f"{len(layout.nodes)} node(s)")
+    print(f"{'fused, plain in-process':<30}{plain_fused:>10.1f} docs/s    1.00x")
+    start = time.perf_counter()
+    out = list(chunk_and_embed_on_ray(documents, settings.index.embedding_model, layout, args.batch_size, config))
+    rate = len(documents) / (time.perf_counter() - start)
+    same = sum(o.texts == chunked[int(np.flatnonzero(documents["document_id"] == o.document_id)[0])] for o in out)
+    nodes = {o.node_id for o in out}
+    print(f"{'fused, on Ray':<30}{rate:>10.1f} docs/s    {rate / plain_fused:.2f}x  "
+          f"({same}/{len(out)} documents chunked identically, {len(nodes)} node(s))")
+
+    start = time.perf_counter()
+    encode(texts)
+    plain_embed = len(texts) / (time.perf_counter() - start)
+    rows = pd.DataFrame({"id": [str(i) for i in range(len(texts))], "content": texts,
+                         "content_hash": [""] * len(texts)})
+    start = time.perf_counter()
+    embedded = list(embed_on_ray(rows, settings.index.embedding_model, layout, args.batch_size))
+    rate = len(texts) / (time.perf_counter() - start)
+    vectors = {i: v for b in embedded for i, v in zip(b["id"], b["embedding"], strict=True)}
+    agree = float(np.mean([np.dot(vectors[str(n)], baseline[n]) for n in range(len(texts))]))
+    print(f"{'embed only, plain':<30}{plain_embed:>10.1f} chunks/s  1.00x")
+    print(f"{'embed only, on Ray':<30}{rate:>10.1f} chunks/s  {rate / plain_embed:.2f}x  "
+          f"(mean cosine to baseline {agree:.4f})")
 
 
 if __name__ == "__main__":

@@ -1,69 +1,189 @@
-"""Embedding on Ray Data: one model copy per actor, GPUs when CUDA is there, batches streamed back to the caller.
+"""All model work on Ray: actors that load the model once, laid out from the resources of the cluster joined.
 
-Kept free of Dagster so the benchmark and the asset run exactly the same pipeline.
+Two pipelines share the actors' shape: `chunk_and_embed_on_ray` (documents → sentences → sentence vectors →
+percentile split → chunk texts → chunk vectors, for the `chunks` asset) and `embed_on_ray` (chunk texts → vectors,
+for chunks that lack a vector for the current model). Kept free of Dagster, so benchmarks and assets run the same
+code. Ray must already be initialised (RayResource.ensure / ensure_ray).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from dagster_project.chunker import ChunkerConfig, chunk_document
 
-class EmbedBatch:
-    """Ray Data actor: loads the model once, then encodes every batch it is handed."""
+MAX_THREADS_PER_ACTOR = 4  # past this, one more actor beats more threads for a MiniLM-sized model
+BLOCKS_PER_ACTOR = 4  # small inputs are still cut so that every actor gets work
+ACTOR_START_TIMEOUT_S = 600.0
+
+
+@dataclass(frozen=True)
+class RayLayout:
+    """How many model copies, and what each one asks the cluster for."""
+
+    actors: int
+    cpus_per_actor: int
+    gpus_per_actor: int = 0
+    nodes: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def device(self) -> str:
+        return "cuda" if self.gpus_per_actor else "cpu"
+
+
+def plan_layout(nodes: list[dict[str, Any]], actors: int | None = None,
+                cpus_per_actor: int | None = None) -> RayLayout:
+    """The layout for the alive nodes of the cluster joined (`ray.nodes()`), as the cluster sees them — not as the
+    driver's own CUDA does: one actor per GPU when the cluster has GPUs; else actors whose threads fit the smallest
+    node, as many as the nodes' CPUs hold (so no actor waits for CPUs that no node has). Settings override."""
+    alive = [n for n in nodes if n.get("Alive", True)]
+    node_cpus = [int(n.get("Resources", {}).get("CPU", 0)) for n in alive] or [1]
+    gpus = sum(int(n.get("Resources", {}).get("GPU", 0)) for n in alive)
+    ids = tuple(str(n.get("NodeID", "")) for n in alive)
+    if gpus:
+        return RayLayout(actors=actors or gpus, cpus_per_actor=1, gpus_per_actor=1, nodes=ids)
+    smallest = max(1, min(c for c in node_cpus if c > 0) if any(node_cpus) else 1)
+    threads = cpus_per_actor or min(smallest, MAX_THREADS_PER_ACTOR)
+    fitting = sum(c // threads for c in node_cpus)
+    return RayLayout(actors=actors or max(1, fitting), cpus_per_actor=threads, nodes=ids)
+
+
+def cluster_layout(actors: int | None = None, cpus_per_actor: int | None = None) -> RayLayout:
+    import ray
+
+    return plan_layout(ray.nodes(), actors, cpus_per_actor)
+
+
+class _ModelActor:
+    """Loads the model once per actor, on the device its layout gave it."""
 
     def __init__(self, model_name: str, encode_batch_size: int, use_gpu: bool, threads: int) -> None:
+        import ray
         import torch
 
         from dagster_project.core.embedder import load_model
 
         if not use_gpu:
             torch.set_num_threads(max(1, threads))
-        self.model = load_model(model_name, "cuda" if use_gpu else "cpu")
+        self.device = "cuda" if use_gpu else "cpu"
+        self.model = load_model(model_name, self.device)
         self.encode_batch_size = encode_batch_size
+        self.node_id = ray.get_runtime_context().get_node_id()
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return self.model.encode(texts, batch_size=self.encode_batch_size, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=False).astype(np.float32)
+
+    def where(self, rows: int) -> dict[str, np.ndarray]:
+        return {"node_id": np.array([self.node_id] * rows, dtype=object),
+                "device": np.array([self.device] * rows, dtype=object)}
+
+
+class EmbedBatch(_ModelActor):
+    """Chunk texts → vectors."""
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        vectors = self.model.encode(list(batch["content"]), batch_size=self.encode_batch_size,
-                                    normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-        return {"id": batch["id"], "content_hash": batch["content_hash"], "embedding": vectors.astype(np.float32)}
+        vectors = self.encode(list(batch["content"]))
+        return {"id": batch["id"], "content_hash": batch["content_hash"], "embedding": vectors,
+                **self.where(len(vectors))}
 
 
-def cuda_available() -> bool:
-    try:
-        import torch
+class ChunkAndEmbed(_ModelActor):
+    """Documents → chunk texts (semantic split on sentence vectors) → chunk vectors, one model for both encodes.
 
-        return bool(torch.cuda.is_available())
-    except Exception:  # a broken CUDA install must not stop a CPU run
-        return False
+    Every document's chunks leave in the same output batch, each row carrying the document's chunk count so the
+    driver can tell when a document is complete whatever batches Ray hands it."""
+
+    def __init__(self, model_name: str, encode_batch_size: int, use_gpu: bool, threads: int,
+                 min_chars: int, max_chars: int) -> None:
+        super().__init__(model_name, encode_batch_size, use_gpu, threads)
+        self.config = ChunkerConfig(min_chars, max_chars)
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        documents, indexes, totals, texts = [], [], [], []
+        for document, title, content in zip(batch["document_id"], batch["title"], batch["content"], strict=True):
+            chunks = chunk_document(str(title), str(content), lambda s: self.encode(list(s)), self.config)
+            documents += [int(document)] * len(chunks)
+            indexes += list(range(len(chunks)))
+            totals += [len(chunks)] * len(chunks)
+            texts += chunks
+        vectors = self.encode(texts) if texts else np.zeros((0, self.model.get_sentence_embedding_dimension()),
+                                                            dtype=np.float32)
+        return {"document_id": np.array(documents, dtype=np.int64), "chunk_index": np.array(indexes, dtype=np.int64),
+                "chunk_total": np.array(totals, dtype=np.int64), "content": np.array(texts, dtype=object),
+                "embedding": vectors, **self.where(len(texts))}
 
 
-def embed_on_ray(rows: pd.DataFrame, model_name: str, *, actors: int, batch_size: int, cpus_per_actor: int,
-                 use_gpu: bool | None = None) -> Iterator[dict[str, np.ndarray]]:
-    """Yield {'id', 'content_hash', 'embedding'} batches for `rows` (columns id, content, content_hash).
-
-    Ray must already be initialised (RayResource.ensure / ensure_ray)."""
+def _map_on_actors(rows: pd.DataFrame, actor: type[_ModelActor], kwargs: dict[str, Any], layout: RayLayout,
+                   rows_per_block: int, batch_size: int) -> Iterator[dict[str, np.ndarray]]:
     import ray
 
-    if rows.empty:
-        return
-    gpu = cuda_available() if use_gpu is None else use_gpu
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
-    # Many small input blocks, not one big one: outputs then stream back block by block, so vectors are written
-    # (and progress shown) while later blocks are still being encoded.
-    rows = rows[["id", "content", "content_hash"]].reset_index(drop=True)
-    block = batch_size * 4
-    dataset = ray.data.from_pandas([rows.iloc[i:i + block] for i in range(0, len(rows), block)])
-    embedded = dataset.map_batches(
-        EmbedBatch,
-        fn_constructor_kwargs={"model_name": model_name, "encode_batch_size": batch_size, "use_gpu": gpu,
-                               "threads": cpus_per_actor},
-        batch_size=batch_size * 4,
+    # Dispatch starts once every actor has loaded its model, so the first one ready does not take all the work
+    # (and a cluster without room for the pool fails with a clear timeout instead of waiting for ever).
+    ctx.wait_for_min_actors_s = ACTOR_START_TIMEOUT_S
+    # Many small input blocks, not one big one: outputs stream back block by block, so results are written (and
+    # progress shown) while later blocks are still being encoded, and every actor gets several blocks.
+    rows = rows.reset_index(drop=True)
+    rows_per_block = max(1, min(rows_per_block, -(-len(rows) // (layout.actors * BLOCKS_PER_ACTOR))))
+    blocks = [rows.iloc[i:i + rows_per_block] for i in range(0, len(rows), rows_per_block)]
+    mapped = ray.data.from_pandas(blocks).map_batches(
+        actor,
+        fn_constructor_kwargs={**kwargs, "use_gpu": bool(layout.gpus_per_actor), "threads": layout.cpus_per_actor},
+        batch_size=rows_per_block,
         batch_format="numpy",
-        compute=ray.data.ActorPoolStrategy(size=actors),
-        num_gpus=1 if gpu else 0,
-        num_cpus=0 if gpu else cpus_per_actor,
+        compute=ray.data.ActorPoolStrategy(size=layout.actors, max_tasks_in_flight_per_actor=2),
+        num_gpus=layout.gpus_per_actor,
+        num_cpus=layout.cpus_per_actor if not layout.gpus_per_actor else 1,
     )
-    yield from embedded.iter_batches(batch_size=batch_size * 4, batch_format="numpy", prefetch_batches=1)
+    yield from mapped.iter_batches(batch_size=batch_size, batch_format="numpy", prefetch_batches=1)
+
+
+def embed_on_ray(rows: pd.DataFrame, model_name: str, layout: RayLayout, batch_size: int
+                 ) -> Iterator[dict[str, np.ndarray]]:
+    """{'id', 'content_hash', 'embedding', 'node_id', 'device'} batches for `rows` (id, content, content_hash)."""
+    if rows.empty:
+        return
+    yield from _map_on_actors(rows[["id", "content", "content_hash"]], EmbedBatch,
+                              {"model_name": model_name, "encode_batch_size": batch_size}, layout,
+                              rows_per_block=batch_size * 4, batch_size=batch_size * 4)
+
+
+@dataclass
+class ChunkedDocument:
+    document_id: int
+    texts: list[str]
+    vectors: np.ndarray
+    node_id: str
+    device: str
+
+
+def chunk_and_embed_on_ray(documents: pd.DataFrame, model_name: str, layout: RayLayout, batch_size: int,
+                           config: ChunkerConfig, documents_per_block: int = 8) -> Iterator[ChunkedDocument]:
+    """Each document of `documents` (document_id, title, content) with its chunk texts and their vectors, as soon
+    as all of its chunks have come back."""
+    if documents.empty:
+        return
+    pending: dict[int, list[tuple[int, str, np.ndarray, str, str]]] = {}
+    for batch in _map_on_actors(documents[["document_id", "title", "content"]], ChunkAndEmbed,
+                                {"model_name": model_name, "encode_batch_size": batch_size,
+                                 "min_chars": config.min_chars, "max_chars": config.max_chars},
+                                layout, rows_per_block=documents_per_block, batch_size=batch_size * 4):
+        for row in zip(batch["document_id"], batch["chunk_index"], batch["chunk_total"], batch["content"],
+                       batch["embedding"], batch["node_id"], batch["device"], strict=True):
+            document, index, total, text, vector, node, device = row
+            parts = pending.setdefault(int(document), [])
+            parts.append((int(index), str(text), vector, str(node), str(device)))
+            if len(parts) == int(total):
+                parts.sort(key=lambda p: p[0])
+                del pending[int(document)]
+                yield ChunkedDocument(int(document), [p[1] for p in parts], np.stack([p[2] for p in parts]),
+                                      parts[0][3], parts[0][4])
+    if pending:
+        raise RuntimeError(f"Ray returned part of the chunks of {len(pending)} documents")

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from pgvector.psycopg import register_vector
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 
 from dagster_project.sources.model import content_hash
 from dagster_project.storage.bulk import copy_into_temp
@@ -54,9 +54,10 @@ def remove_chunks_of_gone_documents(engine: Engine) -> int:
 
 
 def replace_chunks(engine: Engine, batch: Sequence[tuple[DocumentToChunk, list[str]]], signature: str,
-                   provenance: dict[str, Any]) -> int:
-    """Swap the chunks of these documents in one transaction. A chunk whose id and text did not change keeps
-    its vector, so re-chunking one edited document re-embeds only the chunks that actually differ."""
+                   provenance: dict[str, Any], vectors: tuple[str, np.ndarray] | None = None) -> tuple[int, int]:
+    """Swap the chunks of these documents in one transaction; (chunks written, vectors written). A chunk whose id
+    and text did not change keeps its vector. `vectors` (model, one row per chunk in order) are the chunks' own,
+    computed with them; they land in the same transaction, for the chunks that have no vector of that model."""
     rows = [
         (chunk_id(doc.source, doc.external_id, i), doc.id, i, chunk, content_hash(chunk), len(chunk.split()),
          json.dumps({**provenance, "dataset_version": doc.dataset_version, "document_content_hash": doc.content_hash}))
@@ -79,7 +80,12 @@ def replace_chunks(engine: Engine, batch: Sequence[tuple[DocumentToChunk, list[s
             " FROM chunks_in n LEFT JOIN old_vectors o ON o.id = n.id AND o.content_hash = n.content_hash"))
         conn.execute(text("UPDATE documents SET chunked_key = content_hash || ':' || :sig WHERE id = ANY(:ids)"),
                      {"sig": signature, "ids": ids})
-    return len(rows)
+        embedded = 0
+        if vectors is not None and rows:
+            model, matrix = vectors
+            embedded = _update_vectors(conn, [r[0] for r in rows], [r[4] for r in rows], matrix, model,
+                                       only_missing=True)
+    return len(rows), embedded
 
 
 def chunks_to_embed(engine: Engine, model: str) -> pd.DataFrame:
@@ -97,19 +103,32 @@ def write_vectors(engine: Engine, ids: Sequence[str], hashes: Sequence[str], vec
 
     The content-hash join means a chunk re-written while this batch was being embedded keeps no stale vector."""
     with engine.begin() as conn:
-        raw = conn.connection.driver_connection
-        register_vector(raw)
-        dim = int(vectors.shape[1])
-        conn.exec_driver_sql(f"CREATE TEMP TABLE vectors_in (id text, content_hash text, embedding vector({dim}))"
-                             " ON COMMIT DROP")
-        with raw.cursor() as cur, cur.copy("COPY vectors_in (id, content_hash, embedding) FROM STDIN"
-                                           " WITH (FORMAT BINARY)") as copy:
-            copy.set_types(["text", "text", "vector"])
-            for chunk, digest, vector in zip(ids, hashes, vectors, strict=True):
-                copy.write_row((chunk, digest, vector.astype(np.float32)))
-        return conn.execute(text(
-            "UPDATE chunks c SET embedding = v.embedding, embedding_model = :m, embedded_content_hash = v.content_hash"
-            " FROM vectors_in v WHERE c.id = v.id AND c.content_hash = v.content_hash"), {"m": model}).rowcount
+        return _update_vectors(conn, ids, hashes, vectors, model)
+
+
+def _update_vectors(conn: Connection, ids: Sequence[str], hashes: Sequence[str], vectors: np.ndarray, model: str,
+                    only_missing: bool = False) -> int:
+    raw = conn.connection.driver_connection
+    register_vector(raw)
+    dim = int(vectors.shape[1])
+    conn.exec_driver_sql(f"CREATE TEMP TABLE vectors_in (id text, content_hash text, embedding vector({dim}))"
+                         " ON COMMIT DROP")
+    with raw.cursor() as cur, cur.copy("COPY vectors_in (id, content_hash, embedding) FROM STDIN"
+                                       " WITH (FORMAT BINARY)") as copy:
+        copy.set_types(["text", "text", "vector"])
+        for chunk, digest, vector in zip(ids, hashes, vectors, strict=True):
+            copy.write_row((chunk, digest, vector.astype(np.float32)))
+    # only_missing: a chunk that kept its vector (same text, same model) keeps it bit for bit.
+    statement = _SET_MISSING_VECTORS if only_missing else _SET_VECTORS
+    return conn.execute(text(statement), {"m": model}).rowcount
+
+
+_SET_VECTORS = (
+    "UPDATE chunks c SET embedding = v.embedding, embedding_model = :m, embedded_content_hash = v.content_hash"
+    " FROM vectors_in v WHERE c.id = v.id AND c.content_hash = v.content_hash")
+_SET_MISSING_VECTORS = (
+    _SET_VECTORS + " AND (c.embedding IS NULL OR c.embedding_model IS DISTINCT FROM :m"
+    " OR c.embedded_content_hash IS DISTINCT FROM c.content_hash)")
 
 
 def write_vector_batches(engine: Engine, batches: Iterable[dict[str, np.ndarray]], model: str) -> int:

@@ -40,7 +40,7 @@ from sqlalchemy.exc import OperationalError
 from dagster_project.core.embedder import load_model, resolve_model_path
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.embedding import embed_on_ray
+from dagster_project.embedding import RayLayout, embed_on_ray
 from dagster_project.materialize import materialize_selection
 from dagster_project.resources.ray import ensure_ray
 from dagster_project.sources import registry
@@ -53,6 +53,9 @@ from dagster_project.storage.chunks import chunks_to_embed, write_vector_batches
 from retrieval.cache import Cache
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
+
+# One model copy with both CPUs: what a local 2-CPU cluster gets from plan_layout.
+ONE_ACTOR = RayLayout(actors=1, cpus_per_actor=2)
 
 QUESTIONS = ["What does TP53 do in apoptosis?", "How does MDM2 regulate p53?", "What is the role of BAX?"]
 RETRY = 0.5
@@ -174,7 +177,7 @@ def test_postgres_killed_during_an_embedding_write_loses_the_batch_whole_and_a_r
     pending = chunks_to_embed(engine, model)
     ensure_ray(None, demo_platform.ops.ray_num_cpus, demo_platform.home / "ray")
     # A clean run's vectors, cut into write batches of 16 here (Ray decides its own batch sizes).
-    computed = list(embed_on_ray(pending, model, actors=1, batch_size=16, cpus_per_actor=2))
+    computed = list(embed_on_ray(pending, model, ONE_ACTOR, 16))
     ids = [str(i) for b in computed for i in b["id"]]
     hashes = [str(h) for b in computed for h in b["content_hash"]]
     vectors = np.concatenate([np.stack(b["embedding"]) for b in computed])
@@ -220,8 +223,7 @@ def test_postgres_killed_during_an_embedding_write_loses_the_batch_whole_and_a_r
         landed = conn.execute(text("SELECT count(*) FROM chunks WHERE embedding_model = :m"), {"m": model})
         assert landed.scalar_one() == first  # the first batch whole, the killed one not at all
 
-    rerun = write_vector_batches(engine, embed_on_ray(chunks_to_embed(engine, model), model, actors=1,
-                                                      batch_size=16, cpus_per_actor=2), model)
+    rerun = write_vector_batches(engine, embed_on_ray(chunks_to_embed(engine, model), model, ONE_ACTOR, 16), model)
     assert first + rerun == len(pending)
     expected = dict(zip(ids, vectors, strict=True))
     with engine.connect() as conn:
@@ -260,8 +262,7 @@ def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_
 
     def embed_and_write() -> None:
         try:
-            outcome.append(write_vector_batches(engine, embed_on_ray(pending, model, actors=1, batch_size=4,
-                                                                     cpus_per_actor=2), model))
+            outcome.append(write_vector_batches(engine, embed_on_ray(pending, model, ONE_ACTOR, 4), model))
         except BaseException as exc:
             outcome.append(exc)
 
@@ -287,7 +288,7 @@ def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_
     landed = written()
     left = chunks_to_embed(engine, model)
     left = left[left["id"].isin(set(pending["id"]))]
-    rerun = write_vector_batches(engine, embed_on_ray(left, model, actors=1, batch_size=16, cpus_per_actor=2), model)
+    rerun = write_vector_batches(engine, embed_on_ray(left, model, ONE_ACTOR, 16), model)
     assert written() == len(pending) and landed + rerun == len(pending)
     if not failed:
         assert outcome[0] == landed
@@ -310,6 +311,9 @@ GRAPH = "key:knowledge_graph or key:pathway_vectors or key:pathway_resolution"
 def test_neo4j_killed_during_the_graph_load_fails_the_run_and_a_rerun_converges(demo_platform: FluxSettings,
                                                                                 stack: FluxSettings) -> None:
     driver = graph_driver(demo_platform)
+    # The clean load of the inputs as they are now: earlier tests re-embed chunks, and pathway vectors (and the
+    # resolution edges built on them) follow the chunk vectors to the last bit.
+    assert materialize_selection(demo_platform, GRAPH).success
     clean = graph_checksums(driver)
     with driver.session() as session:
         gene = session.run("MATCH (g:Gene) RETURN g.id AS id ORDER BY g.id LIMIT 1").single()["id"]

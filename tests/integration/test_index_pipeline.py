@@ -15,11 +15,14 @@ from sqlalchemy import text
 from dagster_project.core.embedder import resolve_model_path
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
-from dagster_project.embedding import embed_on_ray
+from dagster_project.embedding import RayLayout, embed_on_ray
 from dagster_project.materialize import materialize_selection
 from dagster_project.resources.ray import ensure_ray
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from dagster_project.storage.chunks import chunks_to_embed, write_vector_batches
+
+# One model copy with both CPUs: what a local 2-CPU cluster gets from plan_layout.
+ONE_ACTOR = RayLayout(actors=1, cpus_per_actor=2)
 
 INDEX = "group:index"
 
@@ -75,7 +78,10 @@ def test_one_changed_document_re_embeds_only_its_chunks(demo_platform: FluxSetti
     changed = {cid for cid in after if before.get(cid) != after[cid]}
     assert changed and all(cid.startswith(f"openalex_{work_id}_") for cid in changed)
     assert _meta("chunks")["documents_chunked"] == 1
-    assert _meta("chunk_embeddings")["chunks_embedded"] == len(changed)
+    chunked = _meta("chunks")
+    assert chunked["chunks_embedded"] == len(changed)  # embedded where they were chunked, on Ray
+    assert len(chunked["ray_nodes"]) == 1 and chunked["device"] == "cpu" and chunked["ray_actors"] == 1
+    assert _meta("chunk_embeddings")["chunks_embedded"] == 0
 
 
 def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_platform: FluxSettings) -> None:
@@ -85,7 +91,7 @@ def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_platform
     ensure_ray(None, demo_platform.ops.ray_num_cpus, demo_platform.home / "ray")
 
     def dies_after_first_batch() -> Iterator[dict[str, np.ndarray]]:
-        for n, batch in enumerate(embed_on_ray(pending, new_model, actors=1, batch_size=8, cpus_per_actor=2)):
+        for n, batch in enumerate(embed_on_ray(pending, new_model, ONE_ACTOR, 8)):
             if n == 1:
                 raise RuntimeError("injected failure mid-run")
             yield batch

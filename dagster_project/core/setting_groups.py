@@ -1,0 +1,191 @@
+"""The groups of FluxSettings, one per concern. Each field is still read from `FLUX_<FIELD>`: the grouping says where a
+value lives in code (`settings.index.hnsw_m`), never which variable a user sets. Documented in README.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Group(BaseSettings):
+    """One concern's settings. Each field is still read from `FLUX_<FIELD>`: grouping changes where a value lives
+    in code (`settings.index.hnsw_m`), never the variable a user sets."""
+
+    model_config = SettingsConfigDict(env_prefix="FLUX_", extra="forbid", frozen=True)
+
+
+class PostgresSettings(_Group):
+    database_url: str | None = Field(default=None, description="Use this Postgres; nothing is started for it.")
+    pg_port: int = 55432
+    pg_user: str = "flux"
+    pg_password: SecretStr = SecretStr("flux")
+    pg_database: str = "flux"
+    dagster_database: str = "flux_dagster"
+    mlflow_database: str = "flux_mlflow"
+
+
+class GraphSettings(_Group):
+    neo4j_uri: str | None = Field(default=None, description="Use this Neo4j; nothing is started for it.")
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("flux-local-neo4j")
+    neo4j_bolt_port: int = 57687
+    neo4j_heap: str = "1g"
+    neo4j_pagecache_mb: int = 256
+
+
+class CacheSettings(_Group):
+    """Redis and the caches in front of retrieval (in-process when no Redis can be had)."""
+
+    redis_url: str | None = Field(default=None, description="Use this Redis; nothing is started for it.")
+    redis_port: int = 56379
+    redis_server_bin: str = "redis-server"
+    cache_enabled: bool = True
+    cache_embedding_ttl: int = Field(default=7 * 24 * 3600, ge=1)
+    cache_retrieval_ttl: int = Field(default=3600, ge=1)
+    cache_answer_ttl: int = Field(default=30 * 24 * 3600, ge=1)
+    semantic_cache_threshold: float = Field(default=0.95, ge=0.0, le=1.0)
+
+
+class SourceSettings(_Group):
+    source_mode: Literal["live", "snapshot", "demo"] = "demo"
+    snapshot_dir: Path = REPO_ROOT.parent / "shared" / "data"
+    demo_dir: Path = Field(default=REPO_ROOT / "dagster_project" / "sources" / "demo_data",
+                           description="The demo files FLUX_SOURCE_MODE=demo reads (default: the bundled demo).")
+    raw_root: str | None = Field(default=None, description="fsspec root of the raw zone; default <home>/raw.")
+    max_quarantine_rate: float = Field(default=0.10, ge=0.0, le=1.0)
+    # Live-mode clients
+    contact_email: str = "flux@example.org"
+    http_timeout: float = 30.0
+    http_max_attempts: int = Field(default=5, ge=1, le=20)
+    # Source endpoints: unset = the source's own (its client's BASE_URL); set to use a mirror or a local server.
+    reactome_url: str | None = None
+    reactome_download_url: str | None = None
+    kegg_url: str | None = None
+    openalex_url: str | None = None
+    openalex_filter: str = "concepts.id:C54355233,has_abstract:true"
+    openalex_max_records: int = 200
+    hgnc_url: str | None = None
+    eutils_url: str | None = None
+    ncbi_api_key: SecretStr | None = None
+    pubmed_query: str = "(pathway[Title/Abstract]) AND (signaling OR metabolism) AND hasabstract"
+    pubmed_max_records: int = 200
+    reactome_reactions: bool = Field(default=False, description="Live: one containedEvents call per pathway.")
+    live_max_pathways: int | None = Field(default=None, description="Cap per-pathway live calls (None = all).")
+
+
+class IndexSettings(_Group):
+    """Chunking, embeddings and the vector index."""
+
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_dim: int = Field(default=384, ge=1, le=16000)
+    embedding_batch_size: int = 64
+    embedding_query_prefix: str = ""
+    embedding_actors: int | None = Field(default=None, ge=1, description="Ray actors that each hold one model "
+                                         "copy; unset = from the cluster joined (one per GPU, else per CPU group).")
+    embedding_cpus_per_actor: int | None = Field(default=None, ge=1, description="CPU threads per CPU actor; unset = "
+                                                 "the smallest node's CPUs, at most 4.")
+    embedding_write_batch: int = Field(default=512, ge=1, description="Vectors written per transaction.")
+    chunk_min_chars: int = Field(default=200, ge=0)
+    chunk_max_chars: int = Field(default=1500, ge=50)
+    hnsw_m: int = Field(default=16, ge=2, le=100)
+    hnsw_ef_construction: int = Field(default=200, ge=4, le=1000)
+    hnsw_ef_search: int = Field(default=100, ge=1, le=1000)
+    # Blue/green: the published versions whose chunk table and BM25 index are kept (the served one + rollback).
+    index_keep_published: int = Field(default=2, ge=1, le=20)
+
+
+class RetrievalSettings(_Group):
+    """How a question is answered (README, "Asking questions")."""
+
+    dense_top_k: int = Field(default=20, ge=1, le=200, description="pgvector candidates per query.")
+    bm25_top_k: int = Field(default=20, ge=1, le=200, description="BM25 candidates per query.")
+    rerank_keep: int = Field(default=5, ge=1, le=50, description="Chunks kept per query after reranking.")
+    graph_top_k: int = Field(default=5, ge=0, le=50, description="Pathways from the Neo4j vector index per query.")
+    bm25_k1: float = Field(default=1.5, gt=0.0)
+    bm25_b: float = Field(default=0.75, ge=0.0, le=1.0)
+    reranker_model: str | None = Field(default=None, description="CrossEncoder name or path; unset = RRF fallback.")
+    rrf_k: int = Field(default=60, ge=1)
+    rrf_cosine_weight: float = Field(default=0.0, ge=0.0, description="Bi-encoder cosine added to the RRF score.")
+    answer_mode: Literal["quick", "thinking"] = "thinking"
+    judge_max_attempts: int = Field(default=3, ge=0, le=10, description="Re-retrieval attempts in thinking mode.")
+    judge_min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
+
+
+class ServingSettings(_Group):
+    """The HTTP API and CLI: limits, keys, the Postgres role it connects as."""
+
+    serve_host: str = "127.0.0.1"
+    serve_port: int = 8000
+    max_question_chars: int = Field(default=2000, ge=10)
+    max_request_bytes: int = Field(default=16384, ge=1024)
+    conversation_retention_days: int = Field(default=30, ge=1, description="Conversations (and their stored "
+                                             "answers) untouched for longer are deleted.")
+    api_keys: SecretStr = Field(default=SecretStr(""), description="Comma-separated API keys or their sha256:<hex> "
+                                "hashes (flux keys new); set = every endpoint but /health needs a Bearer key.")
+    api_rate_limit_per_minute: int = Field(default=120, ge=1, description="Requests a minute per API key.")
+    cors_origins: str = Field(default="", description="Comma-separated origins allowed by CORS; empty = none.")
+    serving_database_url: str | None = Field(default=None, description="Serving's Postgres connection; unset: "
+                                             "the least-privilege role the migrations create on the embedded server.")
+    serving_role: str = Field(default="flux_serving", pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+                              description="The role serving connects as (reads index tables, writes answers).")
+    serving_password: SecretStr = SecretStr("flux-serving-local")
+    log_queries_to_mlflow: bool = True
+
+
+class LlmSettings(_Group):
+    """An OpenAI-compatible provider; unset base URL = the offline deterministic provider."""
+
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: SecretStr | None = None
+    llm_timeout: float = Field(default=30.0, gt=0.0)
+    llm_max_attempts: int = Field(default=3, ge=1, le=10)
+    llm_requests_per_minute: float = Field(default=60.0, gt=0.0)
+    llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+
+
+class EvalSettings(_Group):
+    """The scorecards that gate publishing."""
+
+    eval_retrieval_questions: int = Field(default=1000, ge=1, description="PubMedQA questions in the retrieval card.")
+    eval_answer_pubmedqa: int = Field(default=50, ge=0, description="PubMedQA questions in the answer card.")
+    eval_tolerance: float = Field(default=0.02, ge=0.0, le=1.0, description="Allowed drop of a gated metric.")
+    resolution_curation: Path | None = Field(
+        default=None, description="Expert KEGG↔Reactome curation (dev half); default <snapshot_dir>/compath_dev.")
+
+
+class OpsSettings(_Group):
+    """Nightly operations and the tools that run them: Dagster, MLflow, Ray."""
+
+    dagster_port: int = 53000
+    dagster_executor: Literal["multiprocess", "in_process"] = Field(
+        default="multiprocess", description="How daemon-launched runs execute their steps: a process per step "
+        "(parallel) or all steps in the run's own process (one code load per run; small machines, tests).")
+    mlflow_tracking_uri: str | None = None
+    mlflow_port: int = 55000
+    mlflow_experiment: str = "flux"
+    ray_address: str | None = Field(default=None, description="Join this Ray cluster (RAY_ADDRESS also works).")
+    ray_num_cpus: int = 2
+    nightly_cron: str = Field(default="0 2 * * *", description="When the raw pulls run.")
+    nightly_timezone: str = "UTC"
+    raw_freshness_hours: float = Field(default=26.0, gt=0.0)
+    index_freshness_hours: float = Field(default=30.0, gt=0.0)
+    snapshot_sensor_interval: int = Field(default=600, ge=5, description="Seconds between source-file hash checks.")
+    automation_interval: int = Field(default=30, ge=5, description="Seconds between automation-condition ticks.")
+    raw_max_retries: int = Field(default=3, ge=0, le=10)
+    raw_retry_delay: float = Field(default=60.0, ge=0.0)
+
+
+GROUPS: dict[str, type[_Group]] = {
+    "postgres": PostgresSettings, "graph": GraphSettings, "cache": CacheSettings, "sources": SourceSettings,
+    "index": IndexSettings, "retrieval": RetrievalSettings, "serving": ServingSettings, "llm": LlmSettings,
+    "evals": EvalSettings, "ops": OpsSettings,
+}
+# Each FLUX_ name belongs to exactly one group (asserted below), so a flat name routes without ambiguity.
+GROUP_OF: dict[str, str] = {name: group for group, cls in GROUPS.items() for name in cls.model_fields}
+assert len(GROUP_OF) == sum(len(cls.model_fields) for cls in GROUPS.values()), "a FLUX_ name is in two groups"
