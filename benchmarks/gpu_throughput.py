@@ -32,7 +32,9 @@ def demo_documents(n: int) -> pd.DataFrame:
     works = []
     for page in sorted(DEMO.glob("works_page*.json")):
         for work in json.loads(page.read_text())["results"]:
-            index = work.get("abstract_inverted_index") or {}
+            index = work.get("abstract_inverted_index")
+            if not isinstance(index, dict):  # the demo carries malformed works on purpose
+                continue
             words = sorted((p, w) for w, positions in index.items() for p in positions)
             if words:
                 works.append((work.get("title") or "", " ".join(w for _, w in words)))

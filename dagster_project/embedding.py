@@ -64,12 +64,12 @@ class _ModelActor:
 
     def __init__(self, model_name: str, encode_batch_size: int, use_gpu: bool, threads: int) -> None:
         import ray
-        import torch
 
         from dagster_project.core.embedder import load_model
 
-        if not use_gpu:
-            torch.set_num_threads(max(1, threads))
+        # CPU threads: Ray sets OMP_NUM_THREADS to the actor's num_cpus (`threads`), which torch reads. Calling
+        # torch.set_num_threads again here measured 25 % slower on 2 cores (18.8 s vs 14.2 s, same work).
+        del threads
         self.device = "cuda" if use_gpu else "cpu"
         self.model = load_model(model_name, self.device)
         self.encode_batch_size = encode_batch_size
@@ -78,6 +78,10 @@ class _ModelActor:
     def encode(self, texts: list[str]) -> np.ndarray:
         return self.model.encode(texts, batch_size=self.encode_batch_size, normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=False).astype(np.float32)
+
+    def map(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The same work as a plain actor method (ray.util.ActorPool calls methods, Ray Data calls the object)."""
+        return self(batch)  # type: ignore[operator]
 
     def where(self, rows: int) -> dict[str, np.ndarray]:
         return {"node_id": np.array([self.node_id] * rows, dtype=object),
@@ -165,25 +169,44 @@ class ChunkedDocument:
 
 
 def chunk_and_embed_on_ray(documents: pd.DataFrame, model_name: str, layout: RayLayout, batch_size: int,
-                           config: ChunkerConfig, documents_per_block: int = 8) -> Iterator[ChunkedDocument]:
+                           config: ChunkerConfig, documents_per_block: int = 48) -> Iterator[ChunkedDocument]:
     """Each document of `documents` (document_id, title, content) with its chunk texts and their vectors, as soon
-    as all of its chunks have come back."""
+    as its block comes back.
+
+    Plain Ray actors in a `ray.util.ActorPool`, not Ray Data: a block's work (two encodes per document) is large
+    next to its transfer, and Ray Data's executor cost 2.5x the encoding time on 2 cores (BENCHMARKS.md)."""
+    import ray
+    from ray.util import ActorPool
+
     if documents.empty:
         return
-    pending: dict[int, list[tuple[int, str, np.ndarray, str, str]]] = {}
-    for batch in _map_on_actors(documents[["document_id", "title", "content"]], ChunkAndEmbed,
-                                {"model_name": model_name, "encode_batch_size": batch_size,
-                                 "min_chars": config.min_chars, "max_chars": config.max_chars},
-                                layout, rows_per_block=documents_per_block, batch_size=batch_size * 4):
-        for row in zip(batch["document_id"], batch["chunk_index"], batch["chunk_total"], batch["content"],
-                       batch["embedding"], batch["node_id"], batch["device"], strict=True):
-            document, index, total, text, vector, node, device = row
-            parts = pending.setdefault(int(document), [])
-            parts.append((int(index), str(text), vector, str(node), str(device)))
-            if len(parts) == int(total):
-                parts.sort(key=lambda p: p[0])
-                del pending[int(document)]
-                yield ChunkedDocument(int(document), [p[1] for p in parts], np.stack([p[2] for p in parts]),
-                                      parts[0][3], parts[0][4])
+    remote = ray.remote(num_cpus=layout.cpus_per_actor if not layout.gpus_per_actor else 1,
+                        num_gpus=layout.gpus_per_actor)(ChunkAndEmbed)
+    actors = [remote.remote(model_name, batch_size, bool(layout.gpus_per_actor), layout.cpus_per_actor,
+                            config.min_chars, config.max_chars) for _ in range(layout.actors)]
+    per_block = max(1, min(documents_per_block, -(-len(documents) // (layout.actors * BLOCKS_PER_ACTOR))))
+    columns = {name: documents[name].to_numpy() for name in ("document_id", "title", "content")}
+    blocks = [{name: values[i:i + per_block] for name, values in columns.items()}
+              for i in range(0, len(documents), per_block)]
+    try:
+        for batch in ActorPool(actors).map_unordered(lambda actor, block: actor.map.remote(block), blocks):
+            yield from _documents_in(batch)
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+
+
+def _documents_in(batch: dict[str, np.ndarray]) -> Iterator[ChunkedDocument]:
+    """A block's rows, grouped back into documents (every document's chunks leave in its block's batch)."""
+    pending: dict[int, list[tuple[int, str, np.ndarray]]] = {}
+    for document, index, total, text, vector in zip(batch["document_id"], batch["chunk_index"], batch["chunk_total"],
+                                                    batch["content"], batch["embedding"], strict=True):
+        parts = pending.setdefault(int(document), [])
+        parts.append((int(index), str(text), vector))
+        if len(parts) == int(total):
+            parts.sort(key=lambda p: p[0])
+            del pending[int(document)]
+            yield ChunkedDocument(int(document), [p[1] for p in parts], np.stack([p[2] for p in parts]),
+                                  str(batch["node_id"][0]), str(batch["device"][0]))
     if pending:
         raise RuntimeError(f"Ray returned part of the chunks of {len(pending)} documents")
