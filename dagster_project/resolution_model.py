@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 FEATURES = (
     "sqrt_jaccard",             # member overlap, compressed so a few huge overlaps do not dominate
@@ -76,14 +77,30 @@ def pair_features(scores: pd.DataFrame, hierarchy: Hierarchy, name_cosine: np.nd
 
 
 def _hierarchy_peak(scores: pd.DataFrame, hierarchy: Hierarchy) -> np.ndarray:
-    jaccard = dict(zip(zip(scores["reactome_id"], scores["kegg_id"], strict=True), scores["jaccard"],
-                       strict=True))
+    """1 where no parent or child of the Reactome pathway has a higher Jaccard with the same KEGG pathway, else 0.
+
+    Vectorised over a sparse (Reactome x KEGG) table of pair numbers: each relative edge (r, other) is expanded
+    into other's scored pairs, which are then looked up as (r, kegg)."""
+    r_codes, r_ids = pd.factorize(scores["reactome_id"])
+    k_codes, _ = pd.factorize(scores["kegg_id"])
+    jaccard = scores["jaccard"].to_numpy(dtype=np.float64)
     peak = np.ones(len(scores))
-    for i, (reactome_id, kegg_id, value) in enumerate(
-            zip(scores["reactome_id"], scores["kegg_id"], scores["jaccard"], strict=True)):
-        relatives = (*hierarchy.parents.get(reactome_id, ()), *hierarchy.children.get(reactome_id, ()))
-        if any(jaccard.get((other, kegg_id), 0.0) > value for other in relatives):
-            peak[i] = 0.0
+    position = {pathway: i for i, pathway in enumerate(r_ids)}
+    edges = np.array([(position[r], position[o]) for r in r_ids
+                      for o in (*hierarchy.parents.get(r, ()), *hierarchy.children.get(r, ())) if o in position],
+                     dtype=np.int64).reshape(-1, 2)
+    if not len(edges):
+        return peak
+    shape = (len(r_ids), int(k_codes.max()) + 1)
+    pair_of = sparse.csr_matrix((np.arange(1, len(scores) + 1), (r_codes, k_codes)), shape=shape)  # pair no. + 1
+    # Every scored pair (other, kegg) of each relative edge (r, other): positions in other's CSR row.
+    counts = np.diff(pair_of.indptr)[edges[:, 1]]
+    slots = np.repeat(pair_of.indptr[edges[:, 1]] - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+    relative_pair = pair_of.data[slots] - 1
+    own_pair = np.asarray(pair_of[np.repeat(edges[:, 0], counts), pair_of.indices[slots]]).ravel() - 1
+    scored = own_pair >= 0                   # (r, kegg) itself is a scored pair
+    beaten = scored & (jaccard[relative_pair] > jaccard[np.where(scored, own_pair, 0)])
+    peak[own_pair[beaten]] = 0.0
     return peak
 
 

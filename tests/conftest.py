@@ -13,6 +13,7 @@ import pytest
 from psycopg import sql
 
 from dagster_project.core.settings import REPO_ROOT, FluxSettings, get_settings
+from tests.support.session import changes_demo_last
 
 # The environment as the user gave it, captured before test modules are imported: the session's settings start
 # from it and nothing a test sets leaks into the next session fixture.
@@ -99,13 +100,15 @@ def _drop_session_databases(settings: FluxSettings) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark tests by folder so `-m integration` / `-m "not integration"` select them."""
+    """Mark tests by folder so `-m integration` / `-m "not integration"` select them, and run the tests that
+    change the demo platform last (stable order otherwise), so they need not restore it for nobody."""
     for item in items:
         parts = Path(str(item.fspath)).parts
         if "integration" in parts:
             item.add_marker(pytest.mark.integration)
         elif "e2e" in parts:
             item.add_marker(pytest.mark.e2e)
+    changes_demo_last(items)
 
 
 @pytest.fixture
