@@ -61,47 +61,61 @@ def _log_pmf(x: np.ndarray, population: int, a: np.ndarray, b: np.ndarray) -> np
             + gammaln(b + 1) + gammaln(population - b + 1))
 
 
-def _upper_sum(k: np.ndarray, population: int, a: np.ndarray, b: np.ndarray,
-               max_terms_per_chunk: int = 2_000_000) -> np.ndarray:
-    """sum_{x=k}^{min(a,b)} P(X = x): the first term by log-gamma, the rest by the ratio of consecutive terms,
-    (a-x)(b-x) / ((x+1)(N-a-b+x+1)), summed per pair with segment sums. Past the mode the ratios only fall, so a
-    pair stops once the terms left are provably below 1e-17 of its sum (at most r^n / (1 - r) of the first term
-    when the first ratio r is below 1)."""
+def _upper_sum(k: np.ndarray, population: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """P(X >= k) by summing the mass function over the shorter side, term by term: the first term by log-gamma,
+    the rest by the ratio of consecutive terms r(x) = (a-x)(b-x) / ((x+1)(N-a-b+x+1)), which only falls as x grows.
+
+    Past the mode (r(k) < 1) the upper terms are summed, stopping once those left are provably below 1e-17 of the
+    sum (at most r^n / (1 - r) of the first term). At or before the mode, P(X >= k) is large and is computed as
+    1 - P(X < k) from the k - max(0, a+b-N) terms below k, which are few."""
     out = np.empty(len(k), dtype=np.float64)
     if not len(k):
         return out
-    top = np.minimum(a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = (a - k) * (b - k) / ((k + 1) * (population - a - b + k + 1))
         needed = 1 + np.ceil((np.log(1e-17) + np.log1p(-ratio)) / np.log(ratio))
-    terms = top - k + 1
-    terms = np.where(ratio < 1, np.minimum(terms, np.nan_to_num(needed, nan=1.0, posinf=1.0)), terms)
-    terms = np.maximum(terms, 1).astype(np.int64)
-    log_first = _log_pmf(k, population, a, b)
-    ends = np.cumsum(terms)
-    start = 0
-    while start < len(k):
-        stop = max(start + 1, int(np.searchsorted(ends, ends[start] - terms[start] + max_terms_per_chunk)))
-        chunk = slice(start, stop)
-        out[chunk] = _segment_sums(k[chunk], population, a[chunk], b[chunk], terms[chunk], log_first[chunk])
-        start = stop
+    upper = ratio < 1
+    terms = np.minimum(np.minimum(a, b) - k + 1, np.nan_to_num(needed, nan=1.0, posinf=1.0)).astype(np.int64)
+    out[upper] = _sums(k[upper], population, a[upper], b[upper], np.maximum(terms[upper], 1))
+    low = np.maximum(0, a + b - population)[~upper]
+    below = _sums(low, population, a[~upper], b[~upper], k[~upper] - low)
+    out[~upper] = np.maximum(1.0 - below, 0.0)
     return out
 
 
-def _segment_sums(k: np.ndarray, population: int, a: np.ndarray, b: np.ndarray, terms: np.ndarray,
-                  log_first: np.ndarray) -> np.ndarray:
+def _sums(first: np.ndarray, population: int, a: np.ndarray, b: np.ndarray, terms: np.ndarray,
+          max_terms_per_chunk: int = 2_000_000) -> np.ndarray:
+    """sum_{x=first}^{first+terms-1} P(X = x) per pair, in chunks of at most `max_terms_per_chunk` terms."""
+    out = np.zeros(len(first), dtype=np.float64)
+    ends = np.cumsum(terms)
+    begin = 0
+    while begin < len(first):
+        stop = max(begin + 1, int(np.searchsorted(ends, ends[begin] - terms[begin] + max_terms_per_chunk)))
+        chunk = slice(begin, stop)
+        out[chunk] = _segment_sums(first[chunk], population, a[chunk], b[chunk], terms[chunk])
+        begin = stop
+    return out
+
+
+def _segment_sums(first: np.ndarray, population: int, a: np.ndarray, b: np.ndarray,
+                  terms: np.ndarray) -> np.ndarray:
+    nonempty = terms > 0
+    out = np.zeros(len(first), dtype=np.float64)
+    first, a, b, terms = first[nonempty], a[nonempty], b[nonempty], terms[nonempty]
+    if not len(first):
+        return out
     starts = np.concatenate(([0], np.cumsum(terms)[:-1]))
-    offset = np.arange(int(terms.sum())) - np.repeat(starts, terms)   # x - k within each pair's run of terms
-    pair = np.repeat(np.arange(len(k)), terms)
-    x = (k[pair] + offset - 1).astype(np.float64)                     # the term each step leaves from
+    pair = np.repeat(np.arange(len(first)), terms)
+    x = (first[pair] + np.arange(int(terms.sum())) - starts[pair] - 1).astype(np.float64)  # each step leaves x
     pa, pb = a[pair].astype(np.float64), b[pair].astype(np.float64)
-    with np.errstate(divide="ignore"):                                # only at a pair's first slot, reset below
+    with np.errstate(divide="ignore", invalid="ignore"):                # only at a pair's first slot, reset below
         step = np.log((pa - x) * (pb - x) / ((x + 1) * (population - pa - pb + x + 1)))
-    step[starts] = 0.0                                                # a pair's first term is log_first itself
+    step[starts] = 0.0                                                  # a pair's first term is its log-gamma one
     running = np.cumsum(step)
-    log_terms = log_first[pair] + running - running[starts][pair]
+    log_terms = _log_pmf(first, population, a, b)[pair] + running - running[starts][pair]
     peak = np.maximum.reduceat(log_terms, starts)
-    return np.exp(peak) * np.add.reduceat(np.exp(log_terms - peak[pair]), starts)
+    out[nonempty] = np.exp(peak) * np.add.reduceat(np.exp(log_terms - peak[pair]), starts)
+    return out
 
 
 def _incidence(sets: Sequence[frozenset[str]], index: dict[str, int]) -> sparse.csr_matrix:
