@@ -103,17 +103,20 @@ lint: setup
 	$(BIN)/lint-imports
 
 # The test stack is started here (and by the tests themselves when run directly) and stopped afterwards. The e2e test
-# (make run's path in a fresh FLUX_HOME, its own services) runs beside the unit tests; the integration tests follow.
-# The unit session gets a basetemp of its own: a second pytest session would reset /tmp/pytest-of-<user> to 0700
-# under the e2e services, which run as FLUX_SERVICE_USER when started by root.
-PYTEST := $(TEST_ENV) $(BIN)/python -m pytest
+# (make run's path in a fresh FLUX_HOME, its own services) starts with the unit tests and runs on beside them and
+# then beside the integration tests, which start as soon as the unit tests end. Each session has a pytest basetemp of
+# its own: a session resets the shared /tmp/pytest-of-<user> to 0700, under the services of another one that run as
+# FLUX_SERVICE_USER when started by root (the e2e one is short, under /tmp, for the servers' socket paths). Each
+# session prints its 15 slowest steps.
+PYTEST := $(TEST_ENV) $(BIN)/python -m pytest --durations=15
 test: lint
 	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
-	@set +e; mkdir -p .flux/test; \
-	  $(PYTEST) tests/e2e $(PYTEST_ARGS) > .flux/test/e2e.log 2>&1 & e2e=$$!; \
+	@set +e; mkdir -p .flux/test; e2e_tmp=$$(mktemp -d /tmp/flux-e2e.XXXXXX); \
+	  $(PYTEST) tests/e2e --basetemp=$$e2e_tmp/t $(PYTEST_ARGS) > .flux/test/e2e.log 2>&1 & e2e=$$!; \
 	  $(PYTEST) tests/unit --basetemp=.flux/test/pytest-unit $(PYTEST_ARGS); unit=$$?; \
-	  wait $$e2e; e2e_rc=$$?; echo "--- tests/e2e (ran beside the unit tests) ---"; cat .flux/test/e2e.log; \
 	  $(PYTEST) tests/integration $(PYTEST_ARGS); integration=$$?; \
+	  wait $$e2e; e2e_rc=$$?; echo "--- tests/e2e (ran beside the others) ---"; cat .flux/test/e2e.log; \
+	  rm -rf $$e2e_tmp; \
 	  $(TEST_ENV) $(FLUX) stack down >/dev/null; \
 	  if [ "$$unit$$e2e_rc$$integration" = "555" ]; then \
 	    echo "pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \

@@ -168,10 +168,33 @@ class ChunkedDocument:
     device: str
 
 
+def start_chunk_actors(model_name: str, layout: RayLayout, batch_size: int, config: ChunkerConfig) -> list[Any]:
+    """The layout's `ChunkAndEmbed` actors, returned once every one has loaded its model (so the first one up does
+    not take all the work, and a cluster without room for them fails clearly instead of waiting for ever)."""
+    import ray
+    from ray.exceptions import GetTimeoutError
+
+    remote = ray.remote(num_cpus=layout.cpus_per_actor if not layout.gpus_per_actor else 1,
+                        num_gpus=layout.gpus_per_actor)(ChunkAndEmbed)
+    actors = [remote.remote(model_name, batch_size, bool(layout.gpus_per_actor), layout.cpus_per_actor,
+                            config.min_chars, config.max_chars) for _ in range(layout.actors)]
+    try:
+        ray.get([actor.where.remote(0) for actor in actors], timeout=ACTOR_START_TIMEOUT_S)
+    except GetTimeoutError:
+        for actor in actors:
+            ray.kill(actor)
+        raise RuntimeError(
+            f"{layout.actors} Ray actor(s) asking {layout.cpus_per_actor} CPU / {layout.gpus_per_actor} GPU each "
+            f"did not start within {ACTOR_START_TIMEOUT_S:.0f} s; the cluster has {ray.cluster_resources()} "
+            "(set FLUX_EMBEDDING_ACTORS / FLUX_EMBEDDING_CPUS_PER_ACTOR to fit it)") from None
+    return actors
+
+
 def chunk_and_embed_on_ray(documents: pd.DataFrame, model_name: str, layout: RayLayout, batch_size: int,
-                           config: ChunkerConfig, documents_per_block: int = 48) -> Iterator[ChunkedDocument]:
+                           config: ChunkerConfig, documents_per_block: int = 48,
+                           actors: list[Any] | None = None) -> Iterator[ChunkedDocument]:
     """Each document of `documents` (document_id, title, content) with its chunk texts and their vectors, as soon
-    as its block comes back.
+    as its block comes back. Runs on `actors` when given (the caller keeps them), else on actors of its own.
 
     Plain Ray actors in a `ray.util.ActorPool`, not Ray Data: a block's work (two encodes per document) is large
     next to its transfer, and Ray Data's executor cost 2.5x the encoding time on 2 cores (BENCHMARKS.md)."""
@@ -180,20 +203,19 @@ def chunk_and_embed_on_ray(documents: pd.DataFrame, model_name: str, layout: Ray
 
     if documents.empty:
         return
-    remote = ray.remote(num_cpus=layout.cpus_per_actor if not layout.gpus_per_actor else 1,
-                        num_gpus=layout.gpus_per_actor)(ChunkAndEmbed)
-    actors = [remote.remote(model_name, batch_size, bool(layout.gpus_per_actor), layout.cpus_per_actor,
-                            config.min_chars, config.max_chars) for _ in range(layout.actors)]
-    per_block = max(1, min(documents_per_block, -(-len(documents) // (layout.actors * BLOCKS_PER_ACTOR))))
+    own = actors is None
+    pool = start_chunk_actors(model_name, layout, batch_size, config) if actors is None else actors
+    per_block = max(1, min(documents_per_block, -(-len(documents) // (len(pool) * BLOCKS_PER_ACTOR))))
     columns = {name: documents[name].to_numpy() for name in ("document_id", "title", "content")}
     blocks = [{name: values[i:i + per_block] for name, values in columns.items()}
               for i in range(0, len(documents), per_block)]
     try:
-        for batch in ActorPool(actors).map_unordered(lambda actor, block: actor.map.remote(block), blocks):
+        for batch in ActorPool(pool).map_unordered(lambda actor, block: actor.map.remote(block), blocks):
             yield from _documents_in(batch)
     finally:
-        for actor in actors:
-            ray.kill(actor)
+        if own:
+            for actor in pool:
+                ray.kill(actor)
 
 
 def _documents_in(batch: dict[str, np.ndarray]) -> Iterator[ChunkedDocument]:

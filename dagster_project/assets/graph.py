@@ -11,16 +11,7 @@ from sqlalchemy import text
 from dagster_project.assets.documents import DOCUMENT_ASSETS
 from dagster_project.assets.vector_index import chunk_vector_index
 from dagster_project.graph import loader
-from dagster_project.graph.rows import (
-    COMPOUND_MEMBERS,
-    GENE_MEMBERS,
-    GENES,
-    HIERARCHY,
-    PATHWAYS,
-    REACTIONS,
-    fetch,
-    paper_rows,
-)
+from dagster_project.graph.rows import LOAD_STEPS, step_rows
 from dagster_project.resources import Neo4jResource, PostgresResource
 
 GRAPH_GROUP = "graph"
@@ -39,19 +30,10 @@ def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResourc
                     neo4j: Neo4jResource) -> dg.MaterializeResult:
     engine, driver = postgres.get_engine(), neo4j.get_driver()
     started = time.monotonic()
-    steps = [
-        ("pathways", loader.MERGE_PATHWAYS, lambda: fetch(engine, PATHWAYS)),
-        ("hierarchy", loader.MERGE_HIERARCHY, lambda: fetch(engine, HIERARCHY)),
-        ("reactions", loader.MERGE_REACTIONS, lambda: fetch(engine, REACTIONS)),
-        ("genes", loader.MERGE_GENES, lambda: fetch(engine, GENES)),
-        ("gene_members", loader.SYNC_GENE_MEMBERS, lambda: fetch(engine, GENE_MEMBERS)),
-        ("compound_members", loader.SYNC_COMPOUND_MEMBERS, lambda: fetch(engine, COMPOUND_MEMBERS)),
-        ("papers", loader.MERGE_PAPERS, lambda: paper_rows(engine)),
-    ]
     sent: dict[str, int] = {}
     keep: dict[str, list[str]] = {}
-    for name, query, rows in steps:
-        batch = rows()
+    for name, query, sql in LOAD_STEPS:
+        batch = step_rows(engine, sql)
         if name in {"pathways", "genes", "papers", "reactions"}:
             keep[name] = [row["id"] for row in batch]
         sent[name] = loader.run_batched(driver, query, batch)

@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy import Engine, text
 
+from dagster_project.graph import loader
 from dagster_project.graph.mentions import build_dictionary, find_mentions
 
 PATHWAYS = """
@@ -65,3 +66,19 @@ def paper_rows(engine: Engine) -> list[dict[str, Any]]:
     for paper in papers:
         paper["genes"] = find_mentions(f"{paper['title']} {paper.pop('content')}", dictionary)
     return papers
+
+
+# The graph's load order: (step, its Cypher statement, the SQL of its rows; None = papers with their gene mentions).
+LOAD_STEPS: tuple[tuple[str, str, str | None], ...] = (
+    ("pathways", loader.MERGE_PATHWAYS, PATHWAYS),
+    ("hierarchy", loader.MERGE_HIERARCHY, HIERARCHY),
+    ("reactions", loader.MERGE_REACTIONS, REACTIONS),
+    ("genes", loader.MERGE_GENES, GENES),
+    ("gene_members", loader.SYNC_GENE_MEMBERS, GENE_MEMBERS),
+    ("compound_members", loader.SYNC_COMPOUND_MEMBERS, COMPOUND_MEMBERS),
+    ("papers", loader.MERGE_PAPERS, None),
+)
+
+
+def step_rows(engine: Engine, sql: str | None) -> list[dict[str, Any]]:
+    return paper_rows(engine) if sql is None else fetch(engine, sql)

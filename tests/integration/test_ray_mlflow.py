@@ -34,6 +34,17 @@ def test_ray_task_and_dataset_round_trip(ray_cluster: dict) -> None:  # type: ig
     assert sum(row["id"] for row in ds.take_all()) == 2 * sum(range(100))
 
 
+def test_model_actors_the_cluster_has_no_room_for_fail_clearly(ray_cluster: dict,  # type: ignore[type-arg]
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from dagster_project import embedding
+    from dagster_project.chunker import ChunkerConfig
+
+    monkeypatch.setattr(embedding, "ACTOR_START_TIMEOUT_S", 3.0)
+    too_big = embedding.RayLayout(actors=1, cpus_per_actor=int(ray_cluster["CPU"]) + 62)
+    with pytest.raises(RuntimeError, match=r"did not start within 3 s; the cluster has .*'CPU'.*EMBEDDING_ACTORS"):
+        embedding.start_chunk_actors("all-MiniLM-L6-v2", too_big, 8, ChunkerConfig())
+
+
 def test_mlflow_run_is_recorded_in_postgres_and_read_back(stack: FluxSettings, tmp_path: Path) -> None:
     import mlflow
     from mlflow.tracking import MlflowClient
