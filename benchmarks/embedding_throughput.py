@@ -30,7 +30,7 @@ from dagster_project.chunker import ChunkerConfig, chunk_document
 from dagster_project.core.embedder import load_model
 from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
-from dagster_project.embedding import chunk_and_embed_on_ray, cluster_layout, embed_on_ray, start_chunk_actors
+from dagster_project.embedding import chunk_and_embed_on_ray, cluster_layout, embed_on_ray, release, start_chunk_actors
 from dagster_project.resources.ray import ensure_ray
 
 
@@ -71,6 +71,7 @@ def main() -> None:
     out = list(chunk_and_embed_on_ray(documents, settings.index.embedding_model, layout, args.batch_size, config,
                                       actors=actors))
     rate = len(documents) / (time.perf_counter() - start - actor_start)
+    release(actors)  # their CPUs (or GPUs) go back for the embed-only pipeline below
     print(f"{'  Ray actor start + model load':<30}{actor_start:>10.1f} s (not in the rate below)")
     same = sum(o.texts == chunked[int(np.flatnonzero(documents["document_id"] == o.document_id)[0])] for o in out)
     nodes = {o.node_id for o in out}

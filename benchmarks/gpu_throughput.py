@@ -29,7 +29,7 @@ import pandas as pd
 from dagster_project.chunker import ChunkerConfig, chunk_document
 from dagster_project.core.embedder import DEFAULT_MODEL, load_model
 from dagster_project.core.settings import REPO_ROOT
-from dagster_project.embedding import chunk_and_embed_on_ray, cluster_layout, embed_on_ray, start_chunk_actors
+from dagster_project.embedding import chunk_and_embed_on_ray, cluster_layout, embed_on_ray, release, start_chunk_actors
 from dagster_project.resources.ray import ensure_ray
 
 DEMO = REPO_ROOT / "dagster_project" / "sources" / "demo_data" / "openalex"
@@ -91,6 +91,7 @@ def main() -> None:
     start = time.perf_counter()
     chunked = list(chunk_and_embed_on_ray(documents, DEFAULT_MODEL, layout, args.batch_size, config, actors=actors))
     ray_work = time.perf_counter() - start
+    release(actors)  # their CPUs (or GPUs) go back for the embed-only pipeline below
     rows = pd.DataFrame({"id": [str(i) for i in range(len(texts))], "content": texts, "content_hash": ""})
     start = time.perf_counter()
     embedded = sum(len(b["id"]) for b in embed_on_ray(rows, DEFAULT_MODEL, layout, args.batch_size))

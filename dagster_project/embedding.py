@@ -181,8 +181,7 @@ def start_chunk_actors(model_name: str, layout: RayLayout, batch_size: int, conf
     try:
         ray.get([actor.where.remote(0) for actor in actors], timeout=ACTOR_START_TIMEOUT_S)
     except GetTimeoutError:
-        for actor in actors:
-            ray.kill(actor)
+        release(actors)
         raise RuntimeError(
             f"{layout.actors} Ray actor(s) asking {layout.cpus_per_actor} CPU / {layout.gpus_per_actor} GPU each "
             f"did not start within {ACTOR_START_TIMEOUT_S:.0f} s; the cluster has {ray.cluster_resources()} "
@@ -198,7 +197,6 @@ def chunk_and_embed_on_ray(documents: pd.DataFrame, model_name: str, layout: Ray
 
     Plain Ray actors in a `ray.util.ActorPool`, not Ray Data: a block's work (two encodes per document) is large
     next to its transfer, and Ray Data's executor cost 2.5x the encoding time on 2 cores (BENCHMARKS.md)."""
-    import ray
     from ray.util import ActorPool
 
     if documents.empty:
@@ -214,8 +212,15 @@ def chunk_and_embed_on_ray(documents: pd.DataFrame, model_name: str, layout: Ray
             yield from _documents_in(batch)
     finally:
         if own:
-            for actor in pool:
-                ray.kill(actor)
+            release(pool)
+
+
+def release(actors: list[Any]) -> None:
+    """Stop actors (and give their CPUs or GPUs back to the cluster)."""
+    import ray
+
+    for actor in actors:
+        ray.kill(actor)
 
 
 def _documents_in(batch: dict[str, np.ndarray]) -> Iterator[ChunkedDocument]:
