@@ -22,11 +22,16 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 SAMPLE_QUESTION ?= Which KEGG pathway corresponds to Reactome's glycolysis, and which genes do they share?
 TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389
 
-.PHONY: help setup up down status env dagster mlflow run serve test lint redis-server chromium
+.PHONY: help setup up down status env dagster mlflow run serve test unit integration test-resilience \
+        test-reversed lint redis-server chromium
 
 help:
 	@echo "make run    set up, start services, materialize everything, print a summary, answer a sample question"
-	@echo "make test   set up, start the test stack, run every test"
+	@echo "make test   set up, start the test stack, run the unit, integration and e2e tests (~15 min)"
+	@echo "make unit   the unit tests alone: no services"
+	@echo "make integration [T=tests/integration/test_graph.py]   integration tests (one module with T=)"
+	@echo "make test-resilience   faults, restarts, backup/restore, two-node Ray, the daemon (CI runs it too)"
+	@echo "make test-reversed     the integration tests in reverse order: no test relies on another"
 	@echo "make setup | up | down | status | env | dagster | mlflow | serve | lint"
 
 setup: $(STAMP) $(NEO4J_CLASS) redis-server chromium $(DBT_MANIFEST)
@@ -49,16 +54,19 @@ $(DBT_MANIFEST): $(STAMP) $(DBT_FILES)
 	DBT_SEND_ANONYMOUS_USAGE_STATS=false $(BIN)/dbt parse --quiet --project-dir dbt --profiles-dir dbt
 	@touch $@
 
-# Debian packages make setup adds when it may (root, apt, FLUX_ALLOW_APT=true); without them Flux still runs.
+# Debian packages make setup adds when it may (root, apt, FLUX_ALLOW_APT=true); without them Flux still runs. Under
+# CI (CI set, not false) a package that cannot be installed is an error: the tests that need it must not vanish.
 # $(1) the command to look for, $(2) the package, $(3) what happens without it.
 define apt_install
 	@command -v $(1) >/dev/null 2>&1 || { \
 	  if [ "$(FLUX_ALLOW_APT)" = "true" ] && [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
 	    echo "installing $(2) with apt-get"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null) \
-	      || echo "warning: could not install $(2); $(3)"; \
-	  else echo "note: $(2) not installed (FLUX_ALLOW_APT=$(FLUX_ALLOW_APT)); $(3)"; fi; }
+	      || { echo "warning: could not install $(2); $(3)" >&2; $(CI_FAILS); }; \
+	  else echo "note: $(2) not installed (FLUX_ALLOW_APT=$(FLUX_ALLOW_APT)); $(3)"; $(CI_FAILS); fi; }
 endef
+# Ends the recipe with an error when CI is set: what the CI run's tests need must be there.
+CI_FAILS = case "$${CI:-}" in ""|0|false|no) ;; *) echo "error: CI is set and $(2) is missing" >&2; exit 1;; esac
 
 # Redis for the caches; without it they run in-process.
 redis-server:
@@ -107,19 +115,46 @@ lint: setup
 # then beside the integration tests, which start as soon as the unit tests end. Each session has a pytest basetemp of
 # its own: a session resets the shared /tmp/pytest-of-<user> to 0700, under the services of another one that run as
 # FLUX_SERVICE_USER when started by root (the e2e one is short, under /tmp, for the servers' socket paths). Each
-# session prints its 15 slowest steps.
+# session prints its 15 slowest steps. The resilience tests (marked `resilience`: they kill, starve or restart real
+# processes, start a second stack, cluster or daemon) have a target of their own, which .ci/run runs after this one.
 PYTEST := $(TEST_ENV) $(BIN)/python -m pytest --durations=15
+FAST := -m "not resilience"
 test: lint
 	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
 	@set +e; mkdir -p .flux/test; e2e_tmp=$$(mktemp -d /tmp/flux-e2e.XXXXXX); \
 	  $(PYTEST) tests/e2e --basetemp=$$e2e_tmp/t $(PYTEST_ARGS) > .flux/test/e2e.log 2>&1 & e2e=$$!; \
 	  $(PYTEST) tests/unit --basetemp=.flux/test/pytest-unit $(PYTEST_ARGS); unit=$$?; \
-	  $(PYTEST) tests/integration $(PYTEST_ARGS); integration=$$?; \
+	  $(PYTEST) tests/integration $(FAST) $(PYTEST_ARGS); integration=$$?; \
 	  wait $$e2e; e2e_rc=$$?; echo "--- tests/e2e (ran beside the others) ---"; cat .flux/test/e2e.log; \
 	  rm -rf $$e2e_tmp; \
 	  $(TEST_ENV) $(FLUX) stack down >/dev/null; \
-	  if [ "$$unit$$e2e_rc$$integration" = "555" ]; then \
-	    echo "pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
-	  for rc in $$unit $$e2e_rc $$integration; do \
-	    if [ $$rc -ne 0 ] && [ $$rc -ne 5 ]; then exit $$rc; fi; \
-	  done
+	  $(call pytest_verdict,$$unit $$e2e_rc $$integration)
+
+# The fast loop: unit tests only, no services; `make unit PYTEST_ARGS="-k resolution"` narrows it.
+unit: $(STAMP) $(DBT_MANIFEST)
+	$(TEST_ENV) $(BIN)/python -m pytest tests/unit -q --basetemp=.flux/test/pytest-unit $(PYTEST_ARGS)
+
+# The integration tests without the resilience ones, or one module / test: `make integration T=tests/integration/
+# test_graph.py` (or T=tests/integration/test_graph.py::test_name). The tests start the test stack if it is down.
+T ?= tests/integration
+integration: setup
+	@set +e; $(PYTEST) $(T) $(FAST) $(PYTEST_ARGS); \
+	  $(call pytest_verdict,$$?)
+
+test-resilience: setup
+	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
+	@set +e; $(PYTEST) tests/integration -m resilience $(PYTEST_ARGS); \
+	  rc=$$?; $(TEST_ENV) $(FLUX) stack down >/dev/null; $(call pytest_verdict,$$rc)
+
+# Every integration test in reverse order (pytest-reverse): each one sets up and restores what it changes.
+test-reversed: setup
+	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
+	@set +e; $(PYTEST) tests/integration $(FAST) --reverse $(PYTEST_ARGS); \
+	  rc=$$?; $(TEST_ENV) $(FLUX) stack down >/dev/null; $(call pytest_verdict,$$rc)
+
+# $(1): the exit codes of the pytest sessions. Fails when every one collected nothing (5), or on any other failure.
+define pytest_verdict
+	none=true; for rc in $(1); do [ $$rc -eq 5 ] || none=false; done; \
+	if $$none; then echo "pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \
+	for rc in $(1); do if [ $$rc -ne 0 ] && [ $$rc -ne 5 ]; then exit $$rc; fi; done
+endef

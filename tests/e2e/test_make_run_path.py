@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -15,12 +16,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from neo4j import GraphDatabase
 
 from dagster_project.core.settings import REPO_ROOT
 from tests.support.ports import free_port
 
 SAMPLE_QUESTION = re.search(r"^SAMPLE_QUESTION \?= (.+)$", (REPO_ROOT / "Makefile").read_text(), re.M).group(1)
 FLUX = [sys.executable, "-m", "serving.cli"]
+DEMO = REPO_ROOT / "dagster_project" / "sources" / "demo_data"
+ROW = re.compile(r"^│\s*([^│]+?)\s*│\s*([^│]+?)\s*│\s*(\d+)\s*│$")
+SOURCE_ROW = re.compile(r"^│\s*(\w+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│$")
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +56,36 @@ def _post(url: str, body: dict[str, object]) -> dict[str, object]:
         return json.loads(response.read())
 
 
+def _demo_counts() -> dict[str, int]:
+    """What the bundled demo files hold, counted from the files themselves."""
+    reactome = (DEMO / "reactome" / "ReactomePathways.txt").read_text().splitlines()
+    return {
+        "openalex works": len(json.loads((DEMO / "openalex" / "works_page1.json").read_text())["results"]),
+        "hgnc genes": len((DEMO / "hgnc" / "hgnc_complete_set.txt").read_text().splitlines()) - 1,  # a header
+        "kegg pathways": len((DEMO / "kegg" / "list_pathway_hsa.txt").read_text().splitlines()),
+        "reactome pathways": sum("\tHomo sapiens" in line for line in reactome),
+    }
+
+
+def _summary_tables(summary: str) -> tuple[dict[tuple[str, str], int], dict[str, list[int]]]:
+    """`flux summary`'s tables: (store, table / label) → count, and source → its four per-source counts."""
+    counts = {(m[1], m[2]): int(m[3]) for line in summary.splitlines() if (m := ROW.match(line.strip()))}
+    sources = {m[1]: [int(m[i]) for i in range(2, 6)]
+               for line in summary.splitlines() if (m := SOURCE_ROW.match(line.strip()))}
+    return counts, sources
+
+
+def _shared_in_graph(env: dict[str, str], left: str, right: str) -> set[str]:
+    """The genes both pathways hold, read over Bolt from the Neo4j that `flux env` names (not through Flux's code)."""
+    exported = dict(re.findall(r"^export (FLUX_NEO4J_\w+)=(\S+)$", _flux(env, "env"), re.M))
+    auth = (shlex.split(exported["FLUX_NEO4J_USER"])[0], shlex.split(exported["FLUX_NEO4J_PASSWORD"])[0])
+    with GraphDatabase.driver(shlex.split(exported["FLUX_NEO4J_URI"])[0], auth=auth) as driver:
+        records = driver.execute_query(
+            "MATCH (:Pathway {id: $left})-[:HAS_MEMBER]->(g:Gene)<-[:HAS_MEMBER]-(:Pathway {id: $right})"
+            " RETURN g.symbol AS symbol", left=left, right=right).records
+    return {record["symbol"] for record in records}
+
+
 def _wait_healthy(base: str, server: subprocess.Popen[bytes], deadline_s: float = 180) -> None:
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
@@ -69,10 +104,24 @@ def test_make_run_then_the_sample_question_over_http(fresh_home: dict[str, str])
     _flux(env, "stack", "up", timeout=300)
     materialized = _flux(env, "materialize")
     assert re.search(r"success — \d+ assets materialized, checks passed (\d+)/\1", materialized), materialized
-    summary = _flux(env, "summary")
-    assert "Pathway" in summary and "documents" in summary
-    asked = _flux(env, "ask", SAMPLE_QUESTION)
-    assert "hsa00010" in asked and "R-HSA-70171" in asked
+    counts, sources = _summary_tables(_flux(env, "summary"))
+    demo = _demo_counts()
+    # Per source: documents (active), documents (gone), genes, quarantined; every demo record is one or the other.
+    assert sources["openalex"][0] + sources["openalex"][3] == demo["openalex works"], sources
+    assert sources["hgnc"][2] == demo["hgnc genes"], sources
+    assert sources["kegg"][0] == demo["kegg pathways"] and sources["reactome"][0] == demo["reactome pathways"]
+    pathways = demo["kegg pathways"] + demo["reactome pathways"]
+    assert counts[("postgres", "pathways")] == counts[("neo4j", "Pathway")] == pathways, counts
+    assert counts[("postgres", "chunks")] == counts[("postgres", "chunks (with a vector)")] > 0, counts
+    assert counts[("postgres", "quarantine")] == sum(row[3] for row in sources.values())
+    asked = json.loads(_flux(env, "ask", "--json", SAMPLE_QUESTION))
+    data = asked["data"]
+    assert (data["kind"], data["pathway"]["id"], data["target_source"]) == ("counterpart", "R-HSA-70171", "kegg")
+    best = data["counterparts"][0]
+    assert (best["pathway"]["id"], best["relation"]) == ("hsa00010", "equivalent"), best
+    expected_genes = _shared_in_graph(env, "R-HSA-70171", "hsa00010")
+    assert expected_genes and sorted(best["shared_genes"]) == sorted(expected_genes)
+    assert {c["id"] for c in asked["citations"]} >= {"hsa00010", "R-HSA-70171"} and not asked["refused"]
 
     base = f"http://127.0.0.1:{env['FLUX_SERVE_PORT']}"
     server = subprocess.Popen([*FLUX, "serve"], env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,

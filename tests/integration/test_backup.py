@@ -16,6 +16,9 @@ from retrieval.cache import Cache
 from retrieval.pipeline import Pipeline
 from tests.support.ports import free_port
 
+# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-resilience`.
+pytestmark = pytest.mark.resilience
+
 QUESTIONS = ["Which genes do the KEGG and Reactome apoptosis pathways share?",
              "What does TP53 do in apoptosis?"]
 

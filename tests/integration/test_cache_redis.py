@@ -3,7 +3,6 @@ including an outage in the middle of a test and the return to Redis after a rest
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import pytest
@@ -11,6 +10,7 @@ import redis
 
 from dagster_project.stack.redis import RedisService
 from retrieval.cache import Cache
+from tests.support.clock import ManualClock
 
 DAY = 24 * 3600
 RETRY = 0.3  # seconds between attempts to get back to Redis after an outage (30 s in production)
@@ -21,7 +21,12 @@ def vec(first: float = 1.0) -> list[float]:
 
 
 @pytest.fixture
-def cache(redis_service: RedisService) -> Cache:
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def cache(redis_service: RedisService, clock: ManualClock) -> Cache:
     return Cache(
         redis_service.url,
         embedding_ttl=7 * DAY,
@@ -30,6 +35,7 @@ def cache(redis_service: RedisService) -> Cache:
         semantic_threshold=0.95,
         namespace=f"flux-test-{uuid.uuid4().hex[:8]}",
         retry_interval=RETRY,
+        clock=clock,
     )
 
 
@@ -74,7 +80,8 @@ def test_brca1_answer_is_never_served_for_brca2(cache: Cache) -> None:
     assert cache.get_answer("v1", "quick", "what does BRCA1 do", vec()) == ({"answer": "BRCA1 answer"}, "semantic")
 
 
-def test_outage_falls_back_to_memory_and_recovers(cache: Cache, redis_service: RedisService) -> None:
+def test_outage_falls_back_to_memory_and_recovers(cache: Cache, redis_service: RedisService,
+                                                  clock: ManualClock) -> None:
     cache.set_answer("v1", "quick", "What does TP53 do?", vec(), {"answer": "before"})
     assert cache.backend == "redis"
 
@@ -89,7 +96,9 @@ def test_outage_falls_back_to_memory_and_recovers(cache: Cache, redis_service: R
     assert cache.stats()["fallback_switches"] == 1
 
     redis_service.start()  # a new process on the same port
-    time.sleep(RETRY * 2)
+    cache.get_embedding("m", "What does EGFR do?")
+    assert cache.backend == "memory", "Redis is retried only once the retry interval has passed"
+    clock.advance(RETRY)
     assert cache.backend == "redis"
     cache.set_answer("v1", "quick", "What does KRAS do?", vec(), {"answer": "after"})
     client = redis.Redis.from_url(redis_service.url, decode_responses=True)

@@ -53,6 +53,10 @@ from dagster_project.storage.chunks import chunks_to_embed, write_vector_batches
 from retrieval.cache import Cache
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
+from tests.support.clock import ManualClock
+
+# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-resilience`.
+pytestmark = pytest.mark.resilience
 
 # One model copy with both CPUs: what a local 2-CPU cluster gets from plan_layout.
 ONE_ACTOR = RayLayout(actors=1, cpus_per_actor=2)
@@ -64,9 +68,10 @@ RETRY = 0.5
 # --- Redis killed while serving ----------------------------------------------------------------------------
 def test_redis_killed_while_serving_answers_go_on_and_the_cache_reconnects(demo_platform: FluxSettings,
                                                                            redis_service: RedisService) -> None:
+    clock = ManualClock()  # the cache's retry interval passes when the test says so
     cache = Cache(redis_service.url, embedding_ttl=600, retrieval_ttl=600, answer_ttl=600,
                   semantic_threshold=demo_platform.cache.semantic_cache_threshold, namespace=f"f{uuid.uuid4().hex[:8]}",
-                  retry_interval=RETRY)
+                  retry_interval=RETRY, clock=clock)
     pipeline = Pipeline.from_settings(demo_platform, cache=cache)
     with TestClient(create_app(demo_platform, pipeline), raise_server_exceptions=False) as client:
         first = client.post("/query", json={"question": QUESTIONS[0], "mode": "quick"})
@@ -83,7 +88,7 @@ def test_redis_killed_while_serving_answers_go_on_and_the_cache_reconnects(demo_
         assert health["status"] == "degraded" and health["services"]["redis"]["cache_backend"] == "memory"
 
         redis_service.start()  # a new server on the same port, as a supervisor would restart it
-        time.sleep(RETRY * 2)
+        clock.advance(RETRY)
         after = client.post("/query", json={"question": "What does BBC3 do in apoptosis?", "mode": "quick"})
         assert after.status_code == 200 and cache.backend == "redis"
         assert client.get("/health").json()["services"]["redis"]["cache_backend"] == "redis"
@@ -169,11 +174,11 @@ def _alive(pids: list[int]) -> list[int]:
 
 @pytest.mark.timeout(600)
 def test_postgres_killed_during_an_embedding_write_loses_the_batch_whole_and_a_rerun_converges(
-        demo_platform: FluxSettings, stack: FluxSettings) -> None:
+        demo_platform: FluxSettings, stack: FluxSettings, model_renamed_back: str) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     other_tables = frozenset({"chunks"})
     before = table_checksums(engine, exclude=other_tables)
-    model = resolve_model_path("all-MiniLM-L6-v2")  # the same weights under another name: every chunk is pending
+    model = model_renamed_back
     pending = chunks_to_embed(engine, model)
     ensure_ray(None, demo_platform.ops.ray_num_cpus, demo_platform.home / "ray")
     # A clean run's vectors, cut into write batches of 16 here (Ray decides its own batch sizes).
@@ -233,8 +238,17 @@ def test_postgres_killed_during_an_embedding_write_loses_the_batch_whole_and_a_r
     assert {r[0] for r in rows} == set(expected) and all(r[2] == model and r[3] for r in rows)
     assert all(np.allclose(r[1].to_numpy(), expected[r[0]], atol=1e-5) for r in rows)  # the state of a clean run
     assert table_checksums(engine, exclude=other_tables) == before  # nothing else was touched
-    # Back to the configured model for the tests that follow.
-    assert materialize_selection(demo_platform, "group:index").success
+
+
+@pytest.fixture
+def model_renamed_back(demo_platform: FluxSettings) -> Iterator[str]:
+    """A "new" model (the same weights under another name: every chunk is pending); afterwards its vectors are
+    relabelled with the configured model's name, whose index tables were built from the same weights."""
+    model = resolve_model_path("all-MiniLM-L6-v2")
+    yield model
+    with engine_for(demo_platform.platform_database_url).begin() as conn:
+        conn.execute(text("UPDATE chunks SET embedding_model = :d WHERE embedding_model = :m"),
+                     {"d": demo_platform.index.embedding_model, "m": model})
 
 
 def _waiting_update(conn: psycopg.Connection) -> bool:
@@ -252,9 +266,10 @@ def _embedding_actor_pids() -> list[int]:
 
 
 @pytest.mark.timeout(600)
-def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_platform: FluxSettings) -> None:
+def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_platform: FluxSettings,
+                                                                           model_renamed_back: str) -> None:
     engine = engine_for(demo_platform.platform_database_url)
-    model = resolve_model_path("all-MiniLM-L6-v2")  # the same weights under another name: every chunk is pending
+    model = model_renamed_back
     # A slice is enough to kill a worker mid-run, and keeps this test's three encodes short.
     pending = chunks_to_embed(engine, model).head(240)
     ensure_ray(None, demo_platform.ops.ray_num_cpus, demo_platform.home / "ray")
@@ -300,7 +315,6 @@ def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_
                                  " WHERE embedding_model = :m"), {"m": model}).all()
     assert all(r[2] for r in rows) and {r[0] for r in rows} == set(expected)
     assert all(np.allclose(r[1].to_numpy(), expected[r[0]], atol=1e-5) for r in rows)
-    assert materialize_selection(demo_platform, "group:index").success  # back to the configured model
 
 
 # --- Neo4j killed during the graph load ---------------------------------------------------------------------

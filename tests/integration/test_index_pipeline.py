@@ -1,6 +1,7 @@
 """Chunks and Ray embeddings through real Postgres and a real local Ray cluster, in a database of their own:
 unchanged → nothing embedded; one document changed → only its chunks; model changed → everything; a run killed
-mid-way leaves whole batches only and the next run finishes the rest."""
+mid-way leaves whole batches only and the next run finishes the rest. Each test sets up what it needs and leaves the
+demo as it found it (the same weights under another model name stand for a new model, renamed back in SQL)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,25 @@ def test_unchanged_input_embeds_nothing(demo_platform: FluxSettings) -> None:
     assert _vectors(demo_platform) == before
 
 
-def test_one_changed_document_re_embeds_only_its_chunks(demo_platform: FluxSettings) -> None:
+def _rename_model(settings: FluxSettings, old: str, new: str) -> None:
+    """Relabel vectors: the same weights under another name need no re-encoding to stand for either model."""
+    with engine_for(settings.platform_database_url).begin() as conn:
+        conn.execute(text("UPDATE chunks SET embedding_model = :new WHERE embedding_model = :old"),
+                     {"new": new, "old": old})
+
+
+@pytest.fixture
+def openalex_restored(demo_platform: FluxSettings) -> Iterator[FluxSettings]:
+    """The demo's openalex pull and its chunks as they were, after the test (even on failure)."""
+    manifest = latest_manifest("openalex", demo_platform.raw_root_path)
+    original = load_files(manifest, demo_platform.raw_root_path)
+    yield demo_platform
+    write_pull(RawPull("openalex", original, release=manifest.release), demo_platform.raw_root_path)
+    assert materialize_selection(demo_platform, "key:openalex_documents or group:index").success
+
+
+def test_one_changed_document_re_embeds_only_its_chunks(openalex_restored: FluxSettings) -> None:
+    demo_platform = openalex_restored
     manifest = latest_manifest("openalex", demo_platform.raw_root_path)
     files = load_files(manifest, demo_platform.raw_root_path)
     page = json.loads(files["works_page1.json"])
@@ -96,22 +115,30 @@ def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_platform
                 raise RuntimeError("injected failure mid-run")
             yield batch
 
-    with pytest.raises(RuntimeError, match="injected"):
-        write_vector_batches(engine, dies_after_first_batch(), new_model)
-    with engine.connect() as conn:
-        done = conn.execute(text("SELECT count(*) FROM chunks WHERE embedding_model = :m"), {"m": new_model})
-        done = done.scalar_one()
-    assert done == 32, "exactly one whole write batch (4 x encode batch) committed"
+    try:
+        with pytest.raises(RuntimeError, match="injected"):
+            write_vector_batches(engine, dies_after_first_batch(), new_model)
+        with engine.connect() as conn:
+            done = conn.execute(text("SELECT count(*) FROM chunks WHERE embedding_model = :m"), {"m": new_model})
+            done = done.scalar_one()
+        assert done == 32, "exactly one whole write batch (4 x encode batch) committed"
 
-    outcome = materialize_selection(demo_platform.evolve(embedding_model=new_model), INDEX)
-    assert outcome.success and outcome.checks_passed == outcome.checks_total
-    assert _meta("chunk_embeddings")["chunks_embedded"] == len(pending) - done
-    assert {model for _, model in _vectors(demo_platform).values()} == {new_model}
+        outcome = materialize_selection(demo_platform.evolve(embedding_model=new_model), INDEX)
+        assert outcome.success and outcome.checks_passed == outcome.checks_total
+        assert _meta("chunk_embeddings")["chunks_embedded"] == len(pending) - done
+        assert {model for _, model in _vectors(demo_platform).values()} == {new_model}
+    finally:
+        _rename_model(demo_platform, new_model, demo_platform.index.embedding_model)
 
 
 def test_model_change_re_embeds_everything(demo_platform: FluxSettings) -> None:
+    default = demo_platform.index.embedding_model
+    _rename_model(demo_platform, default, "an-earlier-model")  # every vector now belongs to another model
     total = len(_vectors(demo_platform))
-    outcome = materialize_selection(demo_platform, INDEX)  # back to the default model name
-    assert outcome.success
-    assert _meta("chunk_embeddings")["chunks_embedded"] == total
-    assert {model for _, model in _vectors(demo_platform).values()} == {demo_platform.index.embedding_model}
+    try:
+        outcome = materialize_selection(demo_platform, INDEX)
+        assert outcome.success
+        assert _meta("chunk_embeddings")["chunks_embedded"] == total
+        assert {model for _, model in _vectors(demo_platform).values()} == {default}
+    finally:
+        _rename_model(demo_platform, "an-earlier-model", default)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from neo4j import GraphDatabase
 from sqlalchemy import text
 
@@ -9,6 +10,9 @@ from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.schema import apply_postgres
 from dagster_project.stack import ServiceState, Stack
+
+# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-resilience`.
+pytestmark = pytest.mark.resilience
 
 
 def test_down_then_up_keeps_rows_and_nodes(stack: FluxSettings) -> None:
