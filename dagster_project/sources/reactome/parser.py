@@ -7,12 +7,14 @@ import csv
 import gzip
 import io
 import json
+from typing import Any
 
 from dagster_project.sources.ids import REACTOME_HUMAN, UNIPROT, chebi_id, strip_html, uniprot_base
 from dagster_project.sources.model import MemberRecord, ParseResult, PathwayRecord, Quarantined, ReactionRecord, dedupe
 
 SOURCE = "reactome"
 HUMAN = "Homo sapiens"
+REACTION_CLASSES = {"Reaction", "BlackBoxEvent"}  # containedEvents also lists sub-pathways
 
 
 def _text(data: bytes) -> str:
@@ -87,29 +89,80 @@ def _member(pathway_id: str, raw_id: str, kind: str) -> MemberRecord | None:
     return None
 
 
+def _json_kind(value: object) -> str:
+    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return kinds.get(type(value), "number")
+
+
+def _json_file(data: bytes, raw_ref: str, expected: type, shape: str) -> tuple[Any, Quarantined | None]:
+    """A ContentService answer that is not JSON of the expected shape is unusable as a whole: one quarantine row
+    for the file (so the rest of the pull still loads) instead of an exception that stops the asset."""
+    name = raw_ref.rsplit("/", 1)[-1]
+    payload = data[:2000].decode("utf-8", errors="replace")
+    try:
+        body = json.loads(data)
+    except UnicodeDecodeError as exc:
+        return None, _bad(raw_ref, name, f"file is not UTF-8 text: {exc}", payload)
+    except json.JSONDecodeError as exc:
+        return None, _bad(raw_ref, name, f"invalid JSON: {exc}", payload)
+    if not isinstance(body, expected):
+        return None, _bad(raw_ref, name, f"expected {shape}, got a JSON {_json_kind(body)}", payload)
+    return body, None
+
+
 def parse_summations_json(data: bytes, raw_ref: str) -> tuple[dict[str, str], list[Quarantined]]:
     """ContentService /data/query/ids objects → stId → plain-text summation."""
     summaries: dict[str, str] = {}
+    objects, whole = _json_file(data, raw_ref, list, "an array of summation objects")
+    if whole:
+        return summaries, [whole]
     bad: list[Quarantined] = []
-    for obj in json.loads(data):
+    for obj in objects:
         st_id = obj.get("stId") if isinstance(obj, dict) else None
         texts = obj.get("summation") if isinstance(obj, dict) else None
-        if not st_id or not isinstance(texts, list):
+        if not isinstance(st_id, str) or not st_id or not isinstance(texts, list):
             bad.append(_bad(raw_ref, str(st_id or "?"), "summation object without stId or summation list",
                             json.dumps(obj)[:2000]))
             continue
-        summaries[st_id] = strip_html(" ".join(t.get("text", "") for t in texts if isinstance(t, dict)))
+        summaries[st_id] = strip_html(" ".join(t["text"] for t in texts
+                                               if isinstance(t, dict) and isinstance(t.get("text"), str)))
     return summaries, bad
+
+
+def _event(pathway_id: str, n: int, event: object, raw_ref: str) -> ReactionRecord | Quarantined | None:
+    """One containedEvents entry → a reaction, None for a sub-pathway (a pathway record of its own), or bad."""
+    key = f"{pathway_id}:event:{n}"
+    if not isinstance(event, dict):
+        return _bad(raw_ref, key, "event is not an object", json.dumps(event))
+    if not isinstance(event.get("schemaClass"), str):
+        return _bad(raw_ref, key, "event without schemaClass", json.dumps(event))
+    if event["schemaClass"] not in REACTION_CLASSES:
+        return None
+    st_id, name = event.get("stId"), event.get("displayName")
+    if not isinstance(st_id, str) or not st_id:
+        return _bad(raw_ref, key, "reaction event without stId", json.dumps(event))
+    return ReactionRecord(st_id, name if isinstance(name, str) else "", pathway_id)
 
 
 def parse_reactions_json(data: bytes, raw_ref: str) -> ParseResult:
     """ContentService containedEvents per pathway: {pathway stId: [events]} → Reaction records."""
     result = ParseResult()
-    for pathway_id, events in json.loads(data).items():
-        for event in events:
-            if event.get("schemaClass") in {"Reaction", "BlackBoxEvent"} and event.get("stId"):
-                result.reactions.append(ReactionRecord(event["stId"], event.get("displayName", ""), pathway_id))
-                result.members.append(MemberRecord(pathway_id, "reaction", event["stId"], "reactome"))
+    body, whole = _json_file(data, raw_ref, dict, "an object of pathway stId -> events")
+    if whole:
+        result.quarantined.append(whole)
+        return result
+    for pathway_id, events in body.items():
+        if not isinstance(events, list):
+            result.quarantined.append(_bad(raw_ref, pathway_id, "pathway events are not an array",
+                                           json.dumps(events)))
+            continue
+        for n, event in enumerate(events):
+            parsed = _event(pathway_id, n, event, raw_ref)
+            if isinstance(parsed, Quarantined):
+                result.quarantined.append(parsed)
+            elif parsed is not None:
+                result.reactions.append(parsed)
+                result.members.append(MemberRecord(pathway_id, "reaction", parsed.id, "reactome"))
     return result
 
 
