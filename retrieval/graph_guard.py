@@ -23,8 +23,14 @@ class GraphUnavailable(RuntimeError):
 
 
 class GraphGuard:
-    def __init__(self, retry_after: float = RETRY_AFTER) -> None:
+    """A circuit breaker around graph reads: open for `retry_after` seconds of `clock` after a failure.
+
+    `clock` is time.monotonic by default; a test passes a manual one to walk through the window without sleeping.
+    """
+
+    def __init__(self, retry_after: float = RETRY_AFTER, clock: Callable[[], float] = time.monotonic) -> None:
         self.retry_after = retry_after
+        self._clock = clock
         self._down_until = 0.0
         self._error = ""
         self._lock = threading.Lock()
@@ -36,14 +42,14 @@ class GraphGuard:
     def call(self, read: Callable[[], T]) -> T:
         """Run a graph read; raises GraphUnavailable (at once while marked down)."""
         with self._lock:
-            if time.monotonic() < self._down_until:
+            if self._clock() < self._down_until:
                 raise GraphUnavailable(self._error)
         try:
             result = read()
         except GRAPH_ERRORS as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             with self._lock:
-                self._down_until = time.monotonic() + self.retry_after
+                self._down_until = self._clock() + self.retry_after
                 self._error = f"Neo4j is unavailable: {first}"
             raise GraphUnavailable(self._error) from exc
         with self._lock:

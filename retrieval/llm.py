@@ -15,13 +15,22 @@ import hashlib
 import json
 import logging
 import re
+import time
 from typing import Any, Self
 
 import httpx
 from pydantic import BaseModel, ValidationError
 
 from dagster_project.core import http as core_http
-from dagster_project.core.http import HttpClient, HttpRequestError, MalformedResponseError, RateLimiter, body_snippet
+from dagster_project.core.http import (
+    Clock,
+    HttpClient,
+    HttpRequestError,
+    MalformedResponseError,
+    RateLimiter,
+    Sleep,
+    body_snippet,
+)
 from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval.types import Evidence, JudgeResult, ProviderError, Strategy
 
@@ -81,9 +90,12 @@ def _quota_key(base_url: str, api_key: str | None) -> tuple[str, str, str]:
     return ("llm", base_url.rstrip("/"), hashlib.sha256((api_key or "").encode()).hexdigest())
 
 
-def shared_limiter(base_url: str, api_key: str | None, requests_per_minute: float) -> RateLimiter:
-    """The limiter for this endpoint and key; the first provider's rate wins for the process."""
-    return core_http.shared_limiter(_quota_key(base_url, api_key), requests_per_minute / 60.0)
+def shared_limiter(base_url: str, api_key: str | None, requests_per_minute: float, *,
+                   clock: Clock = time.monotonic, sleep: Sleep = time.sleep) -> RateLimiter:
+    """The limiter for this endpoint and key; the first provider's rate (and `clock` / `sleep`) wins for the
+    process."""
+    return core_http.shared_limiter(_quota_key(base_url, api_key), requests_per_minute / 60.0, clock=clock,
+                                    sleep=sleep)
 
 
 class _RewriteReply(BaseModel):
@@ -96,14 +108,17 @@ class _ScreenReply(BaseModel):
 
 
 class OpenAICompatibleProvider:
-    """An LLMProvider for any server speaking the OpenAI chat-completions API (one HttpClient each)."""
+    """An LLMProvider for any server speaking the OpenAI chat-completions API (one HttpClient each).
+
+    `sleep` is what the retries wait with (time.sleep by default): a test records the backoff instead of waiting.
+    """
 
     writes_prose = True
     instructions = INSTRUCTION_TEXTS  # what an answer must never repeat (evidence_guard.EchoDetector)
 
     def __init__(self, base_url: str, model: str, api_key: str | None, timeout: float, max_attempts: int,
                  requests_per_minute: float, temperature: float = 0.0, *, backoff_initial: float = 1.0,
-                 backoff_max: float = 30.0) -> None:
+                 backoff_max: float = 30.0, sleep: Sleep = time.sleep) -> None:
         self.name = f"openai-compatible:{model}"
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -117,7 +132,7 @@ class OpenAICompatibleProvider:
             rate_limit_key=_quota_key(self.base_url, key),
             headers={"Authorization": f"Bearer {key}"} if key else None, secrets=(key,),
             # httpx turns a POST redirected with 301-303 into a GET no chat endpoint answers: report the 3xx instead.
-            follow_redirects=False, name=self.name,
+            follow_redirects=False, name=self.name, sleep=sleep,
         )
         self.limiter = self._http.limiter
 

@@ -7,6 +7,9 @@ backoff for that one wait. Request starts are paced by a RateLimiter shared by e
 key: the host by default, or what the caller names (an API key's quota). A failure raises HttpRequestError (or its
 timeout/malformed-body subclasses) carrying the URL, the status and the attempts made, with the configured secrets
 scrubbed from its message and from the retry log.
+
+The waits go through injectable `sleep` / `clock` / `now` callables (the real ones by default), so tests can record
+the delays the client computes instead of measuring wall time.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+Sleep = Callable[[float], None]  # time.sleep's shape: wait this many seconds
+Clock = Callable[[], float]  # time.monotonic's (pacing) or time.time's (Retry-After dates) shape
 
 # The statuses the sources' APIs use for "try again later"; 501 or 505 mean the request itself is wrong.
 RETRYABLE_STATUS: frozenset[int] = frozenset({429, 500, 502, 503, 504})
@@ -64,20 +69,26 @@ class MalformedResponseError(HttpRequestError):
 
 
 class RateLimiter:
-    """At most `per_second` request starts per second (thread-safe, monotonic clock); 0 or less means no limit."""
+    """At most `per_second` request starts per second (thread-safe, monotonic clock); 0 or less means no limit.
 
-    def __init__(self, per_second: float) -> None:
+    `clock` and `sleep` default to time.monotonic and time.sleep; a test passes fakes to see the exact waits.
+    """
+
+    def __init__(self, per_second: float, *, clock: Clock = time.monotonic, sleep: Sleep = time.sleep) -> None:
         self.interval = 1.0 / per_second if per_second > 0 else 0.0
         self._next = 0.0
         self._lock = threading.Lock()
+        self._clock = clock
+        self._sleep = sleep
 
     def acquire(self) -> None:
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             wait = self._next - now
             self._next = max(now, self._next) + self.interval
+        # Sleep outside the lock: the next caller has already booked its own later slot.
         if wait > 0:
-            time.sleep(wait)
+            self._sleep(wait)
 
 
 # Quotas belong to a host or an API key, not to one client object, so limiters live for the process.
@@ -85,16 +96,20 @@ _LIMITERS: dict[Hashable, RateLimiter] = {}
 _LIMITERS_LOCK = threading.Lock()
 
 
-def shared_limiter(key: Hashable, per_second: float) -> RateLimiter:
-    """The process-wide limiter for `key`; the first caller's rate wins."""
+def shared_limiter(key: Hashable, per_second: float, *, clock: Clock = time.monotonic,
+                   sleep: Sleep = time.sleep) -> RateLimiter:
+    """The process-wide limiter for `key`; the first caller's rate (and `clock` / `sleep`) wins."""
     with _LIMITERS_LOCK:
         if key not in _LIMITERS:
-            _LIMITERS[key] = RateLimiter(per_second)
+            _LIMITERS[key] = RateLimiter(per_second, clock=clock, sleep=sleep)
         return _LIMITERS[key]
 
 
-def parse_retry_after(value: str | None, max_wait: float) -> float | None:
-    """Retry-After is either seconds or an HTTP date; clamp to `max_wait` so a hostile value cannot stall us."""
+def parse_retry_after(value: str | None, max_wait: float, *, now: Clock = time.time) -> float | None:
+    """Retry-After is either seconds or an HTTP date; clamp to `max_wait` so a hostile value cannot stall us.
+
+    `now` (epoch seconds, time.time by default) is what an HTTP date is counted from.
+    """
     if not value:
         return None
     value = value.strip()
@@ -104,7 +119,7 @@ def parse_retry_after(value: str | None, max_wait: float) -> float | None:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
-    return max(0.0, min(when.timestamp() - time.time(), max_wait))
+    return max(0.0, min(when.timestamp() - now(), max_wait))
 
 
 def body_snippet(response: httpx.Response) -> str:
@@ -126,7 +141,11 @@ def _is_transient(exc: BaseException) -> bool:
 
 
 class HttpClient:
-    """One client per base URL: retries, pacing and timeouts for every request it sends (see the module doc)."""
+    """One client per base URL: retries, pacing and timeouts for every request it sends (see the module doc).
+
+    `sleep` is what the retries wait with and `now` what a Retry-After date is counted from (time.sleep and
+    time.time by default); the pacing waits belong to the shared RateLimiter.
+    """
 
     def __init__(
         self,
@@ -145,6 +164,8 @@ class HttpClient:
         secrets: Sequence[str | None] = (),
         follow_redirects: bool = True,
         name: str | None = None,
+        sleep: Sleep = time.sleep,
+        now: Clock = time.time,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         host = urlsplit(self.base_url).netloc
@@ -157,6 +178,8 @@ class HttpClient:
         self.attempts = 0  # requests actually sent over the client's life, for logs and tests
         self._backoff = wait_exponential_jitter(initial=backoff_initial, max=backoff_max, jitter=backoff_jitter)
         self._secrets = tuple(s for s in secrets if s)
+        self._sleep = sleep
+        self._now = now
         all_headers = dict(headers or {})
         if contact_email:
             # APIs with a polite pool (OpenAlex, NCBI) want to know whom to write to before they block a client.
@@ -194,7 +217,7 @@ class HttpClient:
             sent += 1
             return self._send_once(method, url, params, data, json, parse)
 
-        retrying = Retrying(stop=stop_after_attempt(self.max_attempts), wait=self._wait,
+        retrying = Retrying(sleep=self._sleep, stop=stop_after_attempt(self.max_attempts), wait=self._wait,
                             retry=retry_if_exception(_is_transient), before_sleep=self._log_retry, reraise=True)
         try:
             return retrying(attempt)
@@ -228,7 +251,7 @@ class HttpClient:
         status = response.status_code
         if status >= 400:
             retryable = status in self.retryable_status
-            retry_after = parse_retry_after(response.headers.get("Retry-After"), self.backoff_max)
+            retry_after = parse_retry_after(response.headers.get("Retry-After"), self.backoff_max, now=self._now)
             raise HttpRequestError(str(response.url), f"HTTP {status}{body_snippet(response)}", status=status,
                                    retryable=retryable, retry_after=retry_after if retryable else None)
         return parse(response)

@@ -1,14 +1,16 @@
 """The OpenAI-compatible provider against a scripted server over real HTTP: request shape, the three-pass answer
 validation of what it returns, retries and their limits, unusable judge/rewrite/screen replies, the shared
-per-key rate limiter, and that the API key never reaches an error message. No database stack is needed."""
+per-key rate limiter, and that the API key never reaches an error message. No database stack is needed.
+
+No test measures wall time: the retries wait through an injected sleep that records the backoff asked for, and the
+pacing test's limiter runs on a ManualClock, so the checks are exact on any machine."""
 
 from __future__ import annotations
 
 import json
 import logging
-import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -17,6 +19,7 @@ from retrieval import answer
 from retrieval.answer import validate_answer
 from retrieval.llm import OpenAICompatibleProvider, shared_limiter
 from retrieval.types import Evidence, ProviderError
+from tests.support.clock import ManualClock
 from tests.support.llm_server import LLMReply, LLMServer, citing_responder, evidence_ids
 
 KEY = "sk-test-7f3a9c2e0b41-do-not-leak"
@@ -33,15 +36,31 @@ IDS = [e.id for e in EVIDENCE]
 
 
 def _provider(server: LLMServer, *, api_key: str | None = KEY, timeout: float = 2.0, max_attempts: int = 3,
-              requests_per_minute: float = 60_000.0) -> OpenAICompatibleProvider:
+              requests_per_minute: float = 60_000.0, sleeps: list[float] | None = None) -> OpenAICompatibleProvider:
+    """A provider whose retry waits are recorded in `sleeps` (a throwaway list unless given), never slept."""
     return OpenAICompatibleProvider(server.base_url, "test-model", api_key, timeout, max_attempts,
-                                    requests_per_minute, backoff_initial=0.01, backoff_max=2.0)
+                                    requests_per_minute, backoff_initial=0.01, backoff_max=2.0,
+                                    sleep=(sleeps if sleeps is not None else []).append)
 
 
 @pytest.fixture
-def provider(llm_server: LLMServer) -> Iterator[OpenAICompatibleProvider]:
-    with _provider(llm_server) as client:
+def sleeps() -> list[float]:
+    """The retry waits the `provider` fixture asked for, in order."""
+    return []
+
+
+@pytest.fixture
+def provider(llm_server: LLMServer, sleeps: list[float]) -> Iterator[OpenAICompatibleProvider]:
+    with _provider(llm_server, sleeps=sleeps) as client:
         yield client
+
+
+def _sleep_on(clock: ManualClock, waits: list[float]) -> Callable[[float], None]:
+    """A sleep that records the wait and moves the manual clock on by it, as a real sleep would."""
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        clock.advance(seconds)
+    return sleep
 
 
 def _reply(**fields: object) -> str:
@@ -149,24 +168,36 @@ def test_uncited_claims_are_removed_and_none_left_means_fallback(
 
 # --- transport: retries and their limits -------------------------------------------------------------------
 def test_slow_reply_times_out_after_every_attempt(llm_server: LLMServer) -> None:
+    # Both replies are valid but come after 1 s: only a client that gives up at its 0.3 s timeout fails here.
     llm_server.script(LLMReply.slow(1.0, _reply()), LLMReply.slow(1.0, _reply()))
-    started = time.monotonic()
-    with _provider(llm_server, timeout=0.3, max_attempts=2) as client, pytest.raises(ProviderError) as err:
+    sleeps: list[float] = []
+    with _provider(llm_server, timeout=0.3, max_attempts=2, sleeps=sleeps) as client, \
+            pytest.raises(ProviderError) as err:
         client.generate(QUESTION, EVIDENCE)
-    assert "timed out after 0.3s" in str(err.value) and "2 attempts" in str(err.value)
+    assert "timed out after 0.3s" in str(err.value) and "(2 attempts)" in str(err.value)
     assert len(llm_server.requests) == 2
-    assert time.monotonic() - started < 1.8  # gave up on each attempt at the timeout, not after the server's 1 s
+    # One backoff between the two attempts: backoff_initial (0.01 s) plus a jitter of at most as much.
+    assert len(sleeps) == 1 and 0.01 <= sleeps[0] <= 0.02, sleeps
 
 
 def test_429_with_retry_after_is_honoured_then_succeeds(
-    llm_server: LLMServer, provider: OpenAICompatibleProvider
+    llm_server: LLMServer, provider: OpenAICompatibleProvider, sleeps: list[float]
 ) -> None:
     llm_server.script(LLMReply.error(429, retry_after="1"), _reply())
-    started = time.monotonic()
     raw = provider.generate(QUESTION, EVIDENCE)
-    assert time.monotonic() - started >= 0.9
+    assert sleeps == [1.0]  # what Retry-After asked (under backoff_max), not the 0.01 s backoff
     assert validate_answer(QUESTION, raw, EVIDENCE).warnings == []
     assert len(llm_server.requests) == 2
+
+
+def test_the_backoff_doubles_between_attempts(llm_server: LLMServer, sleeps: list[float],
+                                              provider: OpenAICompatibleProvider) -> None:
+    llm_server.script(*[LLMReply.error(503)] * 3)
+    with pytest.raises(ProviderError, match=r"HTTP 503.*3 attempts"):
+        provider.generate(QUESTION, EVIDENCE)
+    # backoff_initial 0.01 s, then 0.02 s, each plus a jitter of at most backoff_initial.
+    without_jitter = [0.01, 0.02]
+    assert all(base <= wait <= base + 0.01 for wait, base in zip(sleeps, without_jitter, strict=True)), sleeps
 
 
 def test_5xx_on_every_attempt_raises(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
@@ -307,14 +338,17 @@ def test_providers_with_the_same_key_share_one_rate_limiter(llm_server: LLMServe
 
 
 def test_the_shared_limiter_paces_requests_across_providers(llm_server: LLMServer) -> None:
-    key = f"sk-{uuid.uuid4().hex}"  # a fresh key: a fresh limiter at 120/min, one start per 0.5 s
+    key = f"sk-{uuid.uuid4().hex}"  # a fresh key: its limiter registered here at 120/min (one start per 0.5 s)
+    clock, waits = ManualClock(), []
+    limiter = shared_limiter(llm_server.base_url, key, 120, clock=clock, sleep=_sleep_on(clock, waits))
     llm_server.responder = citing_responder
     with _provider(llm_server, api_key=key, requests_per_minute=120) as first, \
             _provider(llm_server, api_key=key, requests_per_minute=120) as second:
+        assert first.limiter is limiter and second.limiter is limiter
         first.generate(QUESTION, EVIDENCE)
         second.generate(QUESTION, EVIDENCE)
-    gap = llm_server.requests[1].at - llm_server.requests[0].at
-    assert gap >= 0.4
+    # The second provider's request waits out the first one's interval: they share the key's quota.
+    assert waits == [pytest.approx(0.5)] and len(llm_server.requests) == 2
 
 
 def test_from_settings(llm_server: LLMServer) -> None:

@@ -1,16 +1,17 @@
 """The core HTTP client (sources and LLM alike) against a local fault-injecting server: retries and their limits,
 backoff, Retry-After in both forms, timeouts, malformed bodies, typed errors naming the URL, scrubbed secrets,
-shared rate limits, and that the core never imports dagster."""
+shared rate limits, and that the core never imports dagster.
+
+No test measures wall time: the client's retries and the rate limiter wait through an injected sleep that records
+the delay asked for (and moves a ManualClock on), so the backoff and pacing checks are exact and never flake on a
+loaded machine. Only the timeout tests wait for real, for the socket timeout itself."""
 
 from __future__ import annotations
 
 import email.utils
-import itertools
 import logging
-import subprocess
-import sys
-import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -24,56 +25,86 @@ from dagster_project.core.http import (
     MalformedResponseError,
     RateLimiter,
     parse_retry_after,
+    shared_limiter,
 )
+from tests.support.clock import ManualClock
 from tests.support.fault_server import FaultServer, Reply
 from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def client(server: FaultServer | str, **kwargs: object) -> HttpClient:
+def client(server: FaultServer | str, sleeps: list[float] | None = None, **kwargs: object) -> HttpClient:
+    """A client whose retry waits are recorded in `sleeps` (a throwaway list unless given), never slept."""
     options = {"contact_email": "team@example.org", "requests_per_second": 1000, "timeout": 0.5,
-               "max_attempts": 3, "backoff_initial": 0.01, "backoff_max": 0.05} | kwargs
+               "max_attempts": 3, "backoff_initial": 0.01, "backoff_max": 0.05,
+               "sleep": (sleeps if sleeps is not None else []).append} | kwargs
     return HttpClient(server if isinstance(server, str) else server.url, **options)  # type: ignore[arg-type]
 
 
-def gaps(server: FaultServer, path: str) -> list[float]:
-    hits = server.hits(path)
-    return [later.at - earlier.at for earlier, later in itertools.pairwise(hits)]
+def sleep_on(clock: ManualClock, sleeps: list[float]) -> Callable[[float], None]:
+    """A sleep that records the wait and moves the manual clock on by it, as a real sleep would."""
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        clock.advance(seconds)
+    return sleep
 
 
 # --- retries ------------------------------------------------------------------------------------------------
 def test_429_with_retry_after_seconds_is_honoured_then_succeeds(fault_server: FaultServer) -> None:
     fault_server.script("/list", Reply.error(429, retry_after="1"), Reply.ok("path:hsa00010\tGlycolysis"))
-    with client(fault_server, backoff_max=2.0) as http:
+    sleeps: list[float] = []
+    with client(fault_server, sleeps, backoff_max=2.0) as http:
         assert http.get_text("list") == "path:hsa00010\tGlycolysis"
-    assert gaps(fault_server, "/list")[0] >= 0.9, "the client must wait as long as Retry-After asks"
+    assert sleeps == [1.0], "the client must wait as long as Retry-After asks, instead of its own backoff"
+    assert len(fault_server.hits("/list")) == 2
     assert "mailto:team@example.org" in fault_server.hits("/list")[0].headers["User-Agent"]
 
 
 def test_503_with_retry_after_as_an_http_date_is_honoured(fault_server: FaultServer) -> None:
-    # The date has whole seconds: two seconds ahead is a wait of more than one.
-    when = email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=2), usegmt=True)
+    # A fixed "now" half a second past a whole one: a date 2 s after that whole second is a wait of exactly 1.5 s.
+    now = datetime(2024, 5, 17, 12, 0, 0, 500_000, tzinfo=UTC)
+    when = email.utils.format_datetime(now.replace(microsecond=0) + timedelta(seconds=2), usegmt=True)
     fault_server.script("/works", Reply.error(503, retry_after=when), Reply.json('{"results": []}'))
-    with client(fault_server, backoff_max=5.0) as http:
+    sleeps: list[float] = []
+    with client(fault_server, sleeps, backoff_max=5.0, now=now.timestamp) as http:
         assert http.get_json("works") == {"results": []}
-    assert gaps(fault_server, "/works")[0] >= 0.9
+    assert sleeps == [pytest.approx(1.5)]
 
 
 def test_a_hostile_retry_after_is_clamped_to_backoff_max(fault_server: FaultServer) -> None:
     fault_server.script("/list", Reply.error(429, retry_after="3600"), Reply.ok("fine"))
-    started = time.monotonic()
-    with client(fault_server, backoff_max=0.2) as http:
+    sleeps: list[float] = []
+    with client(fault_server, sleeps, backoff_max=0.2) as http:
         assert http.get_text("list") == "fine"
-    assert time.monotonic() - started < 2.0
+    assert sleeps == [0.2]  # an hour asked, backoff_max granted
 
 
 def test_without_retry_after_the_backoff_grows_exponentially(fault_server: FaultServer) -> None:
-    fault_server.script("/flaky", Reply.error(500), Reply.error(502), Reply.ok("fine"))
-    with client(fault_server, backoff_initial=0.2, backoff_max=5.0, backoff_jitter=0) as http:
+    fault_server.script("/flaky", Reply.error(500), Reply.error(502), Reply.error(503), Reply.ok("fine"))
+    sleeps: list[float] = []
+    with client(fault_server, sleeps, max_attempts=4, backoff_initial=0.2, backoff_max=5.0, backoff_jitter=0) as http:
         assert http.get_text("flaky") == "fine"
-    first, second = gaps(fault_server, "/flaky")
-    assert 0.18 <= first < 0.38 and second >= 0.38  # 0.2 s, then 0.4 s: not a fixed pause
+    assert sleeps == pytest.approx([0.2, 0.4, 0.8])  # doubling from backoff_initial: not a fixed pause
+
+
+def test_the_backoff_stops_growing_at_backoff_max(fault_server: FaultServer) -> None:
+    fault_server.default("/flaky", Reply.error(503))
+    sleeps: list[float] = []
+    with client(fault_server, sleeps, max_attempts=5, backoff_initial=0.2, backoff_max=0.5, backoff_jitter=0) as http, \
+            pytest.raises(HttpRequestError):
+        http.get_text("flaky")
+    assert sleeps == pytest.approx([0.2, 0.4, 0.5, 0.5])  # one wait between each of the 5 attempts
+
+
+def test_jitter_adds_at_most_backoff_jitter_to_each_wait(fault_server: FaultServer) -> None:
+    fault_server.default("/flaky", Reply.error(503))
+    sleeps: list[float] = []
+    options = {"max_attempts": 4, "backoff_initial": 0.2, "backoff_max": 5.0, "backoff_jitter": 0.1}
+    with client(fault_server, sleeps, **options) as http, pytest.raises(HttpRequestError):
+        http.get_text("flaky")
+    without_jitter = [0.2, 0.4, 0.8]
+    assert all(base <= wait <= base + 0.1 for wait, base in zip(sleeps, without_jitter, strict=True)), sleeps
 
 
 def test_5xx_is_retried_up_to_the_limit_then_fails_with_the_url(fault_server: FaultServer) -> None:
@@ -179,17 +210,30 @@ def test_retry_after_parsing_is_clamped() -> None:
     assert parse_retry_after("soon", max_wait=30) is None
     assert parse_retry_after(None, max_wait=30) is None
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", max_wait=30) == 0.0
-    ahead = email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=12), usegmt=True)
-    assert 10 <= (parse_retry_after(ahead, max_wait=30) or 0) <= 12
-    assert parse_retry_after(ahead, max_wait=3) == 3
+    now = datetime(2024, 5, 17, 12, 0, 0, tzinfo=UTC)
+    ahead = email.utils.format_datetime(now + timedelta(seconds=12), usegmt=True)
+    assert parse_retry_after(ahead, max_wait=30, now=now.timestamp) == 12.0
+    assert parse_retry_after(ahead, max_wait=3, now=now.timestamp) == 3
 
 
 def test_rate_limiter_spaces_requests() -> None:
-    limiter = RateLimiter(per_second=20)
-    start = time.monotonic()
+    clock, sleeps = ManualClock(), []
+    limiter = RateLimiter(per_second=20, clock=clock, sleep=sleep_on(clock, sleeps))
     for _ in range(6):
         limiter.acquire()
-    assert time.monotonic() - start >= 5 / 20 * 0.9
+    assert sleeps == pytest.approx([0.05] * 5)  # the first start is free, each next one waits 1/20 s
+
+
+def test_rate_limiter_waits_only_for_what_is_left_of_the_interval() -> None:
+    clock, sleeps = ManualClock(), []
+    limiter = RateLimiter(per_second=4, clock=clock, sleep=sleep_on(clock, sleeps))
+    limiter.acquire()
+    clock.advance(0.1)  # the caller worked for 0.1 s of the 0.25 s interval
+    limiter.acquire()
+    clock.advance(1.0)  # idle for longer than an interval: no debt, no wait
+    limiter.acquire()
+    assert sleeps == pytest.approx([0.15])
+    assert RateLimiter(per_second=0).interval == 0.0  # 0 means no limit
 
 
 def test_clients_of_one_host_share_a_limiter_and_the_first_rate_wins() -> None:
@@ -204,17 +248,13 @@ def test_clients_of_one_host_share_a_limiter_and_the_first_rate_wins() -> None:
 
 def test_the_shared_limiter_paces_requests_across_clients(fault_server: FaultServer) -> None:
     fault_server.default("/list", Reply.ok("fine"))
-    key = ("pacing", uuid.uuid4().hex)  # a fresh limiter at 5/s: one start per 0.2 s
+    key = ("pacing", uuid.uuid4().hex)  # a fresh key: registered here at 5/s (one start per 0.2 s) on a manual clock
+    clock, waits = ManualClock(), []
+    limiter = shared_limiter(key, 5, clock=clock, sleep=sleep_on(clock, waits))
     with client(fault_server, requests_per_second=5, rate_limit_key=key) as first, \
             client(fault_server, requests_per_second=5, rate_limit_key=key) as second:
+        assert first.limiter is limiter and second.limiter is limiter
         for http in (first, second, first):
             http.get_text("list")
-    assert all(gap >= 0.18 for gap in gaps(fault_server, "/list"))
-
-
-def test_the_core_never_imports_dagster() -> None:
-    code = ("import sys, pkgutil, importlib, dagster_project.core as core\n"
-            "for m in pkgutil.walk_packages(core.__path__, 'dagster_project.core.'): importlib.import_module(m.name)\n"
-            "print(sorted(n for n in sys.modules if n == 'dagster' or n.startswith('dagster.')))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    # Two limiters would let `second` start at once; one shared limiter makes each start after the first wait.
+    assert waits == pytest.approx([0.2, 0.2]) and len(fault_server.hits("/list")) == 3

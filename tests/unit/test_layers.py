@@ -6,13 +6,17 @@ does see Dagster when it is loaded."""
 from __future__ import annotations
 
 import json
+import pkgutil
 import subprocess
 import sys
 
 import pytest
 
-QUERY_PATH = ["dagster_project.core.settings", "dagster_project.core.http", "dagster_project.core.stores",
-              "retrieval.pipeline", "serving.routes", "serving.api"]
+import dagster_project.core as core
+
+# Every module of the core, then the query path on top of it.
+CORE = sorted(m.name for m in pkgutil.walk_packages(core.__path__, "dagster_project.core."))
+QUERY_PATH = [*CORE, "retrieval.pipeline", "serving.routes", "serving.api"]
 WITH_DAGSTER = "dagster_project.resources.postgres"
 
 PROBE = """
