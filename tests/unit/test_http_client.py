@@ -13,7 +13,6 @@ import logging
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import httpx
 import pytest
@@ -30,8 +29,6 @@ from dagster_project.core.http import (
 from tests.support.clock import ManualClock
 from tests.support.fault_server import FaultServer, Reply
 from tests.support.ports import free_port
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def client(server: FaultServer | str, sleeps: list[float] | None = None, **kwargs: object) -> HttpClient:
