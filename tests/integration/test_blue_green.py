@@ -25,6 +25,9 @@ from retrieval.pipeline import Pipeline
 from retrieval.types import Filters
 from tests.integration.test_retrieval_pipeline import fresh_cache
 
+# Queries without pause through a whole refresh, publish, rollback and garbage collection: `make test-resilience`.
+pytestmark = pytest.mark.resilience
+
 REFRESH = "key:openalex_documents or group:index or key:candidate_index"
 QUESTION = "How do MDM2 and MDM4 keep p53 levels low in unstressed cells?"
 NEW_ABSTRACT = {"Ubiquitin": [0], "ligase": [1], "MDM2": [2], "degrades": [3], "p53": [4], "under": [5],
