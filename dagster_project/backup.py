@@ -72,7 +72,9 @@ def _run(args: list[str], what: str) -> None:
     done = subprocess.run(args, capture_output=True, text=True, check=False,
                           env={**os.environ, "PGCONNECT_TIMEOUT": "10"})
     if done.returncode != 0:
-        detail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        lines = done.stderr.strip().splitlines() or ["no output"]
+        # The first "error:" line says what failed; the last is often only the end of the failed statement.
+        detail = next((line for line in lines if "error:" in line), lines[-1])
         raise BackupError(f"{what} failed: {detail}")
 
 

@@ -102,14 +102,17 @@ def migrate() -> None:
 @app.command("materialize")
 def materialize(select: str = typer.Option("*", help="Dagster asset selection, e.g. 'group:platform'.")) -> None:
     """Materialize assets in-process into the Dagster instance (runs show up in the UI)."""
-    from dagster_project.materialize import materialize_selection
+    from dagster_project.materialize import SelectionError, materialize_selection
     from dagster_project.stack import check_neo4j, check_postgres
 
     settings = get_settings()
     check_postgres(settings)
     check_neo4j(settings)
     started = time.monotonic()
-    result = materialize_selection(settings, select)
+    try:
+        result = materialize_selection(settings, select)
+    except SelectionError as exc:  # before any run starts: an empty selection would run every asset
+        raise typer.BadParameter(str(exc), param_hint="--select") from None
     print(
         f"run {result.run_id}: {'success' if result.success else 'FAILED'} — {len(result.materialized)} "
         f"assets materialized, checks passed {result.checks_passed}/{result.checks_total} "
@@ -319,6 +322,10 @@ def resolution_fit(
     from dagster_project.stack import check_postgres
     from dagster_project.storage.pathway_sets import active_pathway_ids
 
+    if output is not None and not Path(output).parent.is_dir():
+        # Checked first: otherwise the fit runs for minutes and then fails to write.
+        raise typer.BadParameter(f"no directory {Path(output).parent} to write {Path(output).name} into",
+                                 param_hint="--output")
     settings = get_settings()
     check_postgres(settings)
     path = settings.resolution_curation_path
@@ -347,6 +354,9 @@ def resolution_fit(
 
 def main() -> None:
     """Console-script entry point: user-fixable failures become one line on stderr and exit code 2."""
+    from psycopg.errors import UndefinedTable
+    from sqlalchemy.exc import ProgrammingError
+
     from dagster_project.stack import ServiceStartError
 
     try:
@@ -356,6 +366,14 @@ def main() -> None:
         sys.exit(2)
     except ServiceStartError as exc:
         err_console.print(f"flux: service failed to start: {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except ProgrammingError as exc:
+        # A database that `flux stack up` created but nothing migrated yet (or the wrong FLUX_PG_DATABASE).
+        if not isinstance(exc.orig, UndefinedTable):
+            raise
+        err_console.print(f"flux: error: {exc.orig.diag.message_primary} in the platform database "
+                          f"{get_settings().postgres.pg_database}: run `flux migrate` (or `flux materialize`) "
+                          "first (check FLUX_PG_DATABASE)", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 

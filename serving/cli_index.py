@@ -61,7 +61,7 @@ def index_rollback() -> None:
     try:
         switch = rollback(_engine())
     except IndexVersionError as exc:
-        err_console.print(f"flux: {exc}", highlight=False)
+        err_console.print(f"flux: {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
     console.print(f"serving index {switch.version} again (rolled back from {switch.previous}); running services "
                   "switch within seconds")
@@ -76,7 +76,7 @@ def backup_command(target: Annotated[Path, typer.Argument(help="A new (or empty)
     try:
         manifest = backup(get_settings(), target)
     except BackupError as exc:
-        err_console.print(f"flux: {exc}", highlight=False)
+        err_console.print(f"flux: {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
     console.print(f"backup written to {target}: databases {', '.join(manifest['databases'])}; "  # type: ignore[arg-type]
                   f"{len(manifest['tables'])} tables and the graph checksummed; "  # type: ignore[arg-type]
@@ -88,16 +88,19 @@ def restore_command(source: Annotated[Path, typer.Argument(exists=True, file_oka
                     ) -> None:
     """Restore a backup into empty databases (this configuration's), re-project the graph, verify checksums."""
     from dagster_project.backup import BackupError, restore
+    from dagster_project.stack.postgres import ensure_databases
 
-    _engine().dispose()
+    ensure_databases(get_settings())  # a clear message when Postgres is down; a new FLUX_PG_DATABASE is created
     try:
         report = restore(get_settings(), source)
     except BackupError as exc:
-        err_console.print(f"flux: {exc}", highlight=False)
+        err_console.print(f"flux: {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
     console.print(f"restored {', '.join(report.databases)} and {report.bm25_directories} BM25 index(es); "
                   f"{report.tables_matching} tables match the backup; graph "
                   f"{'matches' if report.graph_matches else 'DIFFERS'}")
     if not report.ok:
-        err_console.print(f"flux: restored state differs from the backup: tables {report.tables_differing}")
+        differing = [*(f"table {t}" for t in report.tables_differing), *([] if report.graph_matches else ["the graph"])]
+        err_console.print(f"flux: restored state differs from the backup: {', '.join(differing)}",
+                          highlight=False, soft_wrap=True)
         raise typer.Exit(1)
