@@ -99,6 +99,7 @@ def _wait_healthy(base: str, server: subprocess.Popen[bytes], deadline_s: float 
     pytest.fail(f"flux serve did not answer /health within {deadline_s} s")
 
 
+@pytest.mark.timeout(1800)  # make run's whole path on 2 cores, beside the other sessions: 8-11 min measured
 def test_make_run_then_the_sample_question_over_http(fresh_home: dict[str, str]) -> None:
     env = fresh_home
     _flux(env, "stack", "up", timeout=300)
