@@ -9,13 +9,10 @@ settings plus the overrides a test gives, and stdin/stdout/stderr isolated by Cl
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import sys
 import uuid
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -23,62 +20,12 @@ import psycopg
 import pytest
 from psycopg import sql
 from sqlalchemy import text
-from typer.testing import CliRunner
 
-from dagster_project.core.settings import FluxSettings, get_settings
+from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.instance import render_dagster_home
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
-from serving.cli import main
-
-_BOX = re.compile("[╭╮╰╯│─]")
-
-
-@dataclass(frozen=True)
-class Outcome:
-    code: int
-    stdout: str
-    stderr: str
-
-    @property
-    def said(self) -> str:
-        """stderr as one line: Typer's error box and rich's wrapping removed."""
-        return " ".join(_BOX.sub(" ", self.stderr).split())
-
-    @property
-    def printed(self) -> str:
-        return " ".join(self.stdout.split())
-
-    @property
-    def flux_lines(self) -> list[str]:
-        return [line for line in self.stderr.splitlines() if line.startswith("flux:")]
-
-
-def flux(*args: str, stdin: str | None = None, env: Mapping[str, str] | None = None) -> Outcome:
-    """`flux ARGS` as the console script runs it, with `env` over the session's environment; an exception
-    escaping `main` is a traceback for the user."""
-    saved_argv, saved_env = sys.argv, dict(os.environ)
-    sys.argv = ["flux", *args]
-    os.environ.update(env or {})
-    get_settings.cache_clear()
-    try:
-        with CliRunner().isolation(input=stdin) as (out, err, _):
-            try:
-                main()
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
-            except Exception as exc:  # the user would see a traceback
-                pytest.fail(f"`flux {' '.join(args)}` crashed with a traceback: {exc!r}")
-            else:
-                code = 0
-            stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
-    finally:
-        sys.argv = saved_argv
-        os.environ.clear()
-        os.environ.update(saved_env)
-        get_settings.cache_clear()
-    assert "Traceback" not in stdout + stderr
-    return Outcome(code, stdout, stderr)
+from tests.support.cli import flux
 
 
 def _drop_databases(settings: FluxSettings, *names: str) -> None:

@@ -8,57 +8,15 @@ port nothing listens on, so a command that wrongly connected before validating i
 from __future__ import annotations
 
 import re
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from fastapi import HTTPException
-from typer.testing import CliRunner
 
 from dagster_project.core.settings import FluxSettings, get_settings
-from serving.cli import main
 from serving.security import ApiKeyGuard, key_hash
+from tests.support.cli import flux
 from tests.support.ports import free_port
-
-_BOX = re.compile("[╭╮╰╯│─]")
-
-
-@dataclass(frozen=True)
-class Outcome:
-    code: int
-    stdout: str
-    stderr: str
-
-    @property
-    def said(self) -> str:
-        """stderr as one line: Typer's error box and rich's wrapping removed."""
-        return " ".join(_BOX.sub(" ", self.stderr).split())
-
-    @property
-    def flux_lines(self) -> list[str]:
-        return [line for line in self.stderr.splitlines() if line.startswith("flux:")]
-
-
-def flux(*args: str, stdin: str | None = None) -> Outcome:
-    """`flux ARGS` as the console script runs it; an exception escaping `main` is a traceback for the user."""
-    saved = sys.argv
-    sys.argv = ["flux", *args]
-    try:
-        with CliRunner().isolation(input=stdin) as (out, err, _):
-            try:
-                main()
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
-            except Exception as exc:  # the user would see a traceback
-                pytest.fail(f"`flux {' '.join(args)}` crashed with a traceback: {exc!r}")
-            else:
-                code = 0
-            stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
-    finally:
-        sys.argv = saved
-    assert "Traceback" not in stdout + stderr
-    return Outcome(code, stdout, stderr)
 
 
 @pytest.fixture
