@@ -174,11 +174,11 @@ def _alive(pids: list[int]) -> list[int]:
 
 @pytest.mark.timeout(600)
 def test_postgres_killed_during_an_embedding_write_loses_the_batch_whole_and_a_rerun_converges(
-        demo_platform: FluxSettings, stack: FluxSettings, model_renamed_back: str) -> None:
+        demo_platform: FluxSettings, stack: FluxSettings, another_model: str) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     other_tables = frozenset({"chunks"})
     before = table_checksums(engine, exclude=other_tables)
-    model = model_renamed_back
+    model = another_model
     pending = chunks_to_embed(engine, model)
     ensure_ray(None, demo_platform.ops.ray_num_cpus, demo_platform.home / "ray")
     # A clean run's vectors, cut into write batches of 16 here (Ray decides its own batch sizes).
@@ -241,14 +241,11 @@ def test_postgres_killed_during_an_embedding_write_loses_the_batch_whole_and_a_r
 
 
 @pytest.fixture
-def model_renamed_back(demo_platform: FluxSettings) -> Iterator[str]:
-    """A "new" model (the same weights under another name: every chunk is pending); afterwards its vectors are
-    relabelled with the configured model's name, whose index tables were built from the same weights."""
-    model = resolve_model_path("all-MiniLM-L6-v2")
-    yield model
-    with engine_for(demo_platform.platform_database_url).begin() as conn:
-        conn.execute(text("UPDATE chunks SET embedding_model = :d WHERE embedding_model = :m"),
-                     {"d": demo_platform.index.embedding_model, "m": model})
+def another_model(demo_platform: FluxSettings) -> Iterator[str]:
+    """A "new" model (the same weights under another name: every chunk is pending); afterwards, even when the test
+    failed, the index group runs again with the configured model, so the tests after it find the demo as built."""
+    yield resolve_model_path("all-MiniLM-L6-v2")
+    assert materialize_selection(demo_platform, "group:index").success
 
 
 def _waiting_update(conn: psycopg.Connection) -> bool:
@@ -267,9 +264,9 @@ def _embedding_actor_pids() -> list[int]:
 
 @pytest.mark.timeout(600)
 def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_platform: FluxSettings,
-                                                                           model_renamed_back: str) -> None:
+                                                                           another_model: str) -> None:
     engine = engine_for(demo_platform.platform_database_url)
-    model = model_renamed_back
+    model = another_model
     # A slice is enough to kill a worker mid-run, and keeps this test's three encodes short.
     pending = chunks_to_embed(engine, model).head(240)
     ensure_ray(None, demo_platform.ops.ray_num_cpus, demo_platform.home / "ray")
