@@ -19,7 +19,6 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from dagster._core.events import DagsterEventType
-from dagster._core.scheduler.instigation import InstigatorStatus, InstigatorType, TickStatus
 from sqlalchemy import text
 
 from dagster_project.core.index_tables import as_sql, qualified
@@ -102,24 +101,14 @@ def _runs(instance: dg.DagsterInstance, since: datetime, sensor: str | None = No
     return list(instance.get_runs(filters=dg.RunsFilter(created_after=since, tags=tags)))
 
 
-def _settled(instance: dg.DagsterInstance, since: datetime, quiet_ticks: int = 2) -> list[dg.DagsterRun] | None:
-    """Every run since `since` finished, and every sensor of the daemon (the file sensor and the automation one)
-    has since completed `quiet_ticks` ticks that launched nothing; else None. Read from the daemon's own tick
-    history, so "nothing more will start" is what the daemon recorded, not a guess from a quiet pause."""
-    records = list(instance.get_run_records(filters=dg.RunsFilter(created_after=since)))
-    if not records or not all(record.dagster_run.is_finished for record in records):
+def _settled(instance: dg.DagsterInstance, since: datetime, quiet_s: float = 15) -> list[dg.DagsterRun] | None:
+    """Every run since `since` finished and none started for `quiet_s` (three automation ticks), else None."""
+    runs = _runs(instance, since)
+    if not _finished(runs):
         return None
-    last_end = max(record.end_time or 0.0 for record in records)
-    sensors = instance.all_instigator_state(instigator_type=InstigatorType.SENSOR,
-                                            instigator_statuses={InstigatorStatus.RUNNING,
-                                                                 InstigatorStatus.DECLARED_IN_CODE})
-    for sensor in sensors:
-        ticks = instance.get_ticks(sensor.instigator_origin_id, sensor.selector_id, after=last_end)
-        quiet = [tick for tick in ticks if tick.status in (TickStatus.SKIPPED, TickStatus.SUCCESS)
-                 and not tick.run_ids and tick.timestamp > last_end]
-        if len(quiet) < quiet_ticks:
-            return None
-    return [record.dagster_run for record in records]
+    time.sleep(quiet_s)
+    again = _runs(instance, since)
+    return again if len(again) == len(runs) and _finished(again) else None
 
 
 def _wait(condition: str, deadline: float, probe: object) -> object:
@@ -129,6 +118,10 @@ def _wait(condition: str, deadline: float, probe: object) -> object:
             return found
         time.sleep(2)
     pytest.fail(f"the nightly path did not reach '{condition}' within {NIGHTLY_BUDGET_S} s (see the daemon log)")
+
+
+def _finished(runs: list[dg.DagsterRun]) -> bool:
+    return bool(runs) and all(run.is_finished for run in runs)
 
 
 def _events(instance: dg.DagsterInstance, runs: list[dg.DagsterRun], kind: DagsterEventType) -> list[object]:
