@@ -132,6 +132,7 @@ test: lint
 
 # The fast loop: unit tests only, no services; `make unit PYTEST_ARGS="-k resolution"` narrows it.
 unit: $(STAMP) $(DBT_MANIFEST)
+	@mkdir -p .flux/test
 	$(TEST_ENV) $(BIN)/python -m pytest tests/unit -q --basetemp=.flux/test/pytest-unit $(PYTEST_ARGS)
 
 # The integration tests without the resilience ones, or one module / test: `make integration T=tests/integration/
