@@ -147,7 +147,7 @@ test-resilience: setup
 	@set +e; $(PYTEST) tests/integration -m resilience $(PYTEST_ARGS); \
 	  rc=$$?; $(TEST_ENV) $(FLUX) stack down >/dev/null; $(call pytest_verdict,$$rc)
 
-# Every integration test in reverse order (pytest-reverse): each one sets up and restores what it changes.
+# The integration tests of `make test` in reverse order (pytest-reverse): finds a test that relies on one run before it.
 test-reversed: setup
 	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
 	@set +e; $(PYTEST) tests/integration $(FAST) --reverse $(PYTEST_ARGS); \
