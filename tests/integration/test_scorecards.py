@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from mlflow.tracking import MlflowClient
 from sqlalchemy import text
 
@@ -19,8 +20,10 @@ from retrieval.cache import Cache
 from retrieval.index_state import IndexState, current_index, latest_candidate
 from retrieval.pg_retriever import PostgresRetriever
 from retrieval.pipeline import Pipeline
+from retrieval.types import Evidence, JudgeResult
 
 SCORECARDS = "key:retrieval_scorecard or key:answer_scorecard or key:resolution_scorecard"
+VARIANTS = ("dense", "bm25", "hybrid", "hybrid_rerank", "baseline_dense", "baseline_bm25")
 
 
 def test_each_scorecard_is_stored_logged_and_in_range(demo_platform: FluxSettings) -> None:
@@ -30,28 +33,45 @@ def test_each_scorecard_is_stored_logged_and_in_range(demo_platform: FluxSetting
     m = retrieval.metrics
     # The demo has no PubMedQA: its tasks are keywords → paper (gated) and the title lookup (reported).
     assert retrieval.params["tasks"].startswith("keywords_to_paper:") and "title_lookup:" in retrieval.params["tasks"]
-    assert m["keywords_to_paper_verbatim_rate"] == 0.0 and m["title_lookup_verbatim_rate"] > 0.9
-    for task in ("keywords_to_paper", "title_lookup"):
-        assert m[f"{task}_questions"] >= 30
-        for variant in ("dense", "bm25", "hybrid", "hybrid_rerank", "baseline_dense", "baseline_bm25"):
-            v = f"{task}_{variant}"
-            assert 0.0 <= m[f"{v}_hit_at_1"] <= m[f"{v}_hit_at_5"] <= 1.0
-            assert m[f"{v}_hit_at_1"] <= m[f"{v}_mrr_at_10"] <= 1.0 and m[f"{v}_p95_ms"] > 0
-    assert m["title_lookup_hybrid_rerank_hit_at_5"] >= 0.9
-    # Keywords are a harder task than a title, so the scorecard has room to say "worse".
-    assert m["keywords_to_paper_hybrid_rerank_mrr_at_10"] < m["title_lookup_hybrid_rerank_mrr_at_10"]
+    assert m["keywords_to_paper_verbatim_rate"] == 0.0 and m["title_lookup_verbatim_rate"] == 1.0
+    # One question per paper the demo loads (its 34 OpenAlex works; 33 of them have two keywords or more).
+    assert (m["title_lookup_questions"], m["keywords_to_paper_questions"]) == (34, 33)
+    # A title finds its paper first whatever the variant (at most one miss in 34). Measured: 1.0 everywhere.
+    for variant in VARIANTS:
+        assert m[f"title_lookup_{variant}_hit_at_1"] >= 0.95, variant
+    # Keywords are harder. Measured on the demo: served (hybrid + RRF) hit@1 0.70, hit@5 0.97, MRR@10 0.81;
+    # every variant's hit@5 ≥ 0.91.
+    served = {k: m[f"keywords_to_paper_hybrid_rerank_{k}"] for k in ("hit_at_1", "hit_at_5", "mrr_at_10")}
+    assert served["hit_at_1"] >= 0.55 and served["hit_at_5"] >= 0.9 and served["mrr_at_10"] >= 0.7, served
+    assert all(m[f"keywords_to_paper_{v}_hit_at_5"] >= 0.8 for v in VARIANTS)
+    # RRF earns its place: the served ranking beats the union it reranks, each of its halves and both whole-document
+    # baselines on MRR@10 (measured: 0.81 against 0.78 at best), and BM25 alone on hit@5.
+    for variant in ("dense", "bm25", "hybrid", "baseline_dense", "baseline_bm25"):
+        assert served["mrr_at_10"] > m[f"keywords_to_paper_{variant}_mrr_at_10"], variant
+    assert served["hit_at_5"] > m["keywords_to_paper_bm25_hit_at_5"]
+    assert served["mrr_at_10"] < m["title_lookup_hybrid_rerank_mrr_at_10"], "keywords are a harder task than a title"
     a = answer.metrics
-    # Post-validation validity is 1.0 by design; the gated figures are the raw reply's, which can be lower.
-    assert a["citation_validity"] == 1.0 and a["raw_claims"] > 0
-    for metric in ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rate", "relational_pass_rate",
-                   "gene_list_recall", "gene_list_precision", "first_pass_hit_rate", "final_hit_rate"):
-        assert 0.0 <= a[metric] <= 1.0, metric
-    assert a["first_pass_hit_rate"] <= a["final_hit_rate"], "re-retrieval only adds evidence"
-    assert a["relational_questions"] >= 30 and a["expected_in_claims_rate"] >= a["relational_pass_rate"]
+    # The demo's answer set: the relational questions plus the keyword lookups (no PubMedQA).
+    assert a["questions"] == a["relational_questions"] + m["keywords_to_paper_questions"]
+    assert a["relational_questions"] >= 30 and a["gene_list_questions"] >= 10
+    # The extractive provider cites only what it was given and claims only evidence sentences: the raw reply is
+    # already valid. Post-validation validity is 1.0 by design.
+    assert a["raw_citation_precision"] == a["claims_kept_rate"] == a["citation_validity"] == 1.0
+    assert a["raw_claims"] >= a["questions"]  # answers make claims (measured: 424 for 175 questions)
+    # Graph answers are exact on the demo (measured 1.0 each); the lookups are found, nearly all at once.
+    for metric in ("grounded_claim_rate", "relational_pass_rate", "gene_list_recall", "gene_list_precision"):
+        assert a[metric] >= 0.95, metric
+    assert a["first_pass_hit_rate"] >= 0.9 and a["first_pass_hit_rate"] <= a["final_hit_rate"]
+    assert a["expected_in_claims_rate"] >= a["relational_pass_rate"]
     assert "judge_pairs" not in a, "judge calibration needs PubMedQA questions, which the demo lacks"
-    assert abs(sum(a[f"verdict_{v}"] for v in ("good", "partial", "bad", "unjudged")) - 1.0) < 1e-9
+    # Typed graph answers skip the judge; the literature answers (the lookups) are judged, and judged good.
+    assert a["verdict_unjudged"] == pytest.approx(a["relational_questions"] / a["questions"])
+    assert a["verdict_good"] >= 0.9 * (1 - a["verdict_unjudged"])
     r = resolution.metrics
-    assert 0.0 <= r["known_pairs_recall"] <= 1.0 and r["pairs_equivalent"] >= 1
+    assert r["known_pairs_recall"] >= 0.9 and r["pairs_equivalent"] >= 1
+    # The learned model finds part_of pairs the name baseline cannot, and is more precise on equivalence.
+    assert r["in_sample_part_of_recall"] >= r["baseline_part_of_recall"] + 0.5
+    assert r["in_sample_equivalence_precision_strict"] > r["baseline_equivalence_precision_strict"]
     assert resolution.params["method_version"].startswith("lr-")
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT count(*) FROM eval_question_results WHERE eval_run_id = :id"),
@@ -133,8 +153,8 @@ def test_a_candidate_without_bm25_fails_the_retrieval_gate(demo_platform: FluxSe
     assert not any(c.failed for c in compare("retrieval", served, served, demo_platform.evals.eval_tolerance))
 
 
-def test_judge_calibration_pairs_each_question_with_its_study_and_a_hard_negative(demo_platform: FluxSettings
-                                                                                   ) -> None:
+def test_judge_calibration_pairs_each_question_with_its_study_and_a_hard_negative(
+        demo_platform: FluxSettings, monkeypatch: pytest.MonkeyPatch) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     pipeline = eval_pipeline(demo_platform, latest_candidate(engine))
     questions = title_questions(engine, 12)
@@ -144,5 +164,20 @@ def test_judge_calibration_pairs_each_question_with_its_study_and_a_hard_negativ
     assert len(right) == len(wrong) >= 10 and right.keys() == wrong.keys()
     assert all(wrong[q]["document"] != right[q]["document"] for q in right), "a hard negative is another study"
     assert {r["document"] for r in right.values()} == {q.relevant_doc for q in questions if q.id in right}
-    assert metrics["judge_pairs"] == len(rows)
-    assert metrics["judge_accuracy_right"] == sum(r["correct"] for r in right.values()) / len(right)
+    assert metrics["judge_pairs"] == len(rows) == 2 * len(right)
+    # Judges whose accuracy is known, on the same real pairs and abstracts: one that says "good" exactly to the
+    # asked study's own abstract (read here from the documents table) is right on both halves; one that always
+    # says "good" is right on the right half only.
+    with engine.connect() as conn:
+        abstract = dict(conn.execute(text("SELECT source || '_' || external_id, content FROM documents")).all())
+    study_of = {q.question: q.relevant_doc for q in questions}
+
+    def perfect(question: str, evidence: list[Evidence]) -> JudgeResult:
+        return JudgeResult(verdict="good" if [e.text for e in evidence] == [abstract[study_of[question]]] else "bad")
+
+    monkeypatch.setattr(pipeline.provider, "judge", perfect)
+    assert judge_calibration.evaluate(pipeline, questions)[0] == {
+        "judge_pairs": len(rows), "judge_accuracy_right": 1.0, "judge_accuracy_wrong": 1.0}
+    monkeypatch.setattr(pipeline.provider, "judge", lambda _question, _evidence: JudgeResult(verdict="good"))
+    assert judge_calibration.evaluate(pipeline, questions)[0] == {
+        "judge_pairs": len(rows), "judge_accuracy_right": 1.0, "judge_accuracy_wrong": 0.0}

@@ -16,6 +16,7 @@ from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.schema import apply_neo4j, apply_postgres
 from dagster_project.stack import ServiceState, Stack
+from tests.support.prerequisites import under_ci
 
 
 def _driver(s: FluxSettings):  # type: ignore[no-untyped-def]
@@ -54,11 +55,13 @@ def test_every_service_reports_running(stack: FluxSettings) -> None:
     states = {st.name: st for st in Stack(stack).status()}
     assert states["postgres"].state is ServiceState.RUNNING
     assert states["neo4j"].state is ServiceState.RUNNING
-    if states["redis"].state is ServiceState.UNAVAILABLE:
-        assert "in-process" in states["redis"].detail
-    else:
-        assert states["redis"].state is ServiceState.RUNNING
-        assert redis.Redis.from_url(stack.resolved_redis_url).ping()
+    if states["redis"].state is ServiceState.UNAVAILABLE and not under_ci():
+        # A developer's machine without redis-server: the stack runs with in-process caches (that report is
+        # test_missing_redis_binary_is_reported_not_fatal's); under CI, where `make setup` installs it, Redis
+        # must be running.
+        pytest.skip(f"Redis is unavailable: {states['redis'].detail}; or `apt-get install redis-server`")
+    assert states["redis"].state is ServiceState.RUNNING, states["redis"]
+    assert redis.Redis.from_url(stack.resolved_redis_url).ping()
 
 
 def test_vector_extension_and_versioned_hnsw_tables(migrated: FluxSettings) -> None:

@@ -5,7 +5,10 @@ would build the real pipeline, is not entered)."""
 from __future__ import annotations
 
 import json
+import time
+import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -19,6 +22,7 @@ from retrieval.genes import GeneLexicon
 from retrieval.pathways import PathwayLexicon
 from retrieval.pipeline import EventSink, SearchResult
 from retrieval.types import Evidence, Filters, Mode, RoutePlan
+from serving.answer_store import Turn, UnknownConversation
 from serving.api import create_app
 from serving.dependencies import answer_store, require_api_key, service_pipeline, service_settings
 
@@ -28,8 +32,9 @@ EVIDENCE = Evidence(id="chunk:1", kind="chunk", text="Hexokinase phosphorylates 
 class StandInPipeline:
     """Answers every question the same way, emitting the steps a real pipeline would (and an internal one)."""
 
-    def __init__(self, failure: Exception | None = None) -> None:
+    def __init__(self, failure: Exception | None = None, busy_s: float = 0.0) -> None:
         self.failure = failure
+        self.busy_s = busy_s
         self.questions: list[str] = []
 
     def search(self, question: str, filters: Filters | None = None) -> SearchResult:
@@ -41,21 +46,23 @@ class StandInPipeline:
     def ask(self, question: str, mode: Mode | None = None, filters: Filters | None = None,
             on_event: EventSink | None = None) -> FinalAnswer:
         self.questions.append(question)
-        assert on_event is not None
-        on_event("intent", {"kind": "literature"})
-        on_event("generated", {"raw": "the unvalidated generator reply"})
-        on_event("evidence", {"evidence": [EVIDENCE]})
+        emit = on_event or (lambda _name, _payload: None)  # /query passes none
+        emit("intent", {"kind": "literature"})
+        emit("generated", {"raw": "the unvalidated generator reply"})
+        emit("evidence", {"evidence": [EVIDENCE]})
         if self.failure is not None:
             raise self.failure
+        started = time.perf_counter()
+        time.sleep(self.busy_s)
         return FinalAnswer(question=question, answer="Hexokinase [chunk:1].", confidence=0.8,
-                           timings_ms={"total": 12.5})
+                           timings_ms={"total": round((time.perf_counter() - started) * 1000, 2)})
 
     def lexicons(self) -> tuple[GeneLexicon, PathwayLexicon]:
         return GeneLexicon([]), PathwayLexicon([])
 
 
 class StandInStore:
-    """Conversations in a dict: what the answer store does, without Postgres."""
+    """Conversations in a dict: what the answer store does, without Postgres (random ids, as the real one's)."""
 
     def __init__(self) -> None:
         self.saved: dict[str, list[FinalAnswer]] = {}
@@ -64,7 +71,7 @@ class StandInStore:
         return conversation_id in self.saved
 
     def start(self) -> str:
-        conversation_id = f"conversation-{len(self.saved) + 1}"
+        conversation_id = uuid.uuid4().hex
         self.saved[conversation_id] = []
         return conversation_id
 
@@ -73,11 +80,19 @@ class StandInStore:
 
     def save(self, conversation_id: str, question: str, asked_as: str, context: TurnContext,
              answer: FinalAnswer) -> FinalAnswer:
-        turns = self.saved[conversation_id]
-        stored = answer.model_copy(update={"answer_id": f"{conversation_id}-{len(turns) + 1}",
-                                           "conversation_id": conversation_id, "asked_as": asked_as})
-        turns.append(stored)
+        stored = answer.model_copy(update={"answer_id": uuid.uuid4().hex, "conversation_id": conversation_id,
+                                           "question": question, "asked_as": asked_as})
+        self.saved[conversation_id].append(stored)
         return stored
+
+    def answer(self, answer_id: str) -> FinalAnswer | None:
+        return next((a for turns in self.saved.values() for a in turns if a.answer_id == answer_id), None)
+
+    def turns(self, conversation_id: str) -> list[Turn]:
+        if conversation_id not in self.saved:
+            raise UnknownConversation(conversation_id)
+        return [Turn(a.answer_id or "", n, a.question, a.asked_as or "", datetime.now(UTC), a)
+                for n, a in enumerate(self.saved[conversation_id], start=1)]
 
 
 @pytest.fixture
@@ -124,7 +139,8 @@ def test_search_is_answered_by_the_overriding_pipeline(client: TestClient, pipel
     assert pipeline.questions == ["glycolysis enzymes"]
 
 
-def test_stream_relays_public_steps_but_never_internal_events(client: TestClient) -> None:
+def test_stream_relays_public_steps_but_never_internal_events(app: FastAPI, client: TestClient) -> None:
+    app.dependency_overrides[service_pipeline] = lambda: StandInPipeline(busy_s=0.05)
     response = client.post("/query/stream", json={"question": "What does hexokinase do?"})
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
     assert response.headers["cache-control"] == "no-cache"
@@ -133,20 +149,60 @@ def test_stream_relays_public_steps_but_never_internal_events(client: TestClient
     assert events[0][1] == {"step": "intent", "kind": "literature"}
     assert events[1][1][0]["id"] == "chunk:1"
     assert events[2][1]["answer"] == "Hexokinase [chunk:1]."
-    assert events[3][1]["timings_ms"] == {"total": 12.5} and events[3][1]["total_ms"] >= 0
+    # `done` repeats the answer's stage timings, and its own total covers the whole stream: the pipeline's total
+    # and at least the 50 ms the pipeline was busy for.
+    done = events[3][1]
+    assert done["timings_ms"] == events[2][1]["timings_ms"]
+    assert done["total_ms"] >= max(50.0, events[2][1]["timings_ms"]["total"])
     assert "generated" not in response.text and "unvalidated" not in response.text
 
 
+def streamed_answer(client: TestClient, body: dict[str, Any]) -> dict[str, Any]:
+    response = client.post("/query/stream", json=body)
+    assert response.status_code == 200, response.text
+    return dict(sse_events(response.text))["answer"]
+
+
 def test_a_streamed_answer_is_stored_in_its_conversation_and_can_be_followed_up(client: TestClient,
-                                                                             store: StandInStore) -> None:
-    first = dict(sse_events(client.post("/query/stream", json={"question": "What does hexokinase do?"}).text))
-    conversation = first["answer"]["conversation_id"]
-    assert first["answer"]["answer_id"] == f"{conversation}-1"
-    follow_up = client.post("/query/stream", json={"question": "And glucokinase?", "conversation_id": conversation})
-    assert dict(sse_events(follow_up.text))["answer"]["answer_id"] == f"{conversation}-2"
-    assert [a.question for a in store.saved[conversation]] == ["What does hexokinase do?", "And glucokinase?"]
+                                                                             store: StandInStore,
+                                                                             pipeline: StandInPipeline) -> None:
+    first = streamed_answer(client, {"question": "What does hexokinase do?"})
+    conversation = first["conversation_id"]
+    # The ids the client is sent are those of the stored turn: the conversation id is one a follow-up accepts.
+    follow_up = streamed_answer(client, {"question": "And glucokinase?", "conversation_id": conversation})
+    assert follow_up["conversation_id"] == conversation and follow_up["answer_id"] != first["answer_id"]
+    assert [(a.answer_id, a.question) for a in store.saved[conversation]] == [
+        (first["answer_id"], "What does hexokinase do?"), (follow_up["answer_id"], "And glucokinase?")]
+    # No conversation id: a new conversation, not a turn appended to the last one.
+    other = streamed_answer(client, {"question": "What does hexokinase do?"})
+    assert other["conversation_id"] not in (conversation, None) and len(store.saved[conversation]) == 2
+    asked = list(pipeline.questions)
     unknown = client.post("/query/stream", json={"question": "and then?", "conversation_id": "nope"})
-    assert unknown.status_code == 404 and "nope" in unknown.json()["detail"]  # a plain 404, before any stream
+    # A plain JSON 404 naming the id, before any stream starts and before the pipeline is asked anything.
+    assert unknown.status_code == 404 and unknown.headers["content-type"].startswith("application/json")
+    assert unknown.json()["detail"] == "no conversation 'nope'"
+    assert pipeline.questions == asked and "nope" not in store.saved
+
+
+def test_the_ids_an_answer_carries_lead_back_to_it_and_its_conversation(client: TestClient,
+                                                                        settings: FluxSettings) -> None:
+    first = client.post("/query", json={"question": "What does hexokinase do?"}).json()
+    again = client.post("/query", json={"question": "And glucokinase?", "conversation_id": first["conversation_id"]})
+    assert again.status_code == 200, again.text
+    follow_up = again.json()
+    conversation = client.get(f"/conversations/{first['conversation_id']}")
+    assert conversation.status_code == 200 and conversation.json()["conversation_id"] == first["conversation_id"]
+    assert [(t["answer_id"], t["question"]) for t in conversation.json()["turns"]] == [
+        (first["answer_id"], "What does hexokinase do?"), (follow_up["answer_id"], "And glucokinase?")]
+    stored = client.get(f"/answers/{follow_up['answer_id']}")
+    assert stored.status_code == 200 and stored.json() == follow_up
+    unknown = client.post("/query", json={"question": "and then?", "conversation_id": "nope"})
+    days = settings.serving.conversation_retention_days
+    assert unknown.status_code == 404
+    assert unknown.json()["detail"] == f"no conversation 'nope' (it may have expired after {days} days)"
+    for path, detail in [("/conversations/nope", "no conversation 'nope'"), ("/answers/nope", "no answer 'nope'")]:
+        missing = client.get(path)
+        assert (missing.status_code, missing.json()["detail"]) == (404, detail), path
 
 
 def test_a_failing_stream_ends_with_an_error_then_done(app: FastAPI, client: TestClient) -> None:

