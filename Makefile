@@ -22,7 +22,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 SAMPLE_QUESTION ?= Which KEGG pathway corresponds to Reactome's glycolysis, and which genes do they share?
 TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389
 
-.PHONY: help setup up down status env dagster mlflow run serve test unit integration test-resilience \
+.PHONY: help setup up down status env dagster mlflow run serve test unit integration test-extended \
         test-reversed lint redis-server chromium
 
 help:
@@ -30,7 +30,8 @@ help:
 	@echo "make test   set up, start the test stack, run the unit, integration and e2e tests (~15 min)"
 	@echo "make unit   the unit tests alone: no services"
 	@echo "make integration [T=tests/integration/test_graph.py]   integration tests (one module with T=)"
-	@echo "make test-resilience   faults, restarts, backup/restore, two-node Ray, the daemon (CI runs it too)"
+	@echo "make test-extended     the slow and resilience tests: faults, restarts, backup/restore, two-node Ray,"
+	@echo "                       the daemon, full re-materializations, the snapshot (CI runs it too)"
 	@echo "make test-reversed     the integration tests in reverse order: no test relies on another"
 	@echo "make setup | up | down | status | env | dagster | mlflow | serve | lint"
 
@@ -116,9 +117,10 @@ lint: setup
 # its own: a session resets the shared /tmp/pytest-of-<user> to 0700, under the services of another one that run as
 # FLUX_SERVICE_USER when started by root (the e2e one is short, under /tmp, for the servers' socket paths). Each
 # session prints its 15 slowest steps. The resilience tests (marked `resilience`: they kill, starve or restart real
-# processes, start a second stack, cluster or daemon) have a target of their own, which .ci/run runs after this one.
+# processes, start a second stack, cluster or daemon) and the slow ones (marked `slow`: a whole stage re-run, the full
+# snapshot, model actors started for a few rows) have a target of their own, which .ci/run runs after this one.
 PYTEST := $(TEST_ENV) $(BIN)/python -m pytest --durations=15
-FAST := -m "not resilience"
+FAST := -m "not resilience and not slow"
 test: lint
 	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
 	@set +e; mkdir -p .flux/test; e2e_tmp=$$(mktemp -d /tmp/flux-e2e.XXXXXX); \
@@ -135,16 +137,16 @@ unit: $(STAMP) $(DBT_MANIFEST)
 	@mkdir -p .flux/test
 	$(TEST_ENV) $(BIN)/python -m pytest tests/unit -q --basetemp=.flux/test/pytest-unit $(PYTEST_ARGS)
 
-# The integration tests without the resilience ones, or one module / test: `make integration T=tests/integration/
+# The integration tests without the resilience and slow ones, or one module / test: `make integration T=tests/integration/
 # test_graph.py` (or T=tests/integration/test_graph.py::test_name). The tests start the test stack if it is down.
 T ?= tests/integration
 integration: setup
 	@set +e; $(PYTEST) $(T) $(FAST) $(PYTEST_ARGS); \
 	  $(call pytest_verdict,$$?)
 
-test-resilience: setup
+test-extended: setup
 	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
-	@set +e; $(PYTEST) tests/integration -m resilience $(PYTEST_ARGS); \
+	@set +e; $(PYTEST) tests/integration -m "resilience or slow" $(PYTEST_ARGS); \
 	  rc=$$?; $(TEST_ENV) $(FLUX) stack down >/dev/null; $(call pytest_verdict,$$rc)
 
 # The integration tests of `make test` in reverse order (pytest-reverse): finds a test that relies on one run before it.

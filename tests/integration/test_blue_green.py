@@ -25,7 +25,7 @@ from retrieval.pipeline import Pipeline
 from retrieval.types import Filters
 from tests.integration.test_retrieval_pipeline import fresh_cache
 
-# Queries without pause through a whole refresh, publish, rollback and garbage collection: `make test-resilience`.
+# Queries without pause through a whole refresh, publish, rollback and garbage collection: `make test-extended`.
 pytestmark = pytest.mark.resilience
 
 REFRESH = "key:openalex_documents or group:index or key:candidate_index"

@@ -55,7 +55,7 @@ from retrieval.pipeline import Pipeline
 from serving.api import create_app
 from tests.support.clock import ManualClock
 
-# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-resilience`.
+# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.
 pytestmark = pytest.mark.resilience
 
 # One model copy with both CPUs: what a local 2-CPU cluster gets from plan_layout.

@@ -56,6 +56,7 @@ def _written_by_asset(run_id: str) -> dict[str, dict[str, int]]:
     return written
 
 
+@pytest.mark.slow  # every asset materialized a second time: `make test-extended`
 @pytest.mark.timeout(900)
 def test_a_second_full_materialization_changes_nothing(demo_platform: FluxSettings) -> None:
     before = _state(demo_platform)

@@ -103,7 +103,7 @@ def test_one_changed_document_re_embeds_only_its_chunks(openalex_restored: FluxS
     assert _meta("chunk_embeddings")["chunks_embedded"] == 0
 
 
-@pytest.mark.resilience  # a run killed mid-way: with the fault tests, in `make test-resilience`
+@pytest.mark.resilience  # a run killed mid-way: with the fault tests, in `make test-extended`
 def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_platform: FluxSettings) -> None:
     new_model = resolve_model_path("all-MiniLM-L6-v2")  # same weights under another name: a "new model"
     engine = engine_for(demo_platform.platform_database_url)
@@ -132,6 +132,7 @@ def test_killed_run_leaves_whole_batches_and_the_next_run_finishes(demo_platform
         _rename_model(demo_platform, new_model, demo_platform.index.embedding_model)
 
 
+@pytest.mark.slow  # re-embeds every demo chunk: `make test-extended`
 def test_model_change_re_embeds_everything(demo_platform: FluxSettings) -> None:
     default = demo_platform.index.embedding_model
     _rename_model(demo_platform, default, "an-earlier-model")  # every vector now belongs to another model

@@ -29,7 +29,7 @@ from dagster_project.sources.raw import RawPull, latest_manifest, load_files, wr
 from retrieval.index_state import current_index
 from tests.support.session import demo_read_later
 
-# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-resilience`.
+# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.
 pytestmark = pytest.mark.resilience
 
 NIGHTLY_BUDGET_S = 600

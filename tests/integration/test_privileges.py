@@ -19,11 +19,11 @@ from dagster_project.stack import Stack
 from dagster_project.stack.postgres import PostgresService
 from dagster_project.stack.privileges import make_traversable, service_user
 
-# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-resilience`.
+# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.
 pytestmark = pytest.mark.resilience
 
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the privilege drop happens only when started as root: "
-                               "run `make test-resilience` as root")
+                               "run `make test-extended` as root")
 
 
 def _supplementary_groups(pid: int) -> set[int]:

@@ -22,7 +22,7 @@ from dagster_project.core.settings import REPO_ROOT, FluxSettings
 from dagster_project.core.stores import engine_for
 from tests.support.ports import free_port
 
-# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-resilience`.
+# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.
 pytestmark = pytest.mark.resilience
 
 RAY = Path(sys.executable).parent / "ray"

@@ -47,6 +47,7 @@ DOCUMENTS = [  # (document id, title, content): two topics each, so the semantic
 ONE_ACTOR = embedding.RayLayout(actors=1, cpus_per_actor=1)
 
 
+@pytest.mark.slow  # model actors and a Ray Data pipeline for seven rows: `make test-extended`
 def test_chunk_vectors_from_the_cluster_are_the_in_process_ones(ray_cluster: dict,  # type: ignore[type-arg]
                                                                  stack: FluxSettings) -> None:
     """`embed_on_ray` (the chunk_embeddings asset's path): each chunk's vector, computed by a model actor in blocks
@@ -66,6 +67,7 @@ def test_chunk_vectors_from_the_cluster_are_the_in_process_ones(ray_cluster: dic
     assert {str(d) for b in batches for d in b["device"]} == {"cpu"}
 
 
+@pytest.mark.slow  # model actors for three documents: `make test-extended`
 def test_documents_chunked_on_the_cluster_match_in_process_chunking(ray_cluster: dict,  # type: ignore[type-arg]
                                                                      stack: FluxSettings) -> None:
     """`chunk_and_embed_on_ray` (the chunks asset's path): per document, the chunk texts the in-process chunker

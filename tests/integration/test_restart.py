@@ -11,7 +11,7 @@ from dagster_project.core.stores import engine_for
 from dagster_project.schema import apply_postgres
 from dagster_project.stack import ServiceState, Stack
 
-# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-resilience`.
+# Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.
 pytestmark = pytest.mark.resilience
 
 

@@ -88,6 +88,7 @@ def test_each_scorecard_is_stored_logged_and_in_range(demo_platform: FluxSetting
     assert {".png", ".csv"} <= artifacts
 
 
+@pytest.mark.slow  # three scorecard runs: `make test-extended`
 def test_regression_gate_passes_unchanged_and_fails_against_a_better_baseline(demo_platform: FluxSettings) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     accept_latest(engine)
@@ -105,6 +106,7 @@ def test_regression_gate_passes_unchanged_and_fails_against_a_better_baseline(de
         accept_latest(engine, ("retrieval",))
 
 
+@pytest.mark.slow  # a new candidate index measured twice: `make test-extended`
 def test_a_failed_gate_leaves_serving_on_the_previous_index(demo_platform: FluxSettings) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     served = current_index(engine).version

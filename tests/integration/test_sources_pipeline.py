@@ -15,7 +15,8 @@ from dagster_project.evals.questions import KNOWN_COUNTERPARTS
 from dagster_project.materialize import materialize_selection
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 
-pytestmark = pytest.mark.shared_data
+# The whole snapshot, materialized and resolved: `make test-extended`.
+pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 SOURCES_SELECTION = "group:raw or group:sources or key:postgres_schema"
 
 
