@@ -15,11 +15,21 @@ from serving.api import create_app
 from tests.integration.test_retrieval_pipeline import fresh_cache
 
 
+def _client(settings: FluxSettings) -> Iterator[TestClient]:
+    pipeline = Pipeline.from_settings(settings, cache=fresh_cache(settings))
+    with TestClient(create_app(settings, pipeline), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
 @pytest.fixture(scope="module")
 def client(demo_platform: FluxSettings) -> Iterator[TestClient]:
-    pipeline = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform))
-    with TestClient(create_app(demo_platform, pipeline), raise_server_exceptions=False) as test_client:
-        yield test_client
+    yield from _client(demo_platform)
+
+
+@pytest.fixture
+def uncached_client(demo_platform: FluxSettings) -> Iterator[TestClient]:
+    """An app whose cache holds nothing yet: its first question runs every stage, whatever ran before."""
+    yield from _client(demo_platform)
 
 
 def sse_events(body: str) -> list[tuple[str, Any]]:
@@ -31,10 +41,11 @@ def sse_events(body: str) -> list[tuple[str, Any]]:
     return events
 
 
-def test_query_returns_a_cited_final_answer_and_logs_an_mlflow_run(client: TestClient,
+def test_query_returns_a_cited_final_answer_and_logs_an_mlflow_run(uncached_client: TestClient,
                                                                    demo_platform: FluxSettings) -> None:
     from mlflow.tracking import MlflowClient
 
+    client = uncached_client
     response = client.post("/query", json={"question": "What does TP53 do in apoptosis?", "mode": "quick"})
     assert response.status_code == 200, response.text
     answer = response.json()

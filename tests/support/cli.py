@@ -54,6 +54,8 @@ def flux(*args: str, stdin: str | None = None, env: Mapping[str, str] | None = N
                 pytest.fail(f"`flux {' '.join(args)}` crashed with a traceback: {exc!r}")
             else:
                 code = 0
+            sys.stdout.flush()  # print() leaves text in the wrapper's buffer until a flush
+            sys.stderr.flush()
             stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
     finally:
         sys.argv = saved_argv
