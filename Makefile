@@ -137,11 +137,12 @@ unit: $(STAMP) $(DBT_MANIFEST)
 	@mkdir -p .flux/test
 	$(TEST_ENV) $(BIN)/python -m pytest tests/unit -q --basetemp=.flux/test/pytest-unit $(PYTEST_ARGS)
 
-# The integration tests without the resilience and slow ones, or one module / test: `make integration T=tests/integration/
-# test_graph.py` (or T=tests/integration/test_graph.py::test_name). The tests start the test stack if it is down.
+# The integration tests without the resilience and slow ones, or one module / test whatever its markers: `make
+# integration T=tests/integration/test_graph.py` (or T=tests/integration/test_graph.py::test_name). The tests start the
+# test stack if it is down.
 T ?= tests/integration
 integration: setup
-	@set +e; $(PYTEST) $(T) $(FAST) $(PYTEST_ARGS); \
+	@set +e; $(PYTEST) $(T) $(if $(filter tests/integration tests/integration/,$(T)),$(FAST)) $(PYTEST_ARGS); \
 	  $(call pytest_verdict,$$?)
 
 test-extended: setup

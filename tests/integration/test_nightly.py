@@ -19,6 +19,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from dagster._core.events import DagsterEventType
+from dagster._core.scheduler.instigation import InstigatorTick, TickStatus
 from sqlalchemy import text
 
 from dagster_project.core.index_tables import as_sql, qualified
@@ -33,6 +34,10 @@ from tests.support.session import demo_read_later
 pytestmark = pytest.mark.resilience
 
 NIGHTLY_BUDGET_S = 600
+AUTOMATION_SENSOR = "nightly_automation"  # dagster_project/automation.py
+# Ticks that requested nothing after the last run ended: the first one already sees every materialization of that
+# run; a second one leaves room for an evaluation that was under way as the run ended.
+QUIET_TICKS = 2
 MARKER = "nightlymarker"  # one token no demo text has, so the new version is recognisable in the served table
 UNCHANGED_SOURCES = ("reactome", "kegg", "hgnc")
 CARRIED_DOWN = {"openalex_documents", "chunks", "chunk_embeddings", "chunk_vector_index", "chunk_bm25_index",
@@ -101,14 +106,29 @@ def _runs(instance: dg.DagsterInstance, since: datetime, sensor: str | None = No
     return list(instance.get_runs(filters=dg.RunsFilter(created_after=since, tags=tags)))
 
 
-def _settled(instance: dg.DagsterInstance, since: datetime, quiet_s: float = 15) -> list[dg.DagsterRun] | None:
-    """Every run since `since` finished and none started for `quiet_s` (three automation ticks), else None."""
-    runs = _runs(instance, since)
+def _settled(instance: dg.DagsterInstance, since: datetime) -> list[dg.DagsterRun] | None:
+    """Every run since `since` finished, and after the last one ended the automation sensor completed QUIET_TICKS
+    ticks that requested nothing: the daemon looked at everything those runs wrote and found nothing more to start.
+    Read from the daemon's own tick history, not inferred from a quiet period; else None."""
+    records = instance.get_run_records(filters=dg.RunsFilter(created_after=since))
+    runs = [record.dagster_run for record in records]
     if not _finished(runs):
         return None
-    time.sleep(quiet_s)
+    last_end = max(record.end_time or 0.0 for record in records)
+    quiet = [tick for tick in _automation_ticks(instance, after=last_end)
+             if tick.timestamp > last_end and tick.status in (TickStatus.SKIPPED, TickStatus.SUCCESS)
+             and not tick.requested_asset_materialization_count and not tick.run_ids]
+    if len(quiet) < QUIET_TICKS:
+        return None
     again = _runs(instance, since)
     return again if len(again) == len(runs) and _finished(again) else None
+
+
+def _automation_ticks(instance: dg.DagsterInstance, after: float) -> list[InstigatorTick]:
+    """The ticks of the declarative-automation sensor that started after `after` (none before its first tick)."""
+    states = [state for state in instance.all_instigator_state() if state.instigator_name == AUTOMATION_SENSOR]
+    return [tick for state in states
+            for tick in instance.get_ticks(state.instigator_origin_id, state.selector_id, after=after)]
 
 
 def _wait(condition: str, deadline: float, probe: object) -> object:
