@@ -14,10 +14,13 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from retrieval.answer_data import AnswerData
+from retrieval.context import Tier
 from retrieval.links import source_link
 from retrieval.types import Evidence, EvidenceKind, Mode
 
 RetrievalQuality = Literal["good", "partial", "bad", "unjudged"]
+RetryName = Literal["broadened", "augmented"]
+AttemptName = Literal["first", "broadened", "augmented"]
 FALLBACK_TEXT = "No answer could be produced from the evidence; see warnings."
 
 
@@ -50,6 +53,19 @@ class Claim(BaseModel):
     citations: list[str] = Field(min_length=1)
 
 
+class GroundingVerdict(BaseModel):
+    """How far a generated answer's claims are supported by the evidence they cite (retrieval/grounding.py)."""
+
+    claims_checked: int = Field(ge=0)
+    claims_supported: int = Field(ge=0)
+    claims_removed: int = Field(ge=0, description="Unsupported claims taken out of the answer.")
+    coverage: float | None = Field(default=None, ge=0.0, le=1.0, description="Supported / checked; none checked: null.")
+    min_coverage: float = Field(ge=0.0, le=1.0, description="Below this, a second retrieval ran.")
+    rule: str = Field(description="The fitted rule a claim passed or failed.")
+    retries: list[RetryName] = Field(default_factory=list, description="Second retrievals that ran, in order.")
+    answered_from: AttemptName = Field(default="first", description="The attempt whose answer this is.")
+
+
 class FinalAnswer(BaseModel):
     question: str
     answer: str
@@ -78,6 +94,10 @@ class FinalAnswer(BaseModel):
     conversation_id: str = Field(default="", description="Pass it back with a follow-up question.")
     asked_as: str = Field(default="", description="The question as answered, after follow-up resolution.")
     data: AnswerData | None = Field(default=None, description="Graph answers: the structured facts (complete lists).")
+    grounding: GroundingVerdict | None = Field(default=None, description="Generated answers: their claims checked "
+                                               "against the evidence they cite (composed graph answers: none).")
+    context_tiers: dict[str, Tier] = Field(default_factory=dict, description="What an LLM was shown of each evidence "
+                                           "item: full, cut to 1000 or 200 characters, or dropped (budget).")
     cached: Literal["exact", "semantic"] | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
@@ -154,6 +174,13 @@ def _citation(evidence: Evidence) -> Citation:
     snippet = evidence.text if len(evidence.text) <= 240 else evidence.text[:237] + "..."
     return Citation(id=evidence.id, kind=evidence.kind, source=evidence.source, title=evidence.title,
                     snippet=snippet, url=source_link(evidence.id))
+
+
+def uncited_answer(question: str, raw: str) -> FinalAnswer:
+    """A composed statement with nothing to cite ("the index holds no pathway X"): its prose, and no claims."""
+    generated = GeneratedAnswer.model_validate(parse_reply(raw))
+    return FinalAnswer(question=question, answer=generated.answer, confidence=generated.confidence,
+                       reasoning_summary=generated.reasoning_summary)
 
 
 def refusal_answer(question: str, reason: str) -> FinalAnswer:

@@ -47,6 +47,9 @@ class MembersData(BaseModel):
                                                      "`total` counts all members.")
     counterpart_of: NodeRef | None = Field(default=None, description="The pathway the question named, when the "
                                            "answer is about its counterpart in the database the question asked.")
+    count: bool = Field(default=False, description="The question asked how many.")
+    asked_genes: list[GeneRef] = Field(default_factory=list, description="Genes the question asked about ('Is TP53 "
+                                       "in …?'); `genes` then holds those of them that are members.")
 
 
 class GenePathwaysData(BaseModel):
@@ -54,6 +57,8 @@ class GenePathwaysData(BaseModel):
     genes: list[GeneRef]
     pathways: list[NodeRef]
     total: int
+    source: str = Field(default="", description="Only pathways of this database ('kegg', 'reactome'), when asked.")
+    count: bool = Field(default=False, description="The question asked how many.")
 
 
 class CounterpartData(BaseModel):
@@ -77,6 +82,71 @@ class HierarchyData(BaseModel):
     pathway: NodeRef
     parents: list[NodeRef]
     children: list[NodeRef]
+    direction: Literal["both", "up", "down"] = Field(default="both", description="What the question asked: the "
+                                                     "pathways above ('up'), below ('down') or both.")
+    count: bool = Field(default=False, description="The question asked how many.")
+
+
+class GeneFacts(BaseModel):
+    """One gene's row of the HGNC table."""
+
+    hgnc_id: str
+    symbol: str
+    name: str = ""
+    locus_type: str = ""
+    location: str = Field(default="", description="Chromosome band (e.g. 17p13.1); empty where the source lacks it.")
+    entrez_id: str | None = None
+    uniprot_ids: list[str] = Field(default_factory=list)
+    ensembl_id: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    previous_symbols: list[str] = Field(default_factory=list)
+    asked_as: str = Field(default="", description="How the question named the gene (an alias, an id …).")
+    matched_by: str = Field(default="", description="symbol, alias, previous symbol, HGNC id, Ensembl id …")
+
+
+class GeneFactsData(BaseModel):
+    kind: Literal["gene_facts"] = "gene_facts"
+    fact: Literal["symbol", "ids", "locus_type", "location", "summary"]
+    genes: list[GeneFacts] = Field(description="The gene asked about; every candidate when an alias is shared.")
+    ambiguous: bool = Field(default=False, description="The name asked is an alias or previous symbol of several "
+                                                       "genes: `genes` lists them all.")
+
+
+class CompoundPathwaysData(BaseModel):
+    kind: Literal["compound_pathways"] = "compound_pathways"
+    compounds: list[str] = Field(description="Compound ids asked about: KEGG C-numbers and CHEBI:n.")
+    pathways: list[NodeRef]
+    total: int
+    source: str = ""
+    count: bool = False
+
+
+class DifferenceData(BaseModel):
+    kind: Literal["difference"] = "difference"
+    left: NodeRef = Field(description="The pathway whose genes are listed.")
+    right: NodeRef = Field(description="The pathway whose genes are taken away.")
+    genes: list[GeneRef] = Field(description="Genes of `left` that `right` does not have.")
+    total: int
+    sizes: list[int] = Field(description="Member genes of left and right.")
+
+
+class OverviewData(BaseModel):
+    kind: Literal["overview"] = "overview"
+    pathway: NodeRef
+    gene_total: int
+    genes: list[GeneRef] = Field(description="Every member gene.")
+    compound_total: int = 0
+    parents: list[NodeRef]
+    children: list[NodeRef]
+    counterparts: list[Mapping] = Field(description="Resolved matches in the other database, best first.")
+
+
+class NotFoundData(BaseModel):
+    kind: Literal["not_found"] = "not_found"
+    asked: str = Field(description="What the question named that the index does not hold.")
+    what: Literal["pathway", "gene", "identifier", "compound"]
+    needed_for: str = Field(default="", description="The kind of question it was asked for.")
+    closest: list[NodeRef] = Field(default_factory=list, description="The closest names the index does hold.")
 
 
 class ComparisonData(BaseModel):
@@ -92,4 +162,5 @@ class ComparisonData(BaseModel):
 
 
 AnswerData = Annotated[MembersData | GenePathwaysData | CounterpartData | SharedGenesData | HierarchyData
-                       | ComparisonData, Field(discriminator="kind")]
+                       | ComparisonData | GeneFactsData | CompoundPathwaysData | DifferenceData | OverviewData
+                       | NotFoundData, Field(discriminator="kind")]

@@ -15,19 +15,24 @@ from retrieval.answer import FinalAnswer
 from retrieval.answer_data import (
     ComparisonData,
     CounterpartData,
+    DifferenceData,
+    GeneFactsData,
     GenePathwaysData,
     HierarchyData,
     MembersData,
+    OverviewData,
     SharedGenesData,
 )
 from retrieval.genes import GeneLexicon
 from retrieval.pathways import PathwayLexicon
 
 _OPENING = re.compile(r"^\s*(and|also|what about|how about|and what about|then)\b", re.I)
-_BACK_REFERENCE = re.compile(r"\b(those|these|them|they|its|it|their|this pathway|that pathway)\b", re.I)
+_BACK_REFERENCE = re.compile(r"\b(those|these|them|they|its|it|their|this pathway|that pathway|the two|both of them|"
+                             r"the pair|this gene|that gene)\b", re.I)
 _LIST_REFERENCE = re.compile(r"\b(of|among) (those|these|them)\b|\b(those|these|them)\b", re.I)
 _ITS = re.compile(r"\b(its|their)\b", re.I)
-_IT = re.compile(r"\b(it|this pathway|that pathway|they|them)\b", re.I)
+_IT = re.compile(r"\b(it|this pathway|that pathway|they|them|the two|both of them|the pair|this gene|that gene)\b",
+                 re.I)
 _DATABASE = re.compile(r"\b(kegg|reactome)\b", re.I)
 _OTHER = {"kegg": "Reactome", "reactome": "KEGG"}
 
@@ -49,8 +54,15 @@ def context_of(asked_as: str, answer: FinalAnswer) -> TurnContext:
     data = answer.data
     pathways: list[str] = []
     genes: list[str] = []
-    if isinstance(data, MembersData | HierarchyData | CounterpartData):
+    if isinstance(data, CounterpartData):
+        # "Which genes do the two share?": the pathway and its best counterpart.
+        pathways = [data.pathway.id, *[m.pathway.id for m in data.counterparts[:1]]]
+    elif isinstance(data, MembersData | HierarchyData | OverviewData):
         pathways = [data.pathway.id]
+    elif isinstance(data, DifferenceData):
+        pathways = [data.left.id, data.right.id]
+    elif isinstance(data, GeneFactsData):
+        genes = [g.symbol for g in data.genes]
     elif isinstance(data, SharedGenesData):
         pathways = [p.id for p in data.pathways]
     elif isinstance(data, ComparisonData):

@@ -13,13 +13,17 @@ from neo4j import Driver, RoutingControl
 from retrieval.answer_data import (
     AnswerData,
     ComparisonData,
+    CompoundPathwaysData,
     CounterpartData,
+    DifferenceData,
     GenePathwaysData,
     GeneRef,
     HierarchyData,
     Mapping,
     MembersData,
     NodeRef,
+    NotFoundData,
+    OverviewData,
     SharedGenesData,
 )
 from retrieval.graph_retriever import SOURCE_LABEL
@@ -68,6 +72,13 @@ CALL (p) { OPTIONAL MATCH (down:Pathway)-[:SUBPATHWAY_OF]->(p) WITH down ORDER B
 RETURN parents, children
 """
 GENE_INFO = "MATCH (g:Gene) WHERE g.id IN $ids RETURN g.id AS id, g.symbol AS symbol, g.name AS name"
+# Compound nodes are keyed 'CHEBI:15361' (Reactome's ChEBI members) or 'KEGG:C00022' (KEGG): graph/rows.py.
+COMPOUND_PATHWAYS = """
+MATCH (p:Pathway)-[:HAS_MEMBER]->(c:Compound) WHERE c.id IN $ids
+WITH p, count(DISTINCT c) AS n WHERE n = size($ids)
+CALL (p) { MATCH (p)-[:HAS_MEMBER]->(m:Gene) RETURN count(m) AS size }
+RETURN p.id AS id, p.name AS name, p.source AS source, size ORDER BY size, p.id
+"""
 
 
 def _node(ref: PathwayRef) -> NodeRef:
@@ -119,14 +130,46 @@ class GraphFacts:
         total = len(genes)
         if intent.name_filter:
             genes = [g for g in genes if intent.name_filter in g.name.lower()]
+        asked = [GeneRef(id=g.hgnc_id, symbol=g.symbol, name=g.name) for g in intent.genes]
+        if asked:  # "Is TP53 in …?": the members among the genes asked about
+            genes = [g for g in genes if g.id in {a.id for a in asked}]
         return MembersData(pathway=_node(ref), genes=genes, total=total, compounds=compounds,
-                           name_filter=intent.name_filter, counterpart_of=asked_about)
+                           name_filter=intent.name_filter, counterpart_of=asked_about, count=intent.count,
+                           asked_genes=asked)
 
     def _gene_pathways(self, intent: Intent) -> GenePathwaysData:
         rows = self._rows(GENE_PATHWAYS, ids=[g.hgnc_id for g in intent.genes])
         genes = [GeneRef(id=g.hgnc_id, symbol=g.symbol, name=g.name) for g in intent.genes]
-        pathways = [NodeRef(id=r["id"], name=r["name"] or "", source=r["source"] or "", size=r["size"]) for r in rows]
-        return GenePathwaysData(genes=genes, pathways=pathways, total=len(pathways))
+        pathways = _pathway_rows(rows, intent.target_source)
+        return GenePathwaysData(genes=genes, pathways=pathways, total=len(pathways), source=intent.target_source,
+                                count=intent.count)
+
+    def _compound_pathways(self, intent: Intent) -> CompoundPathwaysData | NotFoundData:
+        keys = [_compound_key(c) for c in intent.compound_ids]
+        rows = self._rows(COMPOUND_PATHWAYS, ids=keys)
+        if not rows and len(keys) == 1:
+            # Compound nodes exist only as some pathway's member: none holding it means the index lacks it.
+            return NotFoundData(asked=intent.compound_ids[0], what="compound", needed_for="compound_pathways")
+        pathways = _pathway_rows(rows, intent.target_source)
+        return CompoundPathwaysData(compounds=list(intent.compound_ids), pathways=pathways, total=len(pathways),
+                                    source=intent.target_source, count=intent.count)
+
+    def _difference(self, intent: Intent) -> DifferenceData:
+        left, right = intent.pathways[:2]
+        members = self.members([left, right])
+        a, b = members.get(left.id, []), members.get(right.id, [])
+        in_b = {g.id for g in b}
+        only = [g for g in a if g.id not in in_b]
+        return DifferenceData(left=_node(left), right=_node(right), genes=only, total=len(only),
+                              sizes=[len(a), len(b)])
+
+    def _overview(self, intent: Intent) -> OverviewData:
+        ref = intent.pathways[0]
+        genes, compounds = self._members_and_compounds([ref]).get(ref.id, ([], []))
+        hierarchy = self._hierarchy(intent)
+        counterparts = [_mapping(r) for r in self._rows(MAPPINGS, id=ref.id, target="")[:MAX_COUNTERPARTS]]
+        return OverviewData(pathway=_node(ref), gene_total=len(genes), genes=genes, compound_total=len(compounds),
+                            parents=hierarchy.parents, children=hierarchy.children, counterparts=counterparts)
 
     def _counterpart(self, intent: Intent) -> CounterpartData:
         ref = intent.pathways[0]
@@ -164,7 +207,8 @@ class GraphFacts:
         rows = self._rows(HIERARCHY, id=ref.id)
         row = rows[0] if rows else {"parents": [], "children": []}
         return HierarchyData(pathway=_node(ref), parents=[NodeRef(**p) for p in row["parents"]],
-                             children=[NodeRef(**c) for c in row["children"]])
+                             children=[NodeRef(**c) for c in row["children"]],
+                             direction=intent.direction, count=intent.count)  # type: ignore[arg-type]
 
     def _compare(self, intent: Intent) -> ComparisonData:
         if intent.genes and not intent.pathways:
@@ -196,6 +240,15 @@ class GraphFacts:
                               right=NodeRef(id=right.hgnc_id, name=right.symbol, source="hgnc"), shared=shared,
                               only_left=[p for p in a if p not in set(b)], only_right=[p for p in b if p not in set(a)],
                               table=_table(left.symbol, right.symbol, rows))
+
+
+def _compound_key(compound: str) -> str:
+    return compound if compound.startswith("CHEBI:") else f"KEGG:{compound}"
+
+
+def _pathway_rows(rows: list[dict[str, Any]], source: str) -> list[NodeRef]:
+    return [NodeRef(id=r["id"], name=r["name"] or "", source=r["source"] or "", size=r["size"]) for r in rows
+            if not source or r["source"] == source]
 
 
 def _num(value: float | None) -> str:

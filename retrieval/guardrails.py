@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import pysbd
 
+from retrieval.answer import FinalAnswer
+
 Category = Literal["injection", "medical_advice", "out_of_scope"]
 
 _I = re.IGNORECASE
@@ -290,3 +292,17 @@ def install_log_redaction(logger_name: str | None = None) -> EmailRedactingFilte
         logging.setLogRecordFactory(redacting_factory)
         _factory_installed = True
     return redactor
+
+
+def scrub_answer(answer: FinalAnswer) -> FinalAnswer:
+    """Output guardrail: individualised dosing/treatment instructions are replaced, and claims carrying them go."""
+    text, warnings = scrub_output(answer.answer)
+    if not warnings:
+        return answer
+    kept = [c for c in answer.claims if not scrub_output(c.text)[1]]
+    cited = {i for c in kept for i in c.citations}
+    update: dict[str, Any] = {"answer": text, "claims": kept, "warnings": [*answer.warnings, *warnings],
+                              "citations": [c for c in answer.citations if c.id in cited]}
+    if not kept:
+        update["confidence"] = 0.0
+    return answer.model_copy(update=update)

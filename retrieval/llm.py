@@ -31,7 +31,9 @@ from dagster_project.core.http import (
     Sleep,
     body_snippet,
 )
+from dagster_project.core.setting_groups import RetrievalSettings
 from dagster_project.core.settings import FluxConfigError, FluxSettings
+from retrieval.context import header, tier_context
 from retrieval.types import Evidence, JudgeResult, ProviderError, Strategy
 
 log = logging.getLogger(__name__)
@@ -118,8 +120,11 @@ class OpenAICompatibleProvider:
 
     def __init__(self, base_url: str, model: str, api_key: str | None, timeout: float, max_attempts: int,
                  requests_per_minute: float, temperature: float = 0.0, *, backoff_initial: float = 1.0,
-                 backoff_max: float = 30.0, sleep: Sleep = time.sleep) -> None:
+                 backoff_max: float = 30.0, sleep: Sleep = time.sleep,
+                 context_budget: int = RetrievalSettings.model_fields["context_budget_chars"].default) -> None:
         self.name = f"openai-compatible:{model}"
+        # Characters of evidence per prompt (retrieval/context.py); the pipeline reads it to record the tiers.
+        self.context_budget = context_budget
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.temperature = temperature
@@ -143,7 +148,8 @@ class OpenAICompatibleProvider:
         llm = settings.llm
         key = llm.llm_api_key.get_secret_value() if llm.llm_api_key else None
         return cls(llm.llm_base_url, llm.llm_model, key, llm.llm_timeout, llm.llm_max_attempts,
-                   llm.llm_requests_per_minute, llm.llm_temperature)
+                   llm.llm_requests_per_minute, llm.llm_temperature,
+                   context_budget=settings.retrieval.context_budget_chars)
 
     def close(self) -> None:
         self._http.close()
@@ -157,13 +163,13 @@ class OpenAICompatibleProvider:
     # --- LLMProvider ---------------------------------------------------------------------------------
     def generate(self, question: str, evidence: list[Evidence]) -> str:
         """The raw reply content; validate_answer parses and checks it, so nothing is repaired here."""
-        return self.chat(GENERATE_PROMPT, _question_with_evidence(question, evidence))
+        return self.chat(GENERATE_PROMPT, _question_with_evidence(question, evidence, self.context_budget))
 
     def judge(self, question: str, evidence: list[Evidence]) -> JudgeResult:
         # No verdict means "generate from what we have" (README, "Asking questions", the judge loop), so an
         # unreachable or rambling judge never blocks an answer; generation reports a dead endpoint itself.
         try:
-            content = self.chat(JUDGE_PROMPT, _question_with_evidence(question, evidence))
+            content = self.chat(JUDGE_PROMPT, _question_with_evidence(question, evidence, self.context_budget))
         except ProviderError as exc:
             return JudgeResult(rationale=f"judge unavailable: {exc}")
         try:
@@ -224,15 +230,19 @@ def _chat_content(response: httpx.Response) -> str:
     return content
 
 
-def format_evidence(evidence: list[Evidence]) -> str:
-    """`[id] (source) title` then the text, one block per item: the ids are what the model must cite."""
+def format_evidence(evidence: list[Evidence], budget: int | None = None) -> str:
+    """`[id] (source) title` then the text, one block per item: the ids are what the model must cite. With a
+    budget, each text is in full or cut by its relevance tier and the least relevant items may be left out."""
     if not evidence:
         return "(no evidence was found)"
-    return "\n\n".join(f"[{e.id}] ({e.source or e.kind}) {e.title}".rstrip() + f"\n{e.text}" for e in evidence)
+    if budget is None:
+        return "\n\n".join(f"{header(e)}\n{e.text}" for e in evidence)
+    return "\n\n".join(f"{header(item.evidence)}\n{item.text}" for item in tier_context(evidence, budget)
+                       if item.tier != "dropped")
 
 
-def _question_with_evidence(question: str, evidence: list[Evidence]) -> str:
-    return f"Question: {question}\n\nEvidence:\n{format_evidence(evidence)}"
+def _question_with_evidence(question: str, evidence: list[Evidence], budget: int | None = None) -> str:
+    return f"Question: {question}\n\nEvidence:\n{format_evidence(evidence, budget)}"
 
 
 def _load_json(content: str) -> Any:

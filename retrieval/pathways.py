@@ -5,6 +5,12 @@ A question names a pathway by id (R-HSA-70171, hsa00010) or by name ("Reactome's
 "Glycolysis / Gluconeogenesis" wins over "Glycolysis" inside it. A database word next to a name ("KEGG
 glycolysis") restricts the match to that database; when that database has no pathway of exactly that name the
 closest one by name tokens is taken (KEGG's is "Glycolysis / Gluconeogenesis").
+
+Words are compared in canonical form (spelling.py: "signalling" = "signaling", plurals singular), after typo
+correction against the names' own words. A name found inside a longer phrase of other content words ("plant
+hormone signal transduction") is not taken as that phrase: the question named something the index may not hold,
+and a name match must cover the words asked as well as the name's (`fuzzy`), so nothing is answered about a
+pathway that merely shares some words with the one asked.
 """
 
 from __future__ import annotations
@@ -17,14 +23,25 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from retrieval.index_state import PerIndex
+from retrieval.spelling import TypoCorrector, canonical, canonical_words, fold
 from retrieval.terms import STOPWORDS
 
-_ID = re.compile(r"(?<![\w-])(R-HSA-\d+|hsa\d{5})(?![\w-])")
+_ID = re.compile(r"(?<![\w-])(R-HSA-\d+|hsa\d{5})(?![\w-])", re.I)
 _SOURCE_WORD = {"reactome": "reactome", "kegg": "kegg"}
 # Words that say "pathway" without naming one: never part of a fuzzy match.
-_GENERIC = STOPWORDS | {"pathway", "pathways", "kegg", "reactome", "genes", "gene", "members", "member", "shared",
-                        "share", "common", "compare", "versus", "vs", "between", "which", "human", "homo", "sapiens",
-                        "counterpart", "equivalent", "sub", "subpathways", "proteins", "signaling", "signalling"}
+_GENERIC = frozenset(canonical(w) for w in STOPWORDS | {
+    "pathway", "pathways", "kegg", "reactome", "genes", "gene", "members", "member", "shared", "share", "common",
+    "compare", "versus", "vs", "between", "which", "human", "humans", "homo", "sapiens", "counterpart", "equivalent",
+    "sub", "subpathways", "proteins", "protein", "signaling", "signalling", "many", "number", "count", "belong",
+    "belongs", "part", "parent", "parents", "children", "child", "under", "contain", "contains", "included", "include",
+    "includes", "overview", "summary", "participate", "participates", "database", "map", "maps", "id", "ids", "both",
+    "compounds", "compound", "metabolites", "metabolite", "use", "uses", "used", "tell", "about", "listed", "found",
+    "missing", "except", "excluding", "only", "absent", "present", "set", "sets", "list", "whole", "entire",
+    "enumerate", "find", "get", "display", "identify", "know", "want", "need", "like", "return", "retrieve", "fetch",
+    "look", "see", "print", "output", "lookup", "names", "described", "annotated", "assigned", "linked",
+    "associated", "participating", "mapped", "take", "takes", "anything", "everything", "total", "altogether"})
+# A content word right before a name, at least this long, makes it a different, longer name.
+MIN_MODIFIER_LENGTH = 4
 
 
 @dataclass(frozen=True)
@@ -34,13 +51,8 @@ class PathwayRef:
     name: str
 
 
-def fold(value: str) -> str:
-    """Lower case, punctuation to spaces: 'Glycolysis / Gluconeogenesis' → 'glycolysis gluconeogenesis'."""
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", value.lower()).split())
-
-
 def _tokens(value: str) -> set[str]:
-    return {t for t in fold(value).split() if t not in _GENERIC and len(t) > 1}
+    return {t for t in canonical_words(value) if t not in _GENERIC and len(t) > 1}
 
 
 class PathwayLexicon:
@@ -48,9 +60,17 @@ class PathwayLexicon:
         self.by_id = {pid: PathwayRef(pid, source, name) for pid, source, name in rows}
         self._by_name: dict[str, list[PathwayRef]] = {}
         for ref in self.by_id.values():
-            self._by_name.setdefault(fold(ref.name), []).append(ref)
+            for name in _name_forms(ref.name):
+                self._by_name.setdefault(" ".join(canonical_words(name)), []).append(ref)
         self._max_words = max((len(name.split()) for name in self._by_name), default=0)
         self._tokens = {pid: _tokens(ref.name) for pid, ref in self.by_id.items()}
+        self._name_words = {w for name in self._by_name for w in name.split()}
+        self._typos = TypoCorrector(self._name_words, keep=_GENERIC)
+
+    def read(self, question: str) -> tuple[list[str], dict[str, str]]:
+        """The question's canonical words with typos corrected to name words, and the corrections made."""
+        corrections = self._typos.corrections(question)
+        return [canonical(corrections.get(w, w)) for w in fold(question).split()], corrections
 
     def __len__(self) -> int:
         return len(self.by_id)
@@ -63,35 +83,52 @@ class PathwayLexicon:
                  if len(name := " ".join(words[i:j])) >= 4 and name in self._by_name]
         return sorted(spans, key=lambda span: (-len(span[2]), span[0]))
 
+    def ids_in(self, question: str) -> list[str]:
+        """Pathway ids written in the question, known to the index or not."""
+        return [_id(m.group(1)) for m in _ID.finditer(question)]
+
     def find(self, question: str) -> list[PathwayRef]:
         """Pathways the question names, in order of appearance, each once."""
-        found: list[tuple[int, PathwayRef]] = [(m.start(), self.by_id[m.group(1)]) for m in _ID.finditer(question)
-                                              if m.group(1) in self.by_id]
-        words = fold(question).split()
+        found: list[tuple[int, PathwayRef]] = [(m.start(), self.by_id[_id(m.group(1))])
+                                              for m in _ID.finditer(question) if _id(m.group(1)) in self.by_id]
+        words, _ = self.read(_ID.sub(" ", question))
         both_named = "kegg" in words and "reactome" in words
         taken: list[tuple[int, int]] = []
         for start, end, name in self._name_spans(words):
             if any(s < end and start < e for s, e in taken):
                 continue  # inside a longer name already taken
+            if _modified(words, start, self._by_name[name]):
+                continue  # "plant hormone signal transduction" is not "Signal Transduction"
             taken.append((start, end))
             refs = self._by_name[name]
             position = 10_000 + start  # ids first, then names in question order
-            if both_named and len({r.source for r in refs}) > 1:
+            nearby = _nearby_source(" ".join(words[:start]), " ".join(words[end:]))
+            if both_named and len({r.source for r in refs}) > 1 and not _adjacent_source(words, start, end):
                 found += [(position, r) for r in refs]  # "the KEGG and Reactome apoptosis pathways"
+            elif nearby and any(r.source == nearby for r in refs):
+                found.append((position, next(r for r in refs if r.source == nearby)))
             else:
                 found.append((position, self._pick(refs, " ".join(words[:start]), " ".join(words[end:]))))
         return _unique(ref for _, ref in sorted(found, key=lambda item: item[0]))
 
-    def fuzzy(self, question: str, source: str = "", minimum: float = 0.6) -> PathwayRef | None:
+    def fuzzy(self, question: str, source: str = "", minimum: float = 0.6, ignore: frozenset[str] = frozenset()
+              ) -> PathwayRef | None:
         """The pathway whose name's words the question holds best (≥ `minimum` of them), when no name matched
-        exactly: 'the Reactome citric acid cycle pathway' → 'Citric acid cycle (TCA cycle)'."""
-        have = _tokens(question)
+        exactly: 'the Reactome citric acid cycle pathway' → 'Citric acid cycle (TCA cycle)'. The name must also
+        cover ≥ `minimum` of the question's own content words (`ignore`: words already accounted for, such as gene
+        symbols), so 'plant hormone signal transduction' does not become 'Signal Transduction'."""
+        words, _ = self.read(_ID.sub(" ", question))
+        have = {w for w in words if w not in _GENERIC and len(w) > 1}
         best: tuple[float, int, str] | None = None
         for pid, name in self._tokens.items():
             if not name or (source and self.by_id[pid].source != source):
                 continue
-            candidate = (len(name & have) / len(name), len(name), pid)
-            best = candidate if best is None or candidate[:2] > best[:2] else best
+            shared = len(name & have)
+            # Gene names and symbol-like words (TP53, 2) the name lacks are not part of the name asked.
+            asked = len({w for w in have if w in name or (w not in ignore and not any(ch.isdigit() for ch in w))})
+            candidate = (shared / len(name), len(name), pid)
+            if shared / max(asked, 1) >= minimum and (best is None or candidate[:2] > best[:2]):
+                best = candidate
         return self.by_id[best[2]] if best and best[0] >= minimum else None
 
     def _pick(self, refs: list[PathwayRef], before: str, after: str) -> PathwayRef:
@@ -101,7 +138,7 @@ class PathwayLexicon:
         if preferred:
             return preferred[0]
         if wanted:
-            closest = self.closest(" ".join(fold(refs[0].name).split()), wanted)
+            closest = self.closest(refs[0].name, wanted)
             if closest is not None:
                 return closest
         return refs[0]
@@ -119,12 +156,18 @@ class PathwayLexicon:
                     best = (score, pid)
         return self.by_id[best[1]] if best else None
 
-    def suggest(self, phrase: str, limit: int = 3) -> list[PathwayRef]:
-        """Closest names by shared tokens, for 'not found' messages."""
-        wanted = _tokens(phrase)
+    def suggest(self, phrase: str, limit: int = 3, source: str = "") -> list[PathwayRef]:
+        """Closest names by shared tokens (typos corrected), for 'not found' messages."""
+        words, _ = self.read(phrase)
+        wanted = {w for w in words if w not in _GENERIC and len(w) > 1}
         scored = [(len(wanted & have) / max(len(wanted | have), 1), self.by_id[pid].name, self.by_id[pid])
-                  for pid, have in self._tokens.items()]
+                  for pid, have in self._tokens.items() if not source or self.by_id[pid].source == source]
         return [r for score, _, r in sorted(scored, key=lambda s: (-s[0], s[1]))[:limit] if score > 0]
+
+
+def _id(written: str) -> str:
+    """'r-hsa-70171' → 'R-HSA-70171', 'HSA04110' → 'hsa04110'."""
+    return written.upper() if written.upper().startswith("R-") else written.lower()
 
 
 def _unique(refs: Iterable[PathwayRef]) -> list[PathwayRef]:
@@ -132,6 +175,29 @@ def _unique(refs: Iterable[PathwayRef]) -> list[PathwayRef]:
     for ref in refs:
         out.setdefault(ref.id, ref)
     return list(out.values())
+
+
+def _modified(words: list[str], start: int, refs: list[PathwayRef]) -> bool:
+    """The name is preceded by a content word that no pathway of that name holds: a longer, different name."""
+    before = words[start - 1] if start else ""
+    name_words = {w for ref in refs for w in canonical_words(ref.name)}
+    return (len(before) >= MIN_MODIFIER_LENGTH and before.isalpha() and before not in _GENERIC
+            and before not in name_words)
+
+
+def _name_forms(name: str) -> list[str]:
+    """The name, and where it ends in a parenthesised short form, each part alone: 'Citric acid cycle (TCA
+    cycle)' is also 'Citric acid cycle' and 'TCA cycle'."""
+    match = re.fullmatch(r"(.+?)\s*\(([^()]{3,})\)\s*", name)
+    return [name, match.group(1), match.group(2)] if match else [name]
+
+
+def _adjacent_source(words: list[str], start: int, end: int) -> bool:
+    """A database word right before the name ("KEGG cell cycle … Reactome cell cycle"): that database's one."""
+    if start > 2 and words[start - 2] in {"and", "or"} and words[start - 3] in _SOURCE_WORD:
+        return False  # "the KEGG and Reactome apoptosis pathways": both
+    return (start > 0 and words[start - 1] in _SOURCE_WORD) or (start > 1 and words[start - 2] in _SOURCE_WORD
+                                                               and words[start - 1] in {"the", "s"})
 
 
 def _nearby_source(before: str, after: str) -> str:

@@ -11,8 +11,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from neo4j import Driver
@@ -22,20 +21,25 @@ from sqlalchemy.engine import Engine
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.versions import pipeline_version
 from retrieval import evidence_guard, guardrails
-from retrieval.answer import FinalAnswer, fallback_answer, refusal_answer, validate_answer
+from retrieval.answer import FinalAnswer, fallback_answer, refusal_answer, uncited_answer, validate_answer
 from retrieval.bm25 import load_index
 from retrieval.cache import Cache
+from retrieval.context import shown_context
 from retrieval.genes import GeneLexicon, load_lexicon
 from retrieval.graph_facts import GraphFacts
 from retrieval.graph_guard import GraphGuard, GraphUnavailable, degraded_warning
 from retrieval.graph_retriever import GraphRetriever
+from retrieval.grounding import Embed, Retrieve, Verifier, grounded_answer, one_by_one
 from retrieval.index_state import IndexState, current_index
-from retrieval.intent import GRAPH_KINDS, Intent, classify
+from retrieval.intent import TABLE_KINDS, TYPED_KINDS, Intent, classify
 from retrieval.judge import aspect_queries, merge_evidence, should_reretrieve
 from retrieval.pathways import PathwayLexicon, load_pathways
 from retrieval.pg_retriever import PostgresRetriever
+from retrieval.relevance import floor_for, nothing_relevant
 from retrieval.rerank import Reranker, build_reranker
 from retrieval.router import route
+from retrieval.table_facts import table_facts
+from retrieval.timer import Timer
 from retrieval.typed_answer import compose
 from retrieval.types import Evidence, Filters, JudgeResult, LLMProvider, Mode, ProviderError, RoutePlan
 
@@ -54,22 +58,6 @@ class SearchResult(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
 
-class Timer:
-    """One call's stage timings, and what went missing on the way (a store that could not be read)."""
-
-    def __init__(self) -> None:
-        self.ms: dict[str, float] = {}
-        self.degraded: str = ""
-
-    @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.ms[name] = round(self.ms.get(name, 0.0) + (time.perf_counter() - started) * 1000, 2)
-
-
 # In-process observers (the eval scorecards) see these; clients never do: the raw generator reply is unvalidated.
 INTERNAL_EVENTS = frozenset({"generated"})
 
@@ -80,7 +68,8 @@ def question_hash(question: str) -> str:
 
 class Pipeline:
     def __init__(self, settings: FluxSettings, engine: Engine, driver: Driver, cache: Cache, reranker: Reranker,
-                 provider: LLMProvider, embed: Callable[[str], list[float]]) -> None:
+                 provider: LLMProvider, embed: Callable[[str], list[float]],
+                 embed_texts: Embed | None = None) -> None:
         self.settings = settings
         self.engine = engine
         self.driver = driver
@@ -88,6 +77,8 @@ class Pipeline:
         self.reranker = reranker
         self.provider = provider
         self._embed = embed
+        # The grounding check embeds claims and sentences in one batch per answer, uncached (they are no queries).
+        self.verifier = Verifier.from_settings(settings, embed_texts or one_by_one(embed))
         self._index: tuple[float, IndexState] | None = None
         self._pinned: IndexState | None = None
         self.graph_guard = GraphGuard()
@@ -116,7 +107,8 @@ class Pipeline:
         # Least privilege: the query path reads the index and writes only answers (migration 0010).
         return cls(settings, engine_for(settings.resolved_serving_database_url), driver,
                    cache or Cache.from_settings(settings),
-                   build_reranker(settings), provider, lambda q: embedder.embed_query(q).tolist())
+                   build_reranker(settings), provider, lambda q: embedder.embed_query(q).tolist(),
+                   embedder.embed_documents)
 
     # --- state -------------------------------------------------------------------------------------------
     def pin(self, index: IndexState) -> Pipeline:
@@ -124,10 +116,11 @@ class Pipeline:
         self._pinned = index
         return self
 
-    def postgres_retriever(self, index: IndexState) -> PostgresRetriever:
+    def postgres_retriever(self, index: IndexState, widen: int = 1) -> PostgresRetriever:
+        s = self.settings.retrieval
         return PostgresRetriever(self.engine, index.chunk_table, load_index(index.bm25_path), self.reranker,
-                                 dense_k=self.settings.retrieval.dense_top_k, bm25_k=self.settings.retrieval.bm25_top_k,
-                                 keep=self.settings.retrieval.rerank_keep, ef_search=self.settings.index.hnsw_ef_search)
+                                 dense_k=s.dense_top_k * widen, bm25_k=s.bm25_top_k * widen, keep=s.rerank_keep * widen,
+                                 ef_search=self.settings.index.hnsw_ef_search)
 
     def index(self) -> IndexState:
         if self._pinned is not None:
@@ -158,9 +151,10 @@ class Pipeline:
         return f"{self.reranker.name}|d{s.dense_top_k}|b{s.bm25_top_k}|k{s.rerank_keep}|g{s.graph_top_k}"
 
     # --- retrieval -----------------------------------------------------------------------------------------
-    def _retrieve_query(self, query: str, index: IndexState, filters: Filters | None, timer: Timer) -> tuple[
-            list[Evidence], bool]:
-        cacheable = self.cache.cacheable(filters)
+    def _retrieve_query(self, query: str, index: IndexState, filters: Filters | None, timer: Timer,
+                        widen: int = 1) -> tuple[list[Evidence], bool]:
+        # A widened pass (the grounding retry) is never cached: its key would collide with the plain variant's.
+        cacheable = self.cache.cacheable(filters) and widen == 1
         if cacheable:
             hit = self.cache.get_retrieval(index.version, self.retrieval_variant, query)
             if hit is not None:
@@ -168,14 +162,14 @@ class Pipeline:
         sources = filters.sources if filters else None
         with timer.stage("embed"):
             vector = self.embed(query)
-        pg = self.postgres_retriever(index)
+        pg = self.postgres_retriever(index, widen)
         with timer.stage("retrieve_pg"):
             candidates = pg.candidates(query, vector, sources)
         with timer.stage("rerank"):
-            chunks = self.reranker.rerank(query, candidates)[: self.settings.retrieval.rerank_keep]
+            chunks = self.reranker.rerank(query, candidates)[: self.settings.retrieval.rerank_keep * widen]
         with timer.stage("retrieve_graph"):
             genes = load_lexicon(self.engine, index.version).find(query)
-            retriever = GraphRetriever(self.driver, self.settings.retrieval.graph_top_k)
+            retriever = GraphRetriever(self.driver, self.settings.retrieval.graph_top_k * widen)
             try:
                 graph = self.graph_guard.call(lambda: retriever.retrieve(query, vector, genes, sources))
             except GraphUnavailable as exc:
@@ -188,11 +182,12 @@ class Pipeline:
         return evidence, False
 
     def _retrieve(self, queries: list[str], index: IndexState, filters: Filters | None, timer: Timer,
-                  emit: EventSink, evidence: list[Evidence] | None = None) -> tuple[list[Evidence], int]:
+                  emit: EventSink, evidence: list[Evidence] | None = None, widen: int = 1
+                  ) -> tuple[list[Evidence], int]:
         evidence = list(evidence or [])
         cached = 0
         for query in queries:
-            found, was_cached = self._retrieve_query(query, index, filters, timer)
+            found, was_cached = self._retrieve_query(query, index, filters, timer, widen)
             cached += was_cached
             evidence, added = merge_evidence(evidence, found)
             emit("retrieve", {"query": query, "chunks": sum(e.kind == "chunk" for e in found),
@@ -248,7 +243,7 @@ class Pipeline:
                 return answer
         intent = self._intent(question, index, timer)
         emit("intent", {"kind": intent.kind, "reason": intent.reason})
-        answer = self._typed_answer(question, intent, index, mode, timer, emit) if intent.kind in GRAPH_KINDS else None
+        answer = self._typed_answer(question, intent, index, mode, timer, emit) if intent.kind in TYPED_KINDS else None
         if answer is None:
             plan = self._plan(question, index, timer)
             emit("route", plan.model_dump())
@@ -256,15 +251,26 @@ class Pipeline:
             judged, evidence, attempts = self._judge_loop(question, plan, evidence, index, filters, timer, emit,
                                                           mode)
             emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
-            answer = self._generate(question, evidence, timer, emit)
+            floor = floor_for(self.settings.index.embedding_model)
+            if floor is not None and floor.unrelated(question, evidence, intent.names):  # nothing relevant
+                answer = nothing_relevant(question, evidence, floor)
+                emit("relevance", {"unrelated": True, "warning": answer.warnings[0]})
+            else:
+                answer, evidence = self._generate(question, evidence, timer, emit,
+                                                  self._second_retrieval(plan, index, filters, timer, emit))
             self._stamp(answer, index, plan, mode, attempts, judged)
             answer.kind = "literature"
+            if filters and filters.sources and answer.grounding and answer.grounding.answered_from != "first":
+                answer.warnings.append("too few claims were supported: a second retrieval looked beyond the "
+                                       "requested sources")
             if withheld := evidence_guard.withheld_count(evidence):
                 answer.warnings.append(evidence_guard.withheld_warning(withheld))
-            if intent.unresolved:
-                answer.warnings.append(intent.reason)
             if timer.degraded:
                 answer.warnings.append(degraded_warning(timer.degraded, intent.kind))
+        if intent.unresolved:
+            answer.warnings.append(intent.reason)
+        if intent.corrections:
+            answer.warnings.append("read " + ", ".join(f"'{typed}' as '{name}'" for typed, name in intent.corrections))
         answer.timings_ms = {**timer.ms, "total": round((time.perf_counter() - started) * 1000, 2)}
         if cacheable and answer.confidence > 0 and not answer.refused and not timer.degraded:
             self.cache.set_answer(index.version, variant, question, qvec, answer.model_dump(mode="json"))
@@ -310,34 +316,67 @@ class Pipeline:
         """A graph question answered from graph facts; None (→ text evidence) when the graph cannot be read."""
         with timer.stage("graph_facts"):
             try:
-                data = self.graph_guard.call(lambda: GraphFacts(self.driver).facts(intent))
+                data = (table_facts(intent) if intent.kind in TABLE_KINDS
+                        else self.graph_guard.call(lambda: GraphFacts(self.driver).facts(intent)))
             except GraphUnavailable as exc:
                 log.warning("graph facts unavailable for a %s question: %s", intent.kind, exc)
                 timer.degraded = str(exc)
                 return None
         composed, evidence = compose(data)
         emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
-        if not getattr(self.provider, "writes_prose", False):
+        if not getattr(self.provider, "writes_prose", False) or not evidence:
             with timer.stage("validate"):
                 emit("generated", {"raw": composed})
-                answer = _scrub(validate_answer(question, composed, evidence))
-        else:  # an LLM writes the prose from the same facts; the structure stays in `data`
-            answer = self._generate(question, evidence, timer, emit)
+                answer = guardrails.scrub_answer(validate_answer(question, composed, evidence) if evidence
+                                                 else uncited_answer(question, composed))
+        else:  # an LLM writes the prose from the same facts (checked, never re-retrieved: the facts are complete)
+            answer = self._generate(question, evidence, timer, emit)[0]
         plan = RoutePlan(strategy="direct", reason=intent.reason, queries=[question])
         self._stamp(answer, index, plan, mode, 0, None)
-        answer.kind, answer.data = intent.kind, data
+        answer.kind, answer.data = data.kind, data  # the facts may say "not found"
         return answer
 
-    def _generate(self, question: str, evidence: list[Evidence], timer: Timer, emit: EventSink) -> FinalAnswer:
+    def _generate(self, question: str, evidence: list[Evidence], timer: Timer, emit: EventSink,
+                  retrieve: Retrieve | None = None) -> tuple[FinalAnswer, list[Evidence]]:
+        """The validated answer with its claims checked against what they cite, and the evidence it was given:
+        `retrieve` runs a second retrieval when too few claims are supported (retrieval/grounding.py)."""
+        if not self.settings.retrieval.grounding_check:
+            return self._generate_once(question, evidence, timer, emit)[0], evidence
+        return grounded_answer(lambda given: self._generate_once(question, given, timer, emit), evidence,
+                               self.verifier, retrieve, emit, timer.stage)
+
+    def _generate_once(self, question: str, evidence: list[Evidence], timer: Timer, emit: EventSink
+                       ) -> tuple[FinalAnswer, dict[str, str]]:
+        """One generation and its validation; with it each evidence id's text as the provider showed it."""
+        # The pure function the provider formats its prompt with, on its budget: the tiers are the ones it used.
+        shown, tiers = shown_context(evidence, getattr(self.provider, "context_budget", None))
         with timer.stage("generate"):
             try:
                 raw = self.provider.generate(question, evidence)
             except ProviderError as exc:
-                return fallback_answer(question, f"answer generation failed: {exc}")
+                return fallback_answer(question, f"answer generation failed: {exc}"), shown
         emit("generated", {"raw": raw})
         with timer.stage("validate"):
-            answer = _scrub(validate_answer(question, raw, evidence))
-            return evidence_guard.scrub_instruction_echo(answer, self.echo_detector)
+            # An item left out for the budget was never given: citing it is citing the unseen.
+            answer = guardrails.scrub_answer(validate_answer(question, raw, [e for e in evidence if e.id in shown]))
+            answer = evidence_guard.scrub_instruction_echo(answer, self.echo_detector)
+        answer.context_tiers = tiers
+        return answer, shown
+
+    def _second_retrieval(self, plan: RoutePlan, index: IndexState, filters: Filters | None, timer: Timer,
+                          emit: EventSink) -> Retrieve:
+        """The grounding retry's retrieval, added to what was found: no source filter (user/session scoping stays),
+        more candidates, for the plan's queries (broadened) or the unsupported claims (augmented)."""
+        broad = Filters(user=filters.user, session=filters.session) if filters else None
+        widen = self.settings.retrieval.grounding_broaden_factor
+
+        def retrieve(retry: str, queries: list[str], evidence: list[Evidence]) -> list[Evidence]:
+            def tagged(name: str, payload: dict[str, Any]) -> None:
+                emit(name, {**payload, "retry": retry})
+            found, _ = self._retrieve(queries or plan.queries, index, broad, timer, tagged, evidence, widen)
+            emit("evidence", {"evidence": [e.model_dump(mode="json") for e in found]})
+            return found
+        return retrieve
 
     def _stamp(self, answer: FinalAnswer, index: IndexState, plan: RoutePlan, mode: Mode, attempts: int,
                judged: JudgeResult | None) -> None:
@@ -354,17 +393,3 @@ class Pipeline:
     def close(self) -> None:
         """Nothing to release: the engine and the Neo4j driver are process-wide (shared with Dagster resources),
         so closing them here would break every other user in the process."""
-
-
-def _scrub(answer: FinalAnswer) -> FinalAnswer:
-    """Output guardrail: individualised dosing/treatment instructions are replaced, and claims carrying them go."""
-    text, warnings = guardrails.scrub_output(answer.answer)
-    if not warnings:
-        return answer
-    kept = [c for c in answer.claims if not guardrails.scrub_output(c.text)[1]]
-    cited = {i for c in kept for i in c.citations}
-    update: dict[str, Any] = {"answer": text, "claims": kept, "warnings": [*answer.warnings, *warnings],
-                              "citations": [c for c in answer.citations if c.id in cited]}
-    if not kept:
-        update["confidence"] = 0.0
-    return answer.model_copy(update=update)

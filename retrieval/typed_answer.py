@@ -13,14 +13,20 @@ from collections.abc import Sequence
 from retrieval.answer_data import (
     AnswerData,
     ComparisonData,
+    CompoundPathwaysData,
     CounterpartData,
+    DifferenceData,
+    GeneFactsData,
     GenePathwaysData,
     HierarchyData,
     Mapping,
     MembersData,
     NodeRef,
+    NotFoundData,
+    OverviewData,
     SharedGenesData,
 )
+from retrieval.gene_facts_text import gene_fact_claims
 from retrieval.types import Evidence
 
 LIST_IN_PROSE = 60
@@ -64,6 +70,8 @@ def _members(data: MembersData) -> list[Claim]:
         origin = data.counterpart_of
         claims.insert(0, (f"{_name(p)} is the closest counterpart of {_name(origin)} that the resolution found.",
                           [origin.id, p.id]))
+    if data.asked_genes:
+        return [*claims, *_membership(data)]
     if data.name_filter:
         listed = f": {_listing([g.symbol for g in data.genes])}" if data.genes else ""
         return [*claims, (f"Of the {data.total} member genes of {_name(p)}, {len(data.genes)} have "
@@ -74,18 +82,38 @@ def _members(data: MembersData) -> list[Claim]:
                       [p.id])]
 
 
+def _membership(data: MembersData) -> list[Claim]:
+    p, members = data.pathway, {g.id for g in data.genes}
+    return [(f"{'Yes' if g.id in members else 'No'}: {g.symbol} is {'' if g.id in members else 'not '}one of the "
+             f"{data.total} member genes of {_name(p)}.", [p.id]) for g in data.asked_genes]
+
+
 def _gene_pathways(data: GenePathwaysData) -> list[Claim]:
     symbols = " and ".join(g.symbol for g in data.genes)
-    cited = [g.id for g in data.genes]
-    if not data.pathways:
-        return [(f"No pathway in the graph contains {symbols}.", cited)]
     both = "both " if len(data.genes) == 2 else "all of " if len(data.genes) > 2 else ""
-    claims = []
-    for source in ("kegg", "reactome"):
-        mine = [f'{p.id} "{p.name}"' for p in data.pathways if p.source == source]
+    return _pathways_holding(f"{both}{symbols}", [g.id for g in data.genes], data.pathways, data.source, data.count)
+
+
+def _compound_pathways(data: CompoundPathwaysData) -> list[Claim]:
+    if not data.pathways:  # nothing to cite: the statement stands on its own (the pipeline keeps it uncited)
+        where = SOURCE_LABEL.get(data.source, "the graph")
+        return [(f"No pathway in {where} contains {' and '.join(data.compounds)}.", [])]
+    return _pathways_holding(" and ".join(data.compounds), [p.id for p in data.pathways[:5]], data.pathways,
+                             data.source, data.count)
+
+
+def _pathways_holding(what: str, cited: list[str], pathways: list[NodeRef], source: str, count: bool
+                      ) -> list[Claim]:
+    label = f"{SOURCE_LABEL[source]} " if source in SOURCE_LABEL else ""
+    if not pathways:
+        return [(f"0 {label}pathways in the graph contain {what}." if count
+                 else f"No {label}pathway in the graph contains {what}.", cited)]
+    claims = [(f"{len(pathways)} {label}pathways contain {what}.", cited)] if count else []
+    for db in ("kegg", "reactome"):
+        mine = [f'{p.id} "{p.name}"' for p in pathways if p.source == db]
         if mine:
-            claims.append((f"In {SOURCE_LABEL[source]}, {len(mine)} pathways contain {both}{symbols} (smallest "
-                           f"first): {_listing(mine, 25)}.", cited))
+            claims.append((f"In {SOURCE_LABEL[db]}, {len(mine)} pathways contain {what} (smallest first): "
+                           f"{_listing(mine, 25)}.", cited))
     return claims
 
 
@@ -122,7 +150,46 @@ def _hierarchy(data: HierarchyData) -> list[Claim]:
           else f"{_name(p)} is a top-level pathway (no parent pathway in the graph).")
     down = (f"{_name(p)} has {len(children)} sub-pathways: {_listing(children, 25)}." if children
             else f"{_name(p)} has no sub-pathways in the graph.")
-    return [(up, [p.id]), (down, [p.id])]
+    claims = {"up": [up], "down": [down], "both": [up, down]}[data.direction]
+    return [(text, [p.id]) for text in claims]
+
+
+def _difference(data: DifferenceData) -> list[Claim]:
+    a, b = data.left, data.right
+    symbols = [g.symbol for g in data.genes]
+    text = (f"{_name(a)} has {data.sizes[0]} member genes; {data.total} of them are not in {_name(b)} "
+            f"({data.sizes[1]} genes)" + (f": {_listing(symbols)}." if symbols else "."))
+    return [(text, [a.id, b.id])]
+
+
+def _overview(data: OverviewData) -> list[Claim]:
+    p = data.pathway
+    genes = [g.symbol for g in data.genes]
+    size = (f"{_name(p)} has {data.gene_total} member genes in the graph"
+            + (f" ({_listing(genes, 20)})" if genes else "")
+            + (f" and {data.compound_total} compounds." if data.compound_total else "."))
+    claims: list[Claim] = [(size, [p.id])]
+    claims += _hierarchy(HierarchyData(pathway=p, parents=data.parents, children=data.children))
+    for mapping in data.counterparts[:3]:
+        claims.append((_relation(p, mapping.model_copy(update={"shared_genes": []})), [p.id, mapping.pathway.id]))
+    if not data.counterparts:
+        claims.append((f"No pathway of the other database is resolved as equivalent to, or part of, {_name(p)}.",
+                       [p.id]))
+    return claims
+
+
+def _gene_facts(data: GeneFactsData) -> list[Claim]:
+    return gene_fact_claims(data)
+
+
+def _not_found(data: NotFoundData) -> list[Claim]:
+    what = {"identifier": "identifier", "gene": "gene", "compound": "compound"}.get(data.what, "pathway")
+    asked = f" '{data.asked}'" if data.asked else ""
+    head = f"The index holds no {what}{asked}, so Flux does not answer this about another one."
+    if not data.closest:
+        return [(head, [])]
+    names = ", ".join(f'{SOURCE_LABEL.get(n.source, n.source)} {n.id} "{n.name}"' for n in data.closest)
+    return [(head, []), (f"The closest names it holds: {names}.", [n.id for n in data.closest])]
 
 
 def _compare(data: ComparisonData) -> list[Claim]:
@@ -141,7 +208,9 @@ def _compare(data: ComparisonData) -> list[Claim]:
 
 
 COMPOSERS = {"members": _members, "gene_pathways": _gene_pathways, "counterpart": _counterpart,
-             "shared_genes": _shared_genes, "hierarchy": _hierarchy, "compare": _compare}
+             "shared_genes": _shared_genes, "hierarchy": _hierarchy, "compare": _compare,
+             "compound_pathways": _compound_pathways, "difference": _difference, "overview": _overview,
+             "gene_facts": _gene_facts, "not_found": _not_found}
 
 
 def claims_for(data: AnswerData) -> list[Claim]:
@@ -168,7 +237,8 @@ def compose(data: AnswerData) -> tuple[str, list[Evidence]]:
     answer = " ".join(text for text, _ in claims)
     if isinstance(data, ComparisonData):
         answer = f"{answer}\n\n{data.table}"
-    reply = {"answer": answer, "claims": [{"text": t, "citations": c} for t, c in claims],
+    # A statement with nothing to cite ("the index holds no pathway X") stays in the prose, not among the claims.
+    reply = {"answer": answer, "claims": [{"text": t, "citations": c} for t, c in claims if c],
              "citations": list(dict.fromkeys(i for _, c in claims for i in c)), "confidence": 0.95,
              "reasoning_summary": f"Composed from graph facts ({data.kind}); every claim cites the nodes it reads."}
     return json.dumps(reply), evidence_for(claims, data)

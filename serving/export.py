@@ -6,7 +6,17 @@ from __future__ import annotations
 import re
 
 from retrieval.answer import Citation, FinalAnswer
-from retrieval.answer_data import ComparisonData, CounterpartData, GenePathwaysData, MembersData, SharedGenesData
+from retrieval.answer_data import (
+    ComparisonData,
+    CompoundPathwaysData,
+    CounterpartData,
+    DifferenceData,
+    GeneFactsData,
+    GenePathwaysData,
+    MembersData,
+    NotFoundData,
+    SharedGenesData,
+)
 from retrieval.links import source_link
 
 
@@ -41,7 +51,14 @@ def _data_section(answer: FinalAnswer) -> list[str]:
         return ["## Genes", "", ", ".join(g.symbol for g in data.genes)]
     if isinstance(data, SharedGenesData) and data.shared:
         return ["## Shared genes", "", ", ".join(g.symbol for g in data.shared)]
-    if isinstance(data, GenePathwaysData) and data.pathways:
+    if isinstance(data, DifferenceData) and data.genes:
+        return [f"## Genes of {data.left.id} not in {data.right.id}", "", ", ".join(g.symbol for g in data.genes)]
+    if isinstance(data, GeneFactsData):
+        return ["## HGNC", "", *[f"- {g.symbol} ({g.hgnc_id}): {g.name}; {g.locus_type or 'locus type n/a'}; "
+                                 f"{g.location or 'location n/a'}" for g in data.genes]]
+    if isinstance(data, NotFoundData) and data.closest:
+        return ["## Closest names", "", *[f"- {p.id} {p.name} ({p.source})" for p in data.closest]]
+    if isinstance(data, GenePathwaysData | CompoundPathwaysData) and data.pathways:
         return ["## Pathways", "", *[f"- {p.id} {p.name} ({p.source}, {p.size} genes)" for p in data.pathways]]
     if isinstance(data, CounterpartData) and data.counterparts:
         rows = [f"| {m.pathway.id} | {m.pathway.name} | {m.relation} {m.direction} | {m.confidence or 0:.2f} | "

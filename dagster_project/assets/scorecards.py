@@ -8,9 +8,18 @@ from dagster_project.assets.search_index import candidate_index
 from dagster_project.core.embedder import Embedder
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.versions import pipeline_version
-from dagster_project.evals import answer_eval, graph_questions, judge_calibration, resolution_eval, retrieval_eval
+from dagster_project.evals import (
+    answer_eval,
+    graph_questions,
+    judge_calibration,
+    kind_questions,
+    resolution_eval,
+    retrieval_eval,
+)
+from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.gate import GATED
 from dagster_project.evals.grounding import fitted_rule
+from dagster_project.evals.kind_truth import load_truth
 from dagster_project.evals.questions import relational_questions, retrieval_questions, retrieval_tasks
 from dagster_project.evals.report import (
     ablation_markdown,
@@ -24,17 +33,10 @@ from dagster_project.evals.report import (
 from dagster_project.evals.store import save_run, set_mlflow_run
 from dagster_project.resources import PostgresResource
 from dagster_project.resources.settings import FluxSettingsParam
-from retrieval.cache import Cache
 from retrieval.index_state import IndexState, latest_candidate
 from retrieval.pipeline import Pipeline
 
 EVAL_GROUP = "evals"
-
-
-def eval_pipeline(settings: FluxSettings, index: IndexState) -> Pipeline:
-    """Serving's pipeline, pinned to the candidate and with every cache off (an eval must not read answers)."""
-    off = Cache(None, embedding_ttl=1, retrieval_ttl=1, answer_ttl=1, semantic_threshold=1.0, enabled=False)
-    return Pipeline.from_settings(settings, cache=off).pin(index)
 
 
 def _candidate(postgres: PostgresResource, settings: FluxSettings) -> tuple[IndexState, Pipeline]:
@@ -92,14 +94,16 @@ def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRes
 JUDGE_LOOP_QUESTIONS = 50  # per lookup task
 ANSWER_PLOT = ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rate", "relational_pass_rate",
                "gene_list_recall", "gene_list_precision", "judge_accuracy_right", "judge_accuracy_wrong",
-               "first_pass_hit_rate", "final_hit_rate")
+               "first_pass_hit_rate", "final_hit_rate", "kinds_pass_rate", "not_found_precision", "not_found_recall")
 
 
 @dg.asset(group_name=EVAL_GROUP, kinds={"python", "mlflow"}, deps=[candidate_index],
-          description="Answer scorecard: PubMedQA questions, 32 relational questions and MeSH / keyword lookups, "
-          "answered in thinking mode. Gated: the generator's raw reply before validation (citation precision, "
-          "claims kept, claims their cited evidence supports), relational pass rate (expected id in the claims, "
-          "gene lists against the graph) and the judge's accuracy on right vs hard-negative evidence. Reported: "
+          description="Answer scorecard: PubMedQA questions, 32 relational questions, MeSH / keyword lookups and "
+          "~400 generated questions of every typed kind (gene facts, counts, compounds, set operations, hierarchy, "
+          "'not in the index'), answered in thinking mode. Gated: the generator's raw reply before validation "
+          "(citation precision, claims kept, claims their cited evidence supports), relational pass rate (expected "
+          "id in the claims, gene lists against the graph), the kind pass rate and not-found precision / recall, "
+          "and the judge's accuracy on right vs hard-negative evidence. Reported: "
           "what re-retrieval rescued, verdict mix, latency (and yes/no/maybe accuracy with an LLM).")
 def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource,
                      settings: FluxSettingsParam) -> dg.MaterializeResult:
@@ -111,11 +115,13 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
     lookups = [q for task, qs in retrieval_tasks(settings, pipeline.engine, JUDGE_LOOP_QUESTIONS).items()
                if task in ("mesh_to_study", "keywords_to_paper") for q in qs]
     relational = relational_questions() + graph_questions.generate(pipeline.driver)
-    questions = pubmedqa + relational + lookups
+    truth = load_truth(pipeline.driver, pipeline.engine)
+    kinds = kind_questions.generate(truth)
+    questions = pubmedqa + relational + lookups + kinds
     embed = Embedder(model_name=settings.index.embedding_model, dimension=settings.index.embedding_dim).embed_documents
     rule, rule_cv = fitted_rule(embed)
     context.log.info(f"grounding rule {rule} (cross-validated accuracy {rule_cv:.2f} on labelled examples)")
-    metrics, rows = answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(rule, embed),
+    metrics, rows = answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(rule, embed, truth),
                                          lambda n, total: context.log.info(f"answer scorecard {n}/{total}"))
     # The judge on labelled evidence needs real questions with a known study: PubMedQA (absent in the demo,
     # whose paper titles are not questions; its gate then skips these metrics, as for a missing task).
@@ -126,7 +132,7 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
                      f"Answers on {len(questions)} questions ({pipeline.provider.name})")
     params = {"provider": pipeline.provider.name, "reranker": pipeline.reranker.name,
               "pubmedqa_questions": len(pubmedqa), "lookup_questions": len(lookups),
-              "relational_questions": len(relational),
+              "relational_questions": len(relational), "kind_questions": len(kinds),
               "grounding_rule": f"lexical>={rule.lexical_min} or cosine>={rule.semantic_min}",
               "judge_calibration_questions": len(pubmedqa)}
     meta = _record(context, postgres, settings, "answer", index, params, metrics, rows + judge_rows, image)

@@ -36,6 +36,8 @@ class RecordingProvider:
         self.inner = inner
         self.name = inner.name
         self.writes_prose = getattr(inner, "writes_prose", False)
+        # The pipeline records (and checks claims against) the context tiers the provider cuts its prompt with.
+        self.context_budget: int | None = getattr(inner, "context_budget", None)
         self.judged: list[list[Evidence]] = []
 
     def reset(self) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from dagster_project.core.settings import FluxSettings
 from dagster_project.evals.answer_checks import (
     GENE_LIST_MIN,
     RawCheck,
@@ -30,8 +31,12 @@ from dagster_project.evals.answer_checks import (
     graph_genes,
 )
 from dagster_project.evals.grounding import Embed, GroundingRule
+from dagster_project.evals.kind_grading import grade
+from dagster_project.evals.kind_truth import Truth
 from dagster_project.evals.questions import EvalQuestion
+from retrieval.cache import Cache
 from retrieval.genes import load_lexicon
+from retrieval.index_state import IndexState
 from retrieval.pipeline import Pipeline
 from retrieval.types import Evidence
 
@@ -39,10 +44,17 @@ Progress = Callable[[int, int], None]
 _DECISION = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
 
 
+def eval_pipeline(settings: FluxSettings, index: IndexState) -> Pipeline:
+    """Serving's pipeline, pinned to an index version and with every cache off (an eval must not read answers)."""
+    off = Cache(None, embedding_ttl=1, retrieval_ttl=1, answer_ttl=1, semantic_threshold=1.0, enabled=False)
+    return Pipeline.from_settings(settings, cache=off).pin(index)
+
+
 @dataclass(frozen=True)
 class Grounding:
     rule: GroundingRule
     embed: Embed
+    truth: Truth | None = None  # what the index holds, for the generated kind questions
 
 
 def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], grounding: Grounding,
@@ -71,6 +83,8 @@ def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion
             seen["raw"] = payload["raw"]
 
     answer = pipeline.ask(q.question, "thinking", on_event=capture)
+    if q.kind == "kinds":
+        return _kind_row(q, answer, grounding)
     given, raw = seen.get("evidence", []), seen.get("raw")
     first = recorder.judged[0] if recorder.judged else given
     by_id = {e.id: e for e in given}
@@ -100,6 +114,16 @@ def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion
     return row
 
 
+def _kind_row(q: EvalQuestion, answer: Any, grounding: Grounding) -> dict:
+    """A generated kind question: graded on its typed answer (composed from the index, so the generator checks
+    above do not apply to it)."""
+    assert grounding.truth is not None, "kind questions need the index's truth"
+    return {"question_id": q.id, "variant": "kinds", "question": q.question, "answer_kind": answer.kind,
+            "expected_kind": q.extra["kind"], "phrasing": q.extra["phrasing"], "style": q.extra["style"],
+            "absent": q.extra.get("absent") == "true", "kind_pass": grade(answer, q, grounding.truth),
+            "latency_ms": answer.timings_ms.get("total", 0.0), "answer": answer.answer[:500]}
+
+
 def _share(numerator: float, denominator: float) -> float:
     # Vacuously perfect when there was nothing to score; the counts beside it say so.
     return numerator / denominator if denominator else 1.0
@@ -124,16 +148,24 @@ def _relational_metrics(rows: list[dict]) -> dict[str, float]:
            "relational_pass_rate": _share(sum(r["relational_pass"] for r in relational), len(relational)),
            "expected_in_claims_rate": _share(sum(bool(r["expected_in_claims"]) for r in relational),
                                              len(relational))}
-    for kind in sorted({r["variant"] for r in relational}):
-        mine = [r for r in relational if r["variant"] == kind]
-        out[f"pass_rate_{kind}"] = sum(r["relational_pass"] for r in mine) / len(mine)
-        out[f"questions_{kind}"] = float(len(mine))
-        out[f"latency_p50_ms_{kind}"] = float(np.percentile([r["latency_ms"] for r in mine], 50))
-        out[f"latency_p95_ms_{kind}"] = float(np.percentile([r["latency_ms"] for r in mine], 95))
+    out |= _per_kind(relational, "variant", "relational_pass", "")
     if gene_lists:
         out |= {"gene_list_questions": float(len(gene_lists)),
                 "gene_list_recall": float(np.mean([r["gene_recall"] for r in gene_lists])),
                 "gene_list_precision": float(np.mean([r["gene_precision"] for r in gene_lists]))}
+    return out
+
+
+def _per_kind(rows: list[dict], kind_key: str, pass_key: str, prefix: str) -> dict[str, float]:
+    """Pass rate, question count and latency p50 / p95 for each kind of question."""
+    out = {}
+    for kind in sorted({r[kind_key] for r in rows}):
+        mine = [r for r in rows if r[kind_key] == kind]
+        latencies = [r["latency_ms"] for r in mine]
+        out |= {f"{prefix}pass_rate_{kind}": sum(r[pass_key] for r in mine) / len(mine),
+                f"{prefix}questions_{kind}": float(len(mine)),
+                f"{prefix}latency_p50_ms_{kind}": float(np.percentile(latencies, 50)),
+                f"{prefix}latency_p95_ms_{kind}": float(np.percentile(latencies, 95))}
     return out
 
 
@@ -147,7 +179,26 @@ def _judge_loop_metrics(rows: list[dict]) -> dict[str, float]:
             "mean_reretrievals": float(np.mean([r["attempts"] for r in rows])) if rows else 0.0}
 
 
+def _kind_metrics(rows: list[dict]) -> dict[str, float]:
+    """Per kind: pass rate and latency; and how well "not found" separates what the index lacks."""
+    if not rows:
+        return {}
+    out = {"kinds_questions": float(len(rows)), "kinds_pass_rate": sum(r["kind_pass"] for r in rows) / len(rows)}
+    out |= _per_kind(rows, "expected_kind", "kind_pass", "kinds_")
+    said_absent = [r for r in rows if r["answer_kind"] == "not_found"]
+    absent = [r for r in rows if r["absent"]]
+    out["not_found_precision"] = _share(sum(r["absent"] for r in said_absent), len(said_absent))
+    out["not_found_recall"] = _share(sum(r["answer_kind"] == "not_found" for r in absent), len(absent))
+    return out
+
+
 def metrics(rows: list[dict]) -> dict[str, float]:
+    kind_rows = [r for r in rows if r["variant"] == "kinds"]
+    rows = [r for r in rows if r["variant"] != "kinds"]
+    return _answer_metrics(rows) | _kind_metrics(kind_rows)
+
+
+def _answer_metrics(rows: list[dict]) -> dict[str, float]:
     verdicts = Counter(r["verdict"] for r in rows)
     latencies = [r["latency_ms"] for r in rows] or [0.0]
     out = {

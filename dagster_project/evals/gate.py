@@ -20,7 +20,8 @@ GATED: dict[str, tuple[str, ...]] = {
                        for metric in (*_RETRIEVAL_METRICS, "verbatim_rate")),
     # The generator's raw reply (before validation), relational answers and the judge on labelled evidence.
     "answer": ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rate", "relational_pass_rate",
-               "judge_accuracy_right", "judge_accuracy_wrong"),
+               "judge_accuracy_right", "judge_accuracy_wrong", "kinds_pass_rate", "not_found_precision",
+               "not_found_recall"),
     # Cross-validated on the expert dev half (absent without a curation file; one that vanishes fails).
     "resolution": ("cv_equivalence_recall", "cv_equivalence_precision_strict", "cv_equivalence_precision_lenient",
                    "cv_part_of_recall", "cv_part_of_direction_accuracy"),

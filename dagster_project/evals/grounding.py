@@ -1,54 +1,38 @@
-"""Is a claim supported by the evidence it cites? Two signals and one fitted rule.
+"""Fitting the grounding rule that the answer scorecard and the served path share.
 
-- lexical: the share of the claim's key terms (stems) found in the cited text;
-- semantic: the best embedding cosine between the claim and a sentence of the cited text.
-A claim is grounded when lexical ≥ a or semantic ≥ b. (a, b) are fitted on hand-labelled examples written for
-this project (`grounding_examples.json`: paraphrases that are supported, related-sounding claims that are not);
-`cross_validated_accuracy` reports the rule on examples it was not fitted on.
+The signals and the rule live in `retrieval/grounding.py` (serving checks every generated claim with them; retrieval
+may not import the evals). Here they are fitted on hand-labelled examples written for this project
+(`grounding_examples.json`: paraphrases that are supported, related-sounding claims that are not);
+`cross_validated_accuracy` reports the rule on examples it was not fitted on. The served path reads the fitted
+thresholds from `retrieval/grounding_rule.json`; `python -m dagster_project.evals.grounding` refits and rewrites it
+(after the examples or the embedding model change), and the answer scorecard logs the rule it fits.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from retrieval.offline import sentences
-from retrieval.terms import key_terms
+from retrieval.grounding import (
+    RULE_PATH,
+    Embed,
+    GroundingRule,
+    StoredRule,
+    lexical_support,
+    rule_record,
+    semantic_support,
+    semantic_supports,
+    signals,
+)
+
+__all__ = ["EXAMPLES_PATH", "GRID", "Embed", "GroundingRule", "cross_validated_accuracy", "fit_rule", "fitted_rule",
+           "lexical_support", "load_examples", "semantic_support", "signals", "write_served_rule"]
 
 EXAMPLES_PATH = Path(__file__).with_name("grounding_examples.json")
 GRID = np.round(np.arange(0.30, 1.001, 0.05), 2)
-Embed = Callable[[list[str]], np.ndarray]
-
-
-@dataclass(frozen=True)
-class GroundingRule:
-    lexical_min: float
-    semantic_min: float
-
-    def supported(self, lexical: float, semantic: float) -> bool:
-        return lexical >= self.lexical_min or semantic >= self.semantic_min
-
-
-def lexical_support(claim: str, cited_text: str) -> float:
-    terms = key_terms(claim)
-    if not terms:
-        return 1.0
-    found = set(key_terms(cited_text))
-    return sum(t in found for t in terms) / len(terms)
-
-
-def semantic_support(claim: str, cited_text: str, embed: Embed) -> float:
-    pieces = sentences(cited_text) or [cited_text]
-    vectors = np.asarray(embed([claim, *pieces]))
-    return float(np.max(vectors[1:] @ vectors[0]))
-
-
-def signals(claim: str, cited_text: str, embed: Embed) -> tuple[float, float]:
-    return lexical_support(claim, cited_text), semantic_support(claim, cited_text, embed)
 
 
 def load_examples(path: Path = EXAMPLES_PATH) -> list[dict]:
@@ -77,9 +61,39 @@ def cross_validated_accuracy(features: Sequence[tuple[float, float]], labels: Se
     return correct / len(labels)
 
 
+def example_features(examples: list[dict], embed: Embed) -> list[tuple[float, float]]:
+    """(lexical, semantic) per example, the embeddings in one batch."""
+    pairs = [(e["claim"], e["evidence"]) for e in examples]
+    semantic = semantic_supports(pairs, embed)
+    return [(lexical_support(*pair), s) for pair, s in zip(pairs, semantic, strict=True)]
+
+
 def fitted_rule(embed: Embed) -> tuple[GroundingRule, float]:
     """The rule fitted on every labelled example, and its cross-validated accuracy."""
     examples = load_examples()
-    features = [signals(e["claim"], e["evidence"], embed) for e in examples]
+    features = example_features(examples, embed)
     labels = [bool(e["supported"]) for e in examples]
     return fit_rule(features, labels), cross_validated_accuracy(features, labels)
+
+
+def write_served_rule(embed: Embed, embedding_model: str, path: Path = RULE_PATH) -> StoredRule:
+    """Refit on the examples and store the thresholds where the served path reads them."""
+    rule, accuracy = fitted_rule(embed)
+    stored = StoredRule(rule, embedding_model, accuracy, len(load_examples()))
+    path.write_text(json.dumps(rule_record(stored), indent=2) + "\n")
+    return stored
+
+
+def main() -> None:
+    from dagster_project.core.embedder import Embedder
+    from dagster_project.core.settings import get_settings
+
+    index = get_settings().index
+    embedder = Embedder(model_name=index.embedding_model, dimension=index.embedding_dim)
+    stored = write_served_rule(embedder.embed_documents, index.embedding_model)
+    print(f"grounding rule {stored.rule.describe()} (cross-validated accuracy {stored.cv_accuracy:.3f} on "
+          f"{stored.examples} examples, {stored.embedding_model}) written to {RULE_PATH}")
+
+
+if __name__ == "__main__":
+    main()

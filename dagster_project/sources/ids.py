@@ -14,6 +14,7 @@ OPENALEX_WORK = re.compile(r"^W\d+$")
 PMID = re.compile(r"^\d{1,9}$")
 CHEBI = re.compile(r"^(?:CHEBI:)?(\d+)$", re.IGNORECASE)
 ENTREZ = re.compile(r"^\d+$")
+ENSEMBL = re.compile(r"^ENSG\d{11}$")
 
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")

@@ -74,6 +74,8 @@ class GeneRecord:
     entrez_id: str | None = None
     uniprot_ids: tuple[str, ...] = ()
     locus_type: str = ""
+    ensembl_gene_id: str = ""
+    location: str = ""  # chromosome band, e.g. 17p13.1
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,7 @@ def _upsert_reactions(conn, reactions: list[ReactionRecord]) -> None:  # type: i
 
 def _gene_hash(g: GeneRecord) -> str:
     return content_hash(g.symbol, g.name, g.status, g.aliases, g.previous_symbols, g.entrez_id, g.uniprot_ids,
-                        g.locus_type)
+                        g.locus_type, g.ensembl_gene_id, g.location)
 
 
 def upsert_genes(engine: Engine, genes: list[GeneRecord], dataset_version: str) -> LoadCounts:
@@ -145,20 +145,23 @@ def upsert_genes(engine: Engine, genes: list[GeneRecord], dataset_version: str) 
         copy_into_temp(conn, "genes_in", [("hgnc_id", "text"), ("symbol", "text"), ("name", "text"),
                                           ("status", "text"), ("aliases", "text[]"), ("previous_symbols", "text[]"),
                                           ("entrez_id", "text"), ("uniprot_ids", "text[]"), ("locus_type", "text"),
-                                          ("row_hash", "text")],
+                                          ("ensembl_gene_id", "text"), ("location", "text"), ("row_hash", "text")],
                        ((g.hgnc_id, g.symbol, g.name, g.status, list(g.aliases), list(g.previous_symbols),
-                         g.entrez_id, list(g.uniprot_ids), g.locus_type, _gene_hash(g)) for g in genes))
+                         g.entrez_id, list(g.uniprot_ids), g.locus_type, g.ensembl_gene_id, g.location, _gene_hash(g))
+                        for g in genes))
         inserted, updated = conn.execute(text("""
             WITH up AS (
                 INSERT INTO gene_identifiers (hgnc_id, symbol, name, status, aliases, previous_symbols, entrez_id,
-                                              uniprot_ids, locus_type, row_hash, dataset_version)
+                                              uniprot_ids, locus_type, ensembl_gene_id, location, row_hash,
+                                              dataset_version)
                 SELECT hgnc_id, symbol, name, status, aliases, previous_symbols, entrez_id, uniprot_ids, locus_type,
-                       row_hash, :dv FROM genes_in
+                       ensembl_gene_id, location, row_hash, :dv FROM genes_in
                 ON CONFLICT (hgnc_id) DO UPDATE SET
                     symbol = EXCLUDED.symbol, name = EXCLUDED.name, status = EXCLUDED.status,
                     aliases = EXCLUDED.aliases, previous_symbols = EXCLUDED.previous_symbols,
                     entrez_id = EXCLUDED.entrez_id, uniprot_ids = EXCLUDED.uniprot_ids,
-                    locus_type = EXCLUDED.locus_type, row_hash = EXCLUDED.row_hash,
+                    locus_type = EXCLUDED.locus_type, ensembl_gene_id = EXCLUDED.ensembl_gene_id,
+                    location = EXCLUDED.location, row_hash = EXCLUDED.row_hash,
                     dataset_version = EXCLUDED.dataset_version, updated_at = now()
                 WHERE gene_identifiers.row_hash <> EXCLUDED.row_hash
                 RETURNING (xmax = 0) AS inserted)

@@ -108,6 +108,26 @@ function tableSpec(data) {
       return [`${name(data.left)} compared with ${name(data.right)}`, ["in", data.subject === "pathways" ? "gene" : "pathway"],
         [...data.shared.map((x) => ["both", x]), ...data.only_left.map((x) => [`only ${name(data.left)}`, x]),
           ...data.only_right.map((x) => [`only ${name(data.right)}`, x])]];
+    case "difference":
+      return [`Genes of ${name(data.left)} not in ${name(data.right)} (${data.total})`, ["symbol", "HGNC id", "name"],
+        data.genes.map((g) => [g.symbol, g.id, g.name])];
+    case "compound_pathways":
+      return [`Pathways holding ${data.compounds.join(", ")} (${data.total})`, ["id", "name", "source", "genes"],
+        data.pathways.map((p) => [p.id, p.name, p.source, p.size ?? ""])];
+    case "overview":
+      return [`${name(data.pathway)}: ${data.gene_total} genes`, ["relation", "id", "name", "source"],
+        [...data.parents.map((p) => ["parent", p.id, p.name, p.source]),
+          ...data.children.map((p) => ["child", p.id, p.name, p.source]),
+          ...data.counterparts.map((m) => [`${m.relation} ${m.direction}`.trim(), m.pathway.id, m.pathway.name,
+            m.pathway.source])]];
+    case "gene_facts":
+      return [`HGNC ${data.ambiguous ? "candidates" : "record"}`,
+        ["symbol", "HGNC id", "name", "locus type", "location", "Entrez", "UniProt", "Ensembl"],
+        data.genes.map((g) => [g.symbol, g.hgnc_id, g.name, g.locus_type, g.location, g.entrez_id ?? "",
+          g.uniprot_ids.join(" "), g.ensembl_id])];
+    case "not_found":
+      return [`Not in the index: ${data.asked}; closest names`, ["id", "name", "source"],
+        data.closest.map((p) => [p.id, p.name, p.source])];
     default:
       return null;
   }

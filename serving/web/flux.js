@@ -9,6 +9,10 @@ const EXAMPLES = [
   ["shared genes", "Which genes do the KEGG and Reactome mismatch repair pathways share?"],
   ["compare", "Compare KEGG glycolysis and Reactome glycolysis"],
   ["hierarchy", "What are the sub-pathways of Reactome's glucose metabolism?"],
+  ["gene facts", "What is the official symbol of APAF-1?"],
+  ["count", "How many genes are in KEGG's cell cycle?"],
+  ["compounds", "Which pathways use pyruvate (C00022)?"],
+  ["difference", "Which genes are in KEGG cell cycle but not in Reactome's Cell Cycle, Mitotic?"],
   ["literature", "What does TP53 do in apoptosis?"],
 ];
 const state = { conversationId: null, turns: 0, busy: false };

@@ -84,7 +84,8 @@ def test_stream_sends_steps_then_evidence_then_the_answer_then_done(client: Test
     timings = events[-1][1]["timings_ms"]
     assert timings == dict(events)["answer"]["timings_ms"]
     fetched = any(not data["cached"] for name, data in events if name == "step" and data["step"] == "retrieve")
-    ran = {"embed", "route", "judge", "generate", "validate"} | (
+    # "ground": every generated claim is checked against what it cites (FLUX_GROUNDING_CHECK, on by default).
+    ran = {"embed", "route", "judge", "generate", "validate", "ground"} | (
         {"retrieve_pg", "rerank", "retrieve_graph"} if fetched else set())
     assert set(timings) == ran | {"total"}
     # The stages run one after another inside the answer's total, which the stream's own total covers.

@@ -8,10 +8,10 @@ import pytest
 from mlflow.tracking import MlflowClient
 from sqlalchemy import text
 
-from dagster_project.assets.scorecards import eval_pipeline
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.evals import judge_calibration, retrieval_eval
+from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.gate import GATED_RETRIEVAL_TASKS, compare
 from dagster_project.evals.questions import retrieval_tasks, title_questions
 from dagster_project.evals.store import accept_latest, latest

@@ -108,9 +108,10 @@ def test_literature_questions_keep_text_evidence_and_no_payload(client: TestClie
     assert answer["kind"] == "literature" and answer["data"] is None and answer["citations"]
 
 
-def test_an_unknown_pathway_in_a_graph_question_is_named_in_a_warning(client: TestClient) -> None:
+def test_an_unknown_pathway_in_a_graph_question_is_not_found_and_named_in_a_warning(client: TestClient) -> None:
     answer = ask(client, "Which genes do the Frobnication and Quux pathways share?")
-    assert answer["kind"] == "literature" and any("no other pathway named" in w for w in answer["warnings"])
+    assert answer["kind"] == "not_found" and any("no other pathway named" in w for w in answer["warnings"])
+    assert answer["data"]["what"] == "pathway" and answer["answer"].startswith("The index holds no pathway")
 
 
 def test_a_conversation_resolves_follow_ups_and_keeps_its_turns(client: TestClient, graph: Driver) -> None:

@@ -20,7 +20,9 @@ from tests.support.ports import free_port
 
 CHROMIUM = os.environ.get("FLUX_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 KINDS = {"members": "members", "gene pathways": "gene_pathways", "counterpart": "counterpart",
-         "shared genes": "shared_genes", "compare": "compare", "hierarchy": "hierarchy", "literature": "literature"}
+         "shared genes": "shared_genes", "compare": "compare", "hierarchy": "hierarchy", "gene facts": "gene_facts",
+         "count": "members", "compounds": "compound_pathways", "difference": "difference",
+         "literature": "literature"}
 KEY = "flux_browser_test_key"
 
 

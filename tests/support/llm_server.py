@@ -24,6 +24,8 @@ CHAT_PATH = "/v1/chat/completions"
 Responder = Callable[[dict[str, Any]], str]
 # The provider lists evidence as `[id] (source) title` lines; a responder finds the citable ids this way.
 _EVIDENCE_LINE = re.compile(r"^\[([^\]\s]+)\] \(", re.MULTILINE)
+# ... and each item's text is the block under that line, up to the next item.
+_EVIDENCE_BLOCK = re.compile(r"^\[([^\]\s]+)\] \([^\n]*\n(.*?)(?=\n\n\[[^\]\s]+\] \(|\Z)", re.MULTILINE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -79,10 +81,22 @@ def evidence_ids(request_json: dict[str, Any]) -> list[str]:
     return _EVIDENCE_LINE.findall(prompt_of(request_json))
 
 
+def evidence_texts(request_json: dict[str, Any]) -> dict[str, str]:
+    """Each evidence id with its text as the model was shown it."""
+    return {i: text.strip() for i, text in _EVIDENCE_BLOCK.findall(prompt_of(request_json))}
+
+
+def first_sentence(text: str) -> str:
+    return text.split(". ")[0].rstrip(".…").strip()
+
+
 def citing_responder(request_json: dict[str, Any]) -> str:
-    """A well-behaved generator: one claim per evidence item, each citing it, confidence 0.8."""
+    """A well-behaved generator: one claim per evidence item, stating the item's first sentence and citing it (so
+    the grounding check finds it supported), confidence 0.8."""
+    texts = evidence_texts(request_json)
     ids = evidence_ids(request_json)
-    claims = [{"text": f"Evidence {i} is relevant.", "citations": [i]} for i in ids]
+    claims = [{"text": (first_sentence(texts.get(i, "")) or f"Evidence {i} is relevant") + ".", "citations": [i]}
+              for i in ids]
     return json.dumps({"answer": " ".join(c["text"] for c in claims) or "The evidence does not say.",
                        "claims": claims, "citations": ids, "confidence": 0.8,
                        "reasoning_summary": "Each claim restates one evidence item."})

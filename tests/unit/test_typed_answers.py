@@ -64,14 +64,16 @@ def test_questions_get_their_kind_and_entities(question: str, kind: str, pathway
     assert [p.id for p in intent.pathways] == pathways or kind == "literature"
 
 
-def test_a_graph_question_whose_pathway_cannot_be_found_falls_back_with_the_reason() -> None:
+def test_a_graph_question_whose_pathway_cannot_be_found_is_answered_as_not_found_with_the_reason() -> None:
     intent = classify("Which genes do the Frobnication and Quux pathways share?", GENES, PATHWAYS)
-    assert intent.kind == "literature" and intent.unresolved == ("shared_genes",)
+    assert intent.kind == "not_found" and intent.unresolved == ("shared_genes",) and intent.missing == "pathway"
     assert "no other pathway named in the index" in intent.reason
     one = classify("Compare Reactome glycolysis and the Frobnicose pathway", GENES, PATHWAYS)
-    assert one.kind == "literature" and "found only R-HSA-70171 'Glycolysis'" in one.reason
+    assert one.kind == "not_found" and "found only R-HSA-70171 'Glycolysis'" in one.reason
     assert classify("Which pathways contain both TP53 and MDM2?", GENES, PATHWAYS).genes[1].symbol == "MDM2"
-    assert classify("Compare compounds", GENES, PATHWAYS).kind == "literature"
+    # Without a pathway word or a database, "compounds" alone is not a pathway question.
+    assert classify("Compare compounds", GENES, PATHWAYS).kind == "not_found"
+    assert classify("Which compounds cause cancer?", GENES, PATHWAYS).kind == "literature"
 
 
 def _genes(n: int) -> list[GeneRef]:

@@ -8,7 +8,7 @@ import gzip
 import io
 import json
 
-from dagster_project.sources.ids import ENTREZ, UNIPROT, split_multi, uniprot_base
+from dagster_project.sources.ids import ENSEMBL, ENTREZ, UNIPROT, split_multi, uniprot_base
 from dagster_project.sources.model import GeneRecord, ParseResult, Quarantined
 
 SOURCE = "hgnc"
@@ -23,6 +23,8 @@ COLUMNS = {
     "entrez": ("entrez_id", "NCBI Gene ID(supplied by NCBI)", "NCBI Gene ID"),
     "uniprot": ("uniprot_ids", "UniProt ID(supplied by UniProt)", "UniProt ID"),
     "locus_type": ("locus_type", "Locus type"),
+    "ensembl": ("ensembl_gene_id", "Ensembl gene ID", "Ensembl ID(supplied by Ensembl)"),
+    "location": ("location", "Chromosome"),
 }
 REQUIRED = ("hgnc_id", "symbol")  # a row needs both to become a gene
 
@@ -53,7 +55,7 @@ def _gene(row: dict[str, str], cols: dict[str, str], raw_ref: str) -> GeneRecord
     hgnc_id, symbol = values["hgnc_id"], values["symbol"]
     if not hgnc_id.startswith("HGNC:") or not symbol:
         return Quarantined(SOURCE, hgnc_id or "?", raw_ref, "row without HGNC id or symbol", json.dumps(row)[:2000])
-    entrez = get("entrez", "")
+    entrez, ensembl = get("entrez", ""), get("ensembl", "")
     uniprot = tuple(dict.fromkeys(uniprot_base(u) for u in split_multi(get("uniprot")) if UNIPROT.match(u)))
     return GeneRecord(
         hgnc_id=hgnc_id,
@@ -65,6 +67,8 @@ def _gene(row: dict[str, str], cols: dict[str, str], raw_ref: str) -> GeneRecord
         entrez_id=entrez if ENTREZ.match(entrez) else None,
         uniprot_ids=uniprot,
         locus_type=get("locus_type", ""),
+        ensembl_gene_id=ensembl if ENSEMBL.match(ensembl) else "",
+        location=get("location", ""),
     )
 
 

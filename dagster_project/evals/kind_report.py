@@ -1,0 +1,42 @@
+"""`flux evals kinds`: the generated kind questions against the published index, through
+the serving pipeline with caches off, and the analysts' question sets against the parser; per kind pass rates and
+latency, as the answer scorecard computes them (without recording a scorecard run)."""
+
+from __future__ import annotations
+
+from dagster_project.core.settings import FluxConfigError, FluxSettings
+from dagster_project.core.stores import engine_for, graph_driver
+from dagster_project.evals import answer_eval, kind_questions
+from dagster_project.evals.answer_eval import eval_pipeline
+from dagster_project.evals.grounding import GroundingRule
+from dagster_project.evals.heldout import DEV_FILE, HELDOUT_FILE, load_heldout, score
+from dagster_project.evals.kind_truth import load_truth
+from dagster_project.stack import check_neo4j, check_postgres
+from retrieval.genes import load_lexicon
+from retrieval.index_state import NoPublishedIndexError, current_index
+from retrieval.intent import classify
+from retrieval.pathways import load_pathways
+
+
+def report(settings: FluxSettings) -> None:
+    check_postgres(settings)  # a dead dependency is one line (FluxConfigError), not a traceback
+    check_neo4j(settings)
+    engine = engine_for(settings.platform_database_url)
+    try:
+        index = current_index(engine)
+    except NoPublishedIndexError as exc:
+        raise FluxConfigError("FLUX_PG_DATABASE", str(exc)) from None
+    truth = load_truth(graph_driver(settings), engine)
+    questions = kind_questions.generate(truth)
+    metrics, _ = answer_eval.evaluate(eval_pipeline(settings, index), questions,
+                                      answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, truth))
+    print(f"generated kind questions on index {index.version}")
+    for name, value in sorted(metrics.items()):
+        print(f"  {name:42s} {value:10.3f}")
+    genes, pathways = load_lexicon(engine, index.version), load_pathways(engine, index.version)
+    for label, path in (("held-apart", HELDOUT_FILE), ("dev", DEV_FILE)):
+        figures, _ = score(classify, load_heldout(path), genes, pathways)
+        print(f"analysts' questions, {label} ({int(figures['heldout_questions'])}):")
+        for name, value in sorted(figures.items()):
+            print(f"  {name:42s} {value:10.3f}")
+

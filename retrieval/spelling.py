@@ -1,0 +1,93 @@
+"""Spelling-tolerant name matching: one canonical form per word, and typo correction against a known vocabulary.
+
+Pathway names are matched on canonical words, the same function applied to the name and to the question, so
+"signalling" meets "signaling", "tumour" meets "tumor", "cycles" meets "cycle". A question word that is in no name
+is corrected to the closest name word when it is one or two edits away (difflib's ratio, stdlib): "glycolisis" →
+"glycolysis". Identifiers (a digit or an inner capital: TP53, PI3K) are never corrected.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+
+# British → American, as a few suffix and prefix rules plus the words no rule covers.
+_WORDS = {"tumour": "tumor", "tumours": "tumors", "colour": "color", "behaviour": "behavior", "favour": "favor",
+          "fibre": "fiber", "centre": "center", "sulphur": "sulfur", "sulphate": "sulfate", "aluminium": "aluminum",
+          "grey": "gray", "programme": "program", "catalyse": "catalyze", "catalysed": "catalyzed"}
+_RULES = ((re.compile(r"(?<=[a-z])lling$"), "ling"), (re.compile(r"(?<=[a-z])lled$"), "led"),
+          (re.compile(r"aem"), "em"), (re.compile(r"^oe(?=[a-z]{3})"), "e"), (re.compile(r"isation$"), "ization"),
+          (re.compile(r"ysed$"), "yzed"), (re.compile(r"yse$"), "yze"))
+# Endings that are not a plural "s": apoptosis, virus, process, hepatitis.
+_NOT_PLURAL = ("ss", "is", "us", "os", "as", "ys")
+MIN_TYPO_LENGTH = 5
+TYPO_CUTOFF = 0.8  # difflib ratio: one edit in a 5-9 letter word, two in a long one
+
+
+def canonical(word: str) -> str:
+    """One spelling per word: American, singular, lower case."""
+    w = _WORDS.get(word, word)
+    for pattern, replacement in _RULES:
+        w = pattern.sub(replacement, w)
+    if len(w) > 4 and w.endswith("s") and not w.endswith(_NOT_PLURAL):
+        w = w[:-1]
+    return w
+
+
+def fold(value: str) -> str:
+    """Lower case, punctuation to spaces: 'Glycolysis / Gluconeogenesis' → 'glycolysis gluconeogenesis'."""
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", value.lower()).split())
+
+
+def canonical_words(value: str) -> list[str]:
+    return [canonical(w) for w in fold(value).split()]
+
+
+# The words questions are asked with: a typo in them is corrected too ("patwhays", "invovled", "cytoabnd").
+_QUESTION_WORDS = """
+pathway pathways genes members member involved participates participate identifiers identifier chromosome cytoband
+pseudogene protein coding location located symbol official approved subpathways compounds compound metabolites
+metabolite contain contains containing include includes including belong belongs counterpart equivalent
+corresponds correspond overview describe compare comparison difference different shared common between hierarchy
+parent parents children references accession accessions ensembl uniprot entrez underneath beneath appear appears
+database databases summary summarise summarize genome transcript
+"""
+QUESTION_WORDS = frozenset(canonical(w) for w in _QUESTION_WORDS.split())
+
+
+class TypoCorrector:
+    """Corrects a word to the closest word of a vocabulary (pathway-name words and question words), or leaves
+    it."""
+
+    def __init__(self, vocabulary: Iterable[str], keep: Iterable[str] = ()) -> None:
+        words = set(vocabulary) | QUESTION_WORDS
+        self._vocabulary = sorted({w for w in words if len(w) >= MIN_TYPO_LENGTH and w.isalpha()})
+        self._known = words | set(keep)
+
+    def correct(self, word: str) -> str:
+        if word in self._known or len(word) < MIN_TYPO_LENGTH or not word.isalpha():
+            return word
+        close = difflib.get_close_matches(word, self._vocabulary, n=1, cutoff=TYPO_CUTOFF)
+        return close[0] if close else word
+
+    def corrections(self, question: str) -> dict[str, str]:
+        """Question word (lower case, as written) → the known word it was read as, for the words that changed.
+        Identifiers never change."""
+        changed = {}
+        for raw in re.findall(r"[A-Za-z0-9]+", question):
+            if any(ch.isdigit() for ch in raw) or any(ch.isupper() for ch in raw[1:]):
+                continue  # TP53, PI3K, mTOR: identifiers, not misspelt words
+            word = canonical(raw.lower())
+            fixed = self.correct(word)
+            if fixed != word:
+                changed[raw.lower()] = fixed
+        return changed
+
+
+def apply_corrections(question: str, corrections: dict[str, str]) -> str:
+    """The question with each corrected word replaced where it stands."""
+    if not corrections:
+        return question
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, corrections)) + r")\b", re.I)
+    return pattern.sub(lambda m: corrections[m.group(0).lower()], question)
