@@ -96,25 +96,24 @@ class GeneLexicon:
         return len(self._table)
 
     def lookup(self, token: str) -> GeneMention | None:
-        hit = self._table.get(token.upper()) if _looks_like_identifier(token) else None
-        if not hit:
-            return None
-        gene, via = hit
-        shared = self._shared.get(token.upper(), [])
-        candidates = (tuple(dict.fromkeys([gene, *shared])) if via != "symbol" and len(set(shared)) > 1 else ())
-        return GeneMention(token, gene, via, candidates)
+        return self._mention(token) if _looks_like_identifier(token) else None
 
     def lookup_loose(self, token: str) -> GeneMention | None:
         """Any case, any shape ("smac", "N-ras"): only where the question is known to name a gene (a gene-fact
         question), never to find genes in free text."""
         if token.lower() in STOPWORDS or token.upper() in COMMON_WORDS or len(token) < 2:
             return None
+        return self._mention(token)
+
+    def _mention(self, token: str) -> GeneMention | None:
+        """The gene the token names, with every candidate when it is an alias or previous symbol several carry."""
         hit = self._table.get(token.upper())
         if not hit:
             return None
+        gene, via = hit
         shared = self._shared.get(token.upper(), [])
-        candidates = tuple(dict.fromkeys([hit[0], *shared])) if hit[1] != "symbol" and len(set(shared)) > 1 else ()
-        return GeneMention(token, hit[0], hit[1], candidates)
+        candidates = (tuple(dict.fromkeys([gene, *shared])) if via != "symbol" and len(set(shared)) > 1 else ())
+        return GeneMention(token, gene, via, candidates)
 
     def by_id(self, identifier: str) -> Gene | None:
         """The gene with this HGNC, Ensembl (version suffix ignored), UniProt or `ENTREZ:<n>` identifier."""

@@ -293,8 +293,9 @@ def _counterpart_rule(read: _Read, count: bool) -> Intent | None:
     if not (_COUNTERPART.search(read.question) and _databases(read.question)):
         return None
     # The database named may be the one asked for, not the pathway's own: any database's name counts.
-    fuzzy = read.pathways.fuzzy(read.question, ignore=read.ignore)
-    found = read.found or read.fuzzy(1) or ([fuzzy] if fuzzy else [])
+    found = read.found or read.fuzzy(1)
+    if not found and (anywhere := read.pathways.fuzzy(read.question, ignore=read.ignore)):
+        found = [anywhere]
     if found:
         return _counterpart(read.question, found, read.named_genes)
     return _unresolved(read, "counterpart", "a pathway")

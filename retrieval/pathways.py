@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -40,6 +41,7 @@ _GENERIC = frozenset(canonical(w) for w in STOPWORDS | {
     "enumerate", "find", "get", "display", "identify", "know", "want", "need", "like", "return", "retrieve", "fetch",
     "look", "see", "print", "output", "lookup", "names", "described", "annotated", "assigned", "linked",
     "associated", "participating", "mapped", "take", "takes", "anything", "everything", "total", "altogether"})
+READ_CACHE = 64  # questions whose reading is kept (thread-safe: serving shares a lexicon between requests)
 # A content word right before a name, at least this long, makes it a different, longer name.
 MIN_MODIFIER_LENGTH = 4
 
@@ -66,11 +68,17 @@ class PathwayLexicon:
         self._tokens = {pid: _tokens(ref.name) for pid, ref in self.by_id.items()}
         self._name_words = {w for name in self._by_name for w in name.split()}
         self._typos = TypoCorrector(self._name_words, keep=_GENERIC)
+        # One question is read several times while it is classified (kind rules, names, each side of a pair).
+        self._read = lru_cache(maxsize=READ_CACHE)(self._read_once)
 
     def read(self, question: str) -> tuple[list[str], dict[str, str]]:
         """The question's canonical words with typos corrected to name words, and the corrections made."""
+        words, corrections = self._read(question)
+        return list(words), dict(corrections)
+
+    def _read_once(self, question: str) -> tuple[tuple[str, ...], dict[str, str]]:
         corrections = self._typos.corrections(question)
-        return [canonical(corrections.get(w, w)) for w in fold(question).split()], corrections
+        return tuple(canonical(corrections.get(w, w)) for w in fold(question).split()), corrections
 
     def __len__(self) -> int:
         return len(self.by_id)
