@@ -20,6 +20,7 @@ from dagster_project.core.settings import FluxConfigError, get_settings
 from dagster_project.stack.base import ServiceStatus
 from serving.cli_evals import evals_app
 from serving.cli_index import backup_command, index_app, restore_command
+from serving.cli_sources import sources_app
 
 app = typer.Typer(help="Flux: biology sources → documents, pgvector and a Neo4j graph.", no_args_is_help=True)
 stack_app = typer.Typer(help="Local services: embedded Postgres, Neo4j, Redis.", no_args_is_help=True)
@@ -31,6 +32,7 @@ resolution_app = typer.Typer(help="Reactome ↔ KEGG resolution model: fit on th
                              no_args_is_help=True)
 app.add_typer(resolution_app, name="resolution")
 app.add_typer(index_app, name="index")
+app.add_typer(sources_app, name="sources")
 app.command("backup")(backup_command)
 app.command("restore")(restore_command)
 console = Console(width=int(os.environ.get("COLUMNS", "120")))

@@ -86,6 +86,7 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
             "documents_marked_gone": counts.marked_gone,
             "quarantined": quarantined,
             "quarantine_rate": round(rate, 4),
+            **({"reactions_by_class": dict(records.reaction_classes)} if records.reaction_classes else {}),
         })
 
     return _docs

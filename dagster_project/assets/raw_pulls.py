@@ -1,13 +1,17 @@
 """Stage 1 — raw pulls: each source's files, fetched (live) or read (snapshot, demo), written immutably to the
 raw zone with release and retrieval time. Together these make up the dataset version."""
 
+import time
+
 import dagster as dg
 
+from dagster_project.core.http import HttpRequestError
 from dagster_project.core.settings import FluxSettings
 from dagster_project.resources import PostgresResource
 from dagster_project.resources.settings import FluxSettingsParam
 from dagster_project.sources import registry
-from dagster_project.sources.raw import unchanged_since, write_pull
+from dagster_project.sources.raw import RawPull, unchanged_since, write_pull
+from dagster_project.sources.source import SourcePullError, SourceSetupError
 from dagster_project.storage.loaders import record_raw_pull
 
 RAW_GROUP = "raw"
@@ -32,7 +36,9 @@ def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefin
     )
     def _raw(context: dg.AssetExecutionContext, postgres: PostgresResource,
              settings: FluxSettingsParam) -> dg.MaterializeResult:
-        pulled = registry.pull(source, settings)
+        started = time.monotonic()
+        pulled = _pull(source, settings)
+        elapsed = round(time.monotonic() - started, 2)
         byte_count = sum(len(b) for b in pulled.files.values())
         previous = unchanged_since(pulled, settings.raw_root_path)
         if previous is not None:  # nothing new: the dataset version stays, no pull is recorded twice
@@ -53,9 +59,31 @@ def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefin
             "files": len(pulled.files),
             "bytes": byte_count,
             "manifest": dg.MetadataValue.path(manifest.uri),
+            "pull_seconds": elapsed,
+            **({"requests": pulled.requests} if pulled.requests is not None else {}),
         })
 
     return _raw
+
+
+def _pull(source: str, settings: FluxSettings) -> RawPull:
+    """The source's pull; a failure that another try cannot mend (a missing key, a refused identity, a 401/415, a
+    429 that outlasted the client's retries) fails the asset at once, with the provider's words and the setting to
+    change, instead of spending the retry policy on it."""
+    try:
+        return registry.pull(source, settings)
+    except SourceSetupError as exc:
+        raise dg.Failure(description=f"{source}: {exc}", allow_retries=False) from None
+    except HttpRequestError as exc:
+        if exc.status is None or exc.status >= 500:
+            raise  # a 5xx, a timeout or a dropped connection: the retry policy may still get through
+        raise dg.Failure(description=f"{source}: {exc}", allow_retries=False,
+                         metadata={"status": exc.status, "url": exc.url, "attempts": exc.attempts}) from None
+    except SourcePullError as exc:
+        if exc.transient:
+            raise
+        raise dg.Failure(description=f"{source}: {exc}", allow_retries=False,
+                         metadata={"status": exc.status} if exc.status is not None else None) from None
 
 
 def build_raw_assets(settings: FluxSettings) -> list[dg.AssetsDefinition]:

@@ -50,13 +50,24 @@ class HttpRequestError(RuntimeError):
         self.retryable = retryable
         self.retry_after = retry_after
         self.attempts = 1
+        self.provider: str | None = None
+        self.advice: str | None = None  # what to change when the answer is about the request (a key, a setting)
 
-    def _final(self, attempts: int, scrub: Callable[[str], str]) -> HttpRequestError:
-        """The error as it leaves the client: secrets scrubbed, and the attempts in the message if there were more."""
+    def _final(self, attempts: int, scrub: Callable[[str], str], provider: str | None = None,
+               advice: Mapping[int, str] | None = None) -> HttpRequestError:
+        """The error as it leaves the client: secrets scrubbed, the attempts in the message if there were more, and,
+        when the client names its provider, who answered and the setting that changes the answer."""
         self.attempts = attempts
         self.url, self.reason = scrub(self.url), scrub(self.reason)
-        gave_up = f"gave up after {attempts} attempts: " if attempts > 1 else ""
-        self.args = (f"{gave_up}{self.reason} [{self.url}]",)
+        self.provider = provider
+        self.advice = (advice or {}).get(self.status) if self.status is not None else None
+        hint = f"; {self.advice}" if self.advice else ""
+        if provider:  # "OpenAlex: HTTP 401: … (after 1 attempt) [url]; set FLUX_OPENALEX_API_KEY …"
+            tries = f"{attempts} attempt{'s' if attempts > 1 else ''}"
+            self.args = (f"{provider}: {self.reason} (after {tries}) [{self.url}]{hint}",)
+        else:
+            gave_up = f"gave up after {attempts} attempts: " if attempts > 1 else ""
+            self.args = (f"{gave_up}{self.reason} [{self.url}]{hint}",)
         return self
 
 
@@ -164,12 +175,16 @@ class HttpClient:
         secrets: Sequence[str | None] = (),
         follow_redirects: bool = True,
         name: str | None = None,
+        provider: str | None = None,
+        advice: Mapping[int, str] | None = None,
         sleep: Sleep = time.sleep,
         now: Clock = time.time,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         host = urlsplit(self.base_url).netloc
-        self.name = name or host
+        self.name = name or provider or host
+        self.provider = provider  # named in every final error: "KEGG REST answered HTTP 403 …"
+        self.advice = dict(advice or {})  # status → the setting to change, appended to that error
         self.timeout = timeout
         self.max_attempts = max_attempts
         self.backoff_max = backoff_max
@@ -201,12 +216,13 @@ class HttpClient:
 
     # --- sending ---------------------------------------------------------------------------------------
     def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, data: Any = None,
-                json: Any = None) -> httpx.Response:
+                json: Any = None, headers: Mapping[str, str] | None = None) -> httpx.Response:
         """Send with retries; the 2xx/3xx response, or HttpRequestError."""
-        return self.request_parsed(method, path, _as_is, params=params, data=data, json=json)
+        return self.request_parsed(method, path, _as_is, params=params, data=data, json=json, headers=headers)
 
     def request_parsed(self, method: str, path: str, parse: Callable[[httpx.Response], T], *,
-                       params: Mapping[str, Any] | None = None, data: Any = None, json: Any = None) -> T:
+                       params: Mapping[str, Any] | None = None, data: Any = None, json: Any = None,
+                       headers: Mapping[str, str] | None = None) -> T:
         """Send with retries and parse the answer; `parse` runs inside each attempt, so the HttpRequestError it
         raises for a bad body is retried when it says `retryable`."""
         url = self.url_for(path)
@@ -215,14 +231,14 @@ class HttpClient:
         def attempt() -> T:
             nonlocal sent
             sent += 1
-            return self._send_once(method, url, params, data, json, parse)
+            return self._send_once(method, url, params, data, json, headers, parse)
 
         retrying = Retrying(sleep=self._sleep, stop=stop_after_attempt(self.max_attempts), wait=self._wait,
                             retry=retry_if_exception(_is_transient), before_sleep=self._log_retry, reraise=True)
         try:
             return retrying(attempt)
         except HttpRequestError as exc:
-            raise exc._final(sent, self._scrub) from None
+            raise exc._final(sent, self._scrub, self.provider, self.advice) from None
 
     def get_text(self, path: str, **params: Any) -> str:
         return self.request("GET", path, params=params or None).text
@@ -233,16 +249,26 @@ class HttpClient:
     def get_json(self, path: str, **params: Any) -> Any:
         return self.request_parsed("GET", path, json_body, params=params or None)
 
-    def post_json(self, path: str, data: Any) -> Any:
-        """POST `data` as the body and parse the JSON answer."""
-        return self.request_parsed("POST", path, json_body, data=data)
+    def post_json(self, path: str, data: Any, *, content_type: str | None = None) -> Any:
+        """POST `data` as the body and parse the JSON answer. A str body carries no Content-Type of its own, and
+        an endpoint that declares what it consumes (Reactome's text/plain id lists) answers 415 without one."""
+        headers = {"Content-Type": content_type} if content_type else None
+        return self.request_parsed("POST", path, json_body, data=data, headers=headers)
+
+    def post_text(self, path: str, data: Mapping[str, Any]) -> str:
+        """POST a form (application/x-www-form-urlencoded) and return the text answer: what E-utilities asks for
+        when an id list is too long for a URL."""
+        return self.request("POST", path, data=data).text
 
     def _send_once(self, method: str, url: str, params: Mapping[str, Any] | None, data: Any, json: Any,
-                   parse: Callable[[httpx.Response], T]) -> T:
+                   headers: Mapping[str, str] | None, parse: Callable[[httpx.Response], T]) -> T:
         self.limiter.acquire()
         self.attempts += 1
         try:
-            response = self._client.request(method, url, params=params, data=data, json=json)
+            if isinstance(data, str | bytes):  # a raw body: httpx's `content`, with the caller's Content-Type
+                response = self._client.request(method, url, params=params, content=data, headers=headers)
+            else:
+                response = self._client.request(method, url, params=params, data=data, json=json, headers=headers)
         except httpx.TimeoutException:
             raise HttpTimeoutError(url, f"timed out after {self.timeout:g}s", retryable=True) from None
         except httpx.TransportError as exc:

@@ -59,7 +59,8 @@ class SourceSettings(_Group):
     raw_root: str | None = Field(default=None, description="fsspec root of the raw zone; default <home>/raw.")
     max_quarantine_rate: float = Field(default=0.10, ge=0.0, le=1.0)
     # Live-mode clients
-    contact_email: str = "flux@example.org"
+    contact_email: str = Field(default="flux@example.org", description="A reachable address of whoever runs "
+                               "Flux: live mode refuses the placeholder (NCBI and OpenAlex write to it).")
     http_timeout: float = 30.0
     http_max_attempts: int = Field(default=5, ge=1, le=20)
     # Source endpoints: unset = the source's own (its client's BASE_URL); set to use a mirror or a local server.
@@ -69,6 +70,8 @@ class SourceSettings(_Group):
     openalex_url: str | None = None
     openalex_filter: str = "concepts.id:C54355233,has_abstract:true"
     openalex_max_records: int = 200
+    openalex_api_key: SecretStr | None = Field(default=None, description="OpenAlex API key (required for live "
+                                               "OpenAlex pulls; free at openalex.org/settings/api).")
     hgnc_url: str | None = None
     eutils_url: str | None = None
     ncbi_api_key: SecretStr | None = None

@@ -111,10 +111,13 @@ class ParseResult:
     genes: list[GeneRecord] = field(default_factory=list)
     papers: list[PaperRecord] = field(default_factory=list)
     quarantined: list[Quarantined] = field(default_factory=list)
+    reaction_classes: dict[str, int] = field(default_factory=dict)  # distinct reactions per source event class
 
     def extend(self, other: ParseResult) -> ParseResult:
         for name in ("pathways", "members", "reactions", "genes", "papers", "quarantined"):
             getattr(self, name).extend(getattr(other, name))
+        for name, count in other.reaction_classes.items():
+            self.reaction_classes[name] = self.reaction_classes.get(name, 0) + count
         return self
 
 

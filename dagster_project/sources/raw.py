@@ -24,6 +24,7 @@ class RawPull:
     files: dict[str, bytes]
     release: str
     retrieved_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    requests: int | None = None  # HTTP requests a live pull sent (retries included); None when nothing was fetched
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ class ScriptedServer:
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = _bind_fresh_port(_handler_for(self))
         self._httpd.daemon_threads = True
         # A short poll interval: shutdown() waits up to one interval, paid at every test's teardown.
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
@@ -110,6 +110,24 @@ class ScriptedServer:
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+
+
+# Ports a server of this process has had. Flux's rate limiters are process-wide per host:port, so a server on a
+# port an earlier server had would inherit the pace an earlier test's client set for it.
+_PORTS_USED: set[int] = set()
+
+
+def _bind_fresh_port(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+    rejected = []
+    while True:
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        port = httpd.server_address[1]
+        if port not in _PORTS_USED:
+            _PORTS_USED.add(port)
+            for other in rejected:
+                other.server_close()
+            return httpd
+        rejected.append(httpd)  # held open until a fresh port is found, so the OS cannot offer it again
 
 
 def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:

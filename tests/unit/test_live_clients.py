@@ -56,16 +56,17 @@ def test_kegg_live_pull_survives_a_429_and_parses_recorded_answers(fault_server:
     assert conv == {"10327": ["O14556"], "124": ["P07327"]}
 
 
-def test_openalex_cursor_paging_with_mailto_and_a_malformed_record(fault_server: FaultServer) -> None:
+def test_openalex_cursor_paging_with_a_key_a_5xx_and_a_malformed_record(fault_server: FaultServer) -> None:
     work = json.loads((SNAPSHOT / "openalex" / "fixtures" / "W2741809807.json").read_text())
     page1 = {"meta": {"next_cursor": "c2"}, "results": [work, {"id": None, "title": "broken"}]}
     page2 = {"meta": {"next_cursor": None}, "results": [{**work, "id": "https://openalex.org/W1"}]}
     fault_server.script("/works", Reply.json(json.dumps(page1)), Reply.error(500), Reply.json(json.dumps(page2)))
 
-    pulled = OpenAlexClient(http(fault_server), "team@example.org").pull("has_abstract:true", max_records=10)
+    pulled = OpenAlexClient(http(fault_server), "oa-key").pull("has_abstract:true", max_records=10)
     hits = fault_server.hits("/works")
     assert [h.query["cursor"][0] for h in hits] == ["*", "c2", "c2"]
-    assert hits[0].query["mailto"] == ["team@example.org"] and hits[0].query["filter"] == ["has_abstract:true"]
+    assert hits[0].query["api_key"] == ["oa-key"] and hits[0].query["filter"] == ["has_abstract:true"]
+    assert "mailto" not in hits[0].query  # the retired polite-pool parameter
     records = openalex_parser.parse_raw(pulled.files, "raw/openalex")
     assert sorted(p.id for p in records.papers) == ["W1", "W2741809807"]
     assert records.papers[0].abstract.split()[:2] == records.papers[1].abstract.split()[:2]

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import parse_qs
 
 import pytest
 
@@ -83,7 +84,7 @@ INVALID_CALLS: list[tuple[str, dict[str, Any], str]] = [
      "datetype"),
     ("esearch", {"db": "pubmed", "term": "cancer", "datetype": "pdat"}, "datetype"),
     ("esearch", {"db": "pubmed", "term": "cancer", "sort": "date; drop"}, "sort"),
-    ("efetch", {"db": "pubmed", "ids": [str(i) for i in range(201)]}, "ids"),
+    ("efetch", {"db": "pubmed", "ids": [str(i) for i in range(10_001)]}, "ids"),  # EFetch's 10,000 ceiling
     ("efetch", {"db": "pubmed", "ids": ["-1"]}, "ids"),
     ("efetch", {"db": "pubmed", "ids": []}, "ids"),
     ("efetch", {"db": "pubmed", "ids": ["33658472", "3365x472"]}, "ids"),
@@ -166,13 +167,25 @@ def test_ncbi_error_in_body_is_an_error_record(client: EUtilsClient, fault_serve
     assert record["tool"] == "esearch" and "Invalid query syntax" in record["error"] and "url" in record
 
 
-def test_efetch_returns_xml_text(client: EUtilsClient, fault_server: FaultServer) -> None:
+def test_efetch_posts_the_ids_as_a_form_and_returns_xml_text(client: EUtilsClient, fault_server: FaultServer) -> None:
     fault_server.default("/efetch.fcgi", Reply.ok(EFETCH_XML, "text/xml"))
     record = client.efetch("pubmed", ["33658472", 33657891])
     assert record["tool"] == "efetch" and record["text"] == EFETCH_XML
-    query = fault_server.hits("/efetch.fcgi")[0].query
-    assert query["id"] == ["33658472,33657891"] and query["retmode"] == ["xml"] and query["rettype"] == ["abstract"]
+    [sent] = fault_server.hits("/efetch.fcgi")
+    assert sent.method == "POST" and sent.query == {}
+    assert sent.headers["Content-Type"] == "application/x-www-form-urlencoded"
+    form = parse_qs(sent.body.decode())
+    assert form["id"] == ["33658472,33657891"] and form["retmode"] == ["xml"] and form["rettype"] == ["abstract"]
+    assert form["tool"] == ["flux"] and form["email"] == [EMAIL]
     assert [p.id for p in parse_pubmed_xml(record["text"], "efetch").papers] == ["33658472"]
+
+
+def test_efetch_error_document_is_an_error_record(client: EUtilsClient, fault_server: FaultServer) -> None:
+    fault_server.default("/efetch.fcgi", Reply.ok("<eFetchResult><ERROR>Empty id list - nothing todo</ERROR>"
+                                                  "</eFetchResult>", "text/xml"))
+    record = client.efetch("pubmed", ["1"])
+    assert record["tool"] == "efetch" and "Empty id list - nothing todo" in record["error"]
+    assert record["error"].startswith("NCBI E-utilities") and "text" not in record
 
 
 def test_malformed_json_is_an_error_record(client: EUtilsClient, fault_server: FaultServer) -> None:

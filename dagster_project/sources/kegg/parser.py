@@ -30,7 +30,8 @@ def _decode(data: bytes, name: str, raw_ref: str, bad: list[Quarantined]) -> str
 
 
 def _pathway_id(raw: str) -> str:
-    """'path:hsa00010' / 'path:map00010' / 'hsa00010' → 'hsa00010'."""
+    """'path:hsa00010' (links; listings before 2022) / 'path:map00010' (compound links) / 'hsa00010' (listings
+    today) → 'hsa00010'."""
     return "hsa" + raw.strip().removeprefix("path:").removeprefix("hsa").removeprefix("map")
 
 
@@ -42,7 +43,7 @@ def parse_list(text: str, raw_ref: str) -> ParseResult:
         cols = line.split("\t")
         pid = _pathway_id(cols[0]) if cols else ""
         if len(cols) != 2 or not KEGG_PATHWAY.match(pid):
-            result.quarantined.append(_bad(raw_ref, cols[0] if cols else "?", "expected path:hsaNNNNN<TAB>name",
+            result.quarantined.append(_bad(raw_ref, cols[0] if cols else "?", "expected hsaNNNNN<TAB>name",
                                            line))
             continue
         result.pathways.append(PathwayRecord(pid, SOURCE, kegg_pathway_name(cols[1])))
@@ -50,7 +51,12 @@ def parse_list(text: str, raw_ref: str) -> ParseResult:
 
 
 def parse_link(text: str, raw_ref: str) -> ParseResult:
-    """link/hsa/pathway ('path:hsa00010<TAB>hsa:3098') and link/compound/pathway (… 'cpd:C00022')."""
+    """link/hsa/pathway ('path:hsa00010<TAB>hsa:3098') and link/compound/pathway ('path:map00010<TAB>cpd:C00022').
+
+    KEGG links compounds to reference maps, not to organism pathways: a human pathway is drawn on the reference
+    map of the same number, so `map00010`'s compounds become `hsa00010`'s. A reference map with no human pathway
+    (map00254, aflatoxin biosynthesis) yields members of a pathway the listing does not have; the documents asset
+    counts them (`members_of_unlisted_pathways`) and keeps none."""
     result = ParseResult()
     for line in text.splitlines():
         cols = line.strip().split("\t")

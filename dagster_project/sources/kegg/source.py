@@ -17,8 +17,11 @@ class KeggSource(ClientFileSource):
     id_pattern = ids.KEGG_PATHWAY.pattern
 
     def pull_live(self, settings: FluxSettings) -> RawPull:
-        rest = http_client(settings, settings.sources.kegg_url or client.BASE_URL, 3)
-        return client.KeggClient(rest).pull(settings.sources.live_max_pathways)
+        rest = http_client(settings, settings.sources.kegg_url or client.BASE_URL, 3, provider="KEGG REST",
+                           advice=client.ADVICE)
+        pulled = client.KeggClient(rest).pull(settings.sources.live_max_pathways)
+        pulled.requests = rest.attempts
+        return pulled
 
     def parse(self, files: dict[str, bytes], raw_ref: str) -> Parsed:
         records, kegg_uniprot = parser.parse_raw(files, raw_ref)

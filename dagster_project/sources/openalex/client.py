@@ -1,4 +1,11 @@
-"""OpenAlex pulls: /works with a filter and cursor paging in the polite pool (live), snapshot pages, or demo."""
+"""OpenAlex pulls: /works with a filter, an API key and cursor paging (live), snapshot pages, or the demo.
+
+The contract (developers.openalex.org, "Authentication & Pricing" and "Page through results"): an `api_key` query
+parameter is required since 2026-02-13 (a keyless client has a tiny daily budget and cannot cursor past the first
+page); `per_page` is 1 to 100; cursor paging starts at `cursor=*` and ends when `meta.next_cursor` is null. Singleton
+lookups (/works/W…) are free; list pages cost budget, so a pull asks for 100 per page. The retired `mailto` polite
+pool parameter is not sent.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,17 @@ from dagster_project.core.http import HttpClient
 from dagster_project.sources.raw import RawPull, read_files
 
 BASE_URL = "https://api.openalex.org"
+PROBE_WORK = "W2741809807"  # a stable work for `flux sources check`: singleton lookups cost no budget
+PER_PAGE_MAX = 100  # "per_page: 1-100" (Page through results)
+KEY_SETTING = "FLUX_OPENALEX_API_KEY"
+ADVICE = {
+    401: f"OpenAlex requires an API key (free at openalex.org/settings/api): set {KEY_SETTING}",
+    403: "OpenAlex refused the request (over 100 requests/s, or the key is not allowed this endpoint): "
+         f"check {KEY_SETTING}",
+    429: "the day's OpenAlex budget for this key is spent (it renews at midnight UTC; x-ratelimit-reset says "
+         "when): wait, or lower FLUX_OPENALEX_MAX_RECORDS",
+    400: "OpenAlex rejected the query: check FLUX_OPENALEX_FILTER",
+}
 SNAPSHOT_FILES = [
     "openalex/openalexPro_snapshots/works_doi_filter_chunk1_page1.json",
     "openalex/openalexPro_snapshots/works_doi_filter_chunk2_page1.json",
@@ -20,17 +38,25 @@ SNAPSHOT_FILES = [
 
 
 class OpenAlexClient:
-    def __init__(self, http: HttpClient, mailto: str) -> None:
+    def __init__(self, http: HttpClient, api_key: str | None) -> None:
         self.http = http
-        self.mailto = mailto
+        self.api_key = api_key
 
-    def works_pages(self, filter_expr: str, max_records: int, per_page: int = 200) -> list[bytes]:
+    def _key(self) -> dict[str, str]:
+        return {"api_key": self.api_key} if self.api_key else {}
+
+    def work(self, work_id: str) -> dict:
+        """One work by id: a singleton lookup, which OpenAlex does not charge against the day's budget."""
+        return self.http.get_json(f"works/{work_id}", **self._key())
+
+    def works_pages(self, filter_expr: str, max_records: int, per_page: int = PER_PAGE_MAX) -> list[bytes]:
         """Cursor paging until `max_records` or the last page; each page is kept verbatim for the raw zone."""
+        per_page = max(1, min(per_page, PER_PAGE_MAX))
         pages: list[bytes] = []
         cursor, seen = "*", 0
         while cursor and seen < max_records:
             body = self.http.get_json("works", filter=filter_expr, cursor=cursor,
-                                      **{"per-page": min(per_page, max_records - seen), "mailto": self.mailto})
+                                      per_page=min(per_page, max_records - seen), **self._key())
             pages.append(json.dumps(body).encode())
             seen += len(body.get("results") or [])
             cursor = (body.get("meta") or {}).get("next_cursor")

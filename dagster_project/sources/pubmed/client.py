@@ -2,8 +2,13 @@
 request and answers failures as data.
 
 The arguments come from configuration a user writes (FLUX_PUBMED_QUERY and friends), so a bad argument or a failed
-request comes back as an error record (`{"error": ..., "tool": ...}`) the caller can report, never as a wasted
-request against NCBI's rate limit.
+request comes back as an error record (`{"error": ..., "tool": ...}`, with `status` and `advice` when NCBI answered)
+the caller can report, never as a wasted request against NCBI's rate limit.
+
+The contract ("The E-utilities In-Depth", NCBI Bookshelf NBK25499): ESearch by GET, at most 10,000 UIDs per answer
+(PubMed serves only the first 9,999 of a result set; windows.py walks past that); EFetch by POST with the id list in
+an application/x-www-form-urlencoded body ("more than about 200 UIDs" should be POSTed, and a POST works for any
+number), at most 10,000 records per request. Every request carries `tool` and `email`, and `api_key` when one is set.
 """
 
 from __future__ import annotations
@@ -24,8 +29,13 @@ VALID_DBS = frozenset({
 DATETYPES = frozenset({"pdat", "edat", "mdat"})
 EFETCH_RETMODES = frozenset({"xml", "text"})
 EFETCH_RETTYPES = frozenset({"abstract", "medline", "uilist", "docsum", "xml", "fasta", "gb", "gp", "full"})
-MAX_RETMAX = 10_000  # NCBI caps esearch retmax; deeper paging needs the history server
-MAX_IDS = 200  # ids per efetch request before URLs get too long
+PROVIDER = "NCBI E-utilities"
+MAX_RETMAX = 10_000  # ESearch's documented retmax ceiling (PubMed itself serves 9,999: see windows.py)
+MAX_IDS = 10_000  # EFetch's documented ceiling on records per request
+# Ids per EFetch POST: some 500 PubMed XML records (1-3 MB) answer well within the timeout, a failed batch costs
+# little to retry, and 10,000 records take 20 requests (2 s of NCBI's 10 requests/s with a key).
+EFETCH_BATCH = 500
+KEY_SETTING = "FLUX_NCBI_API_KEY"
 _DATE_RE = re.compile(r"^(\d{4})(?:/(\d{2})(?:/(\d{2}))?)?$")
 _SORT_RE = re.compile(r"^[A-Za-z_+]+$")
 _API_KEY_RE = re.compile(r"(api_key=)[^&\s\]]+")
@@ -41,11 +51,37 @@ class UpstreamError(RuntimeError):
     """NCBI answered 200 but with an error or an unexpected shape."""
 
 
-def _error(tool: str, message: str, url: str | None = None) -> Record:
+def _error(tool: str, message: str, url: str | None = None, status: int | None = None, *,
+           said: str | None = None, in_band: bool = False, transient: bool = False) -> Record:
+    """An error record; `said` is NCBI's own words (status and body, without the URL) that choose the advice;
+    `transient` marks a failure another try may mend (a 5xx, a timeout, a dropped connection)."""
     record: Record = {"error": _redact(message), "tool": tool}
+    if transient:
+        record["transient"] = True
     if url is not None:
         record["url"] = _redact(url)
+    if status is not None:
+        record["status"] = status
+    advice = _advice(tool, said or message, status, in_band)
+    if advice:
+        record["advice"] = advice
     return record
+
+
+def _advice(tool: str, message: str, status: int | None, in_band: bool) -> str | None:
+    """The setting that changes NCBI's answer, from what it said: a 400 names its cause in the body, and an error
+    inside a 200 ESearch answer (`in_band`) is about the search itself."""
+    if "API key invalid" in message:
+        return (f"NCBI does not know this API key: set {KEY_SETTING} to a key from "
+                "https://www.ncbi.nlm.nih.gov/account/settings/ (or unset it to pull at 3 requests/s)")
+    if status == 429:
+        return (f"NCBI allows 3 requests/s per IP without an API key and 10/s with one, counted across every client "
+                f"on that IP or key: set {KEY_SETTING}, and run one live PubMed pull at a time")
+    if status == 400 and ("email" in message or "tool" in message):
+        return "NCBI refused Flux's identity: set FLUX_CONTACT_EMAIL to a reachable address"
+    if tool == "esearch" and in_band and "retstart" not in message:  # a paging error is Flux's, not the query's
+        return "NCBI could not run the search: check FLUX_PUBMED_QUERY"
+    return None
 
 
 def _redact(text: str) -> str:
@@ -156,8 +192,17 @@ def _nonempty(mapping: dict[str, Any]) -> dict[str, Any]:
 # --- client -------------------------------------------------------------------------------------------------------
 
 
+def _efetch_error(text: str) -> str | None:
+    """EFetch answers some failures with 200 and an eFetchResult ERROR instead of a PubmedArticleSet."""
+    head = text[:2000]
+    if "<eFetchResult>" not in head:
+        return None
+    start, end = head.find("<ERROR>"), head.find("</ERROR>")
+    return head[start + len("<ERROR>"):end].strip() if 0 <= start < end else "eFetchResult without records"
+
+
 class EUtilsClient:
-    """esearch and efetch with up-front validation; every answer is a dict, errors included."""
+    """esearch (GET) and efetch (POST) with up-front validation; every answer is a dict, errors included."""
 
     def __init__(self, http: HttpClient, *, tool: str = "flux", email: str, api_key: str | None = None) -> None:
         if not email or "@" not in email:
@@ -184,6 +229,8 @@ class EUtilsClient:
         return self._json_call("esearch", "esearch.fcgi", params, _esearch_result)
 
     def efetch(self, db: str, ids: Sequence[str | int], rettype: str = "abstract", retmode: str = "xml") -> Record:
+        """Records for up to MAX_IDS ids, POSTed as a form so that no id list ever lengthens a URL."""
+
         def params() -> Record:
             if rettype not in EFETCH_RETTYPES:
                 raise InvalidArgument(f"rettype must be one of {sorted(EFETCH_RETTYPES)}, got {rettype!r}")
@@ -192,7 +239,10 @@ class EUtilsClient:
             return {"db": _check_db(db), "id": _check_ids(ids, MAX_IDS), "rettype": rettype, "retmode": retmode}
 
         def fetch(query: Record) -> Record:
-            text = self.http.get_text("efetch.fcgi", **query)
+            text = self.http.post_text("efetch.fcgi", query)
+            refused = _efetch_error(text)
+            if refused is not None:
+                raise UpstreamError(f"NCBI error: {refused}")
             return {"text": text, "retmode": retmode, "rettype": rettype, "tool": "efetch"}
 
         return self._call("efetch", "efetch.fcgi", params, fetch)
@@ -217,9 +267,10 @@ class EUtilsClient:
         try:
             return send(query | self.identity)
         except HttpRequestError as exc:
-            return _error(tool, str(exc), exc.url)
+            return _error(tool, str(exc), exc.url, exc.status, said=exc.reason,
+                          transient=exc.status is None or exc.status >= 500)
         except UpstreamError as exc:
-            return _error(tool, str(exc), self.http.url_for(path))
+            return _error(tool, f"{PROVIDER}: {exc}", self.http.url_for(path), in_band=True)
 
 
 def make_eutils_client(base_url: str = EUTILS_BASE_URL, *, email: str, api_key: str | None = None,
@@ -228,6 +279,7 @@ def make_eutils_client(base_url: str = EUTILS_BASE_URL, *, email: str, api_key: 
     so a caller may lower the rate but never raise it past NCBI's limit."""
     limit = 10.0 if api_key else 3.0
     rate = min(float(http_kwargs.pop("requests_per_second", limit)), limit)
-    # The key travels in every URL: scrub it from errors and the retry log.
+    # The key travels in every request (ESearch URLs, EFetch forms): scrub it from errors and the retry log.
+    http_kwargs.setdefault("provider", PROVIDER)  # every final error starts with who answered
     http = HttpClient(base_url, contact_email=email, requests_per_second=rate, secrets=(api_key,), **http_kwargs)
     return EUtilsClient(http, tool=tool, email=email, api_key=api_key)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dagster_project.core.http import HttpClient
+from dagster_project.core.http import HttpClient, HttpRequestError
 from dagster_project.sources.raw import RawPull, read_files
 
 CONTENT_SERVICE = "https://reactome.org/ContentService"
@@ -24,6 +24,9 @@ SNAPSHOT_FILES = [
     "reactome/summation_examples/p53_cancer.csv",
 ]
 SUMMATION_BATCH = 20  # /data/query/ids takes at most 20 ids per call
+ADVICE = {415: "the ContentService consumes a text/plain id list; check FLUX_REACTOME_URL points at the "
+               "ContentService and no proxy rewrites the body",
+          404: "check FLUX_REACTOME_URL / FLUX_REACTOME_DOWNLOAD_URL (the release may have moved its files)"}
 
 
 class ReactomeClient:
@@ -41,12 +44,22 @@ class ReactomeClient:
         out: list[dict] = []
         for start in range(0, len(pathway_ids), SUMMATION_BATCH):
             batch = pathway_ids[start:start + SUMMATION_BATCH]
-            out.extend(self.content.post_json("data/query/ids", ",".join(batch)))
+            # The controller declares `consumes = "text/plain"`: any other Content-Type is a 415.
+            out.extend(self.content.post_json("data/query/ids", ",".join(batch), content_type="text/plain"))
         return out
 
     def contained_events(self, pathway_ids: list[str]) -> dict[str, list[dict]]:
         """Reactions (and sub-events) per pathway: one ContentService call each."""
-        return {pid: self.content.get_json(f"data/pathway/{pid}/containedEvents") for pid in pathway_ids}
+        return {pid: self._events(pid) for pid in pathway_ids}
+
+    def _events(self, pathway_id: str) -> list[dict]:
+        # The ContentService answers 404, not [], for a pathway that contains no events: an empty pathway.
+        try:
+            return self.content.get_json(f"data/pathway/{pathway_id}/containedEvents")
+        except HttpRequestError as exc:
+            if exc.status == 404:
+                return []
+            raise
 
     def pull(self, max_pathways: int | None = None, with_reactions: bool = False) -> RawPull:
         release = self.release()

@@ -11,10 +11,15 @@ from typing import Any
 
 from dagster_project.sources.ids import REACTOME_HUMAN, UNIPROT, chebi_id, strip_html, uniprot_base
 from dagster_project.sources.model import MemberRecord, ParseResult, PathwayRecord, Quarantined, ReactionRecord, dedupe
+from dagster_project.sources.reactome.content_json import Dangling, Identity, read_json
 
 SOURCE = "reactome"
 HUMAN = "Homo sapiens"
-REACTION_CLASSES = {"Reaction", "BlackBoxEvent"}  # containedEvents also lists sub-pathways
+# The ReactionLikeEvent subclasses of Reactome's data model (graph-core domain.model): all of them are reactions.
+REACTION_CLASSES = frozenset({"Reaction", "BlackBoxEvent", "Polymerisation", "Depolymerisation", "FailedReaction",
+                              "CellDevelopmentStep"})
+# containedEvents also lists the sub-pathways, each a pathway record of its own.
+PATHWAY_CLASSES = frozenset({"Pathway", "TopLevelPathway", "CellLineagePath"})
 
 
 def _text(data: bytes) -> str:
@@ -89,55 +94,65 @@ def _member(pathway_id: str, raw_id: str, kind: str) -> MemberRecord | None:
     return None
 
 
-def _json_kind(value: object) -> str:
-    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
-    return kinds.get(type(value), "number")
-
-
 def _json_file(data: bytes, raw_ref: str, expected: type, shape: str) -> tuple[Any, Quarantined | None]:
     """A ContentService answer that is not JSON of the expected shape is unusable as a whole: one quarantine row
     for the file (so the rest of the pull still loads) instead of an exception that stops the asset."""
-    name = raw_ref.rsplit("/", 1)[-1]
-    payload = data[:2000].decode("utf-8", errors="replace")
-    try:
-        body = json.loads(data)
-    except UnicodeDecodeError as exc:
-        return None, _bad(raw_ref, name, f"file is not UTF-8 text: {exc}", payload)
-    except json.JSONDecodeError as exc:
-        return None, _bad(raw_ref, name, f"invalid JSON: {exc}", payload)
-    if not isinstance(body, expected):
-        return None, _bad(raw_ref, name, f"expected {shape}, got a JSON {_json_kind(body)}", payload)
-    return body, None
+    body, reason = read_json(data, expected, shape)
+    if reason is None:
+        return body, None
+    return None, _bad(raw_ref, raw_ref.rsplit("/", 1)[-1], reason, data[:2000].decode("utf-8", errors="replace"))
 
 
 def parse_summations_json(data: bytes, raw_ref: str) -> tuple[dict[str, str], list[Quarantined]]:
-    """ContentService /data/query/ids objects → stId → plain-text summation."""
+    """ContentService /data/query/ids objects → stId → plain-text summation.
+
+    The file holds the answers of one or more /data/query/ids calls, in order. A bare dbId, at the top level or in a
+    `summation` list, is the object written earlier (a pathway another pathway's `hasEvent` already listed, a
+    summation two pathways share): it is read as that object, so every pathway gets its text. One that names no
+    earlier object is quarantined, and the rest of the file still reads."""
     summaries: dict[str, str] = {}
     objects, whole = _json_file(data, raw_ref, list, "an array of summation objects")
     if whole:
         return summaries, [whole]
     bad: list[Quarantined] = []
-    for obj in objects:
+    identity = Identity()
+    for element in objects:
+        identity.register(element)
+        obj = identity.resolve(element)
+        if isinstance(obj, Dangling):
+            bad.append(_bad(raw_ref, f"dbId:{obj.db_id}", obj.reason, json.dumps(element)))
+            continue
         st_id = obj.get("stId") if isinstance(obj, dict) else None
         texts = obj.get("summation") if isinstance(obj, dict) else None
         if not isinstance(st_id, str) or not st_id or not isinstance(texts, list):
             bad.append(_bad(raw_ref, str(st_id or "?"), "summation object without stId or summation list",
                             json.dumps(obj)[:2000]))
             continue
-        summaries[st_id] = strip_html(" ".join(t["text"] for t in texts
-                                               if isinstance(t, dict) and isinstance(t.get("text"), str)))
+        parts: list[str] = []
+        for item in map(identity.resolve, texts):
+            if isinstance(item, Dangling):
+                bad.append(_bad(raw_ref, st_id, f"summation {item.reason}", json.dumps(obj)[:2000]))
+            elif isinstance(item, dict) and isinstance(item.get("text"), str):
+                parts.append(item["text"])
+        summaries[st_id] = strip_html(" ".join(parts))
     return summaries, bad
 
 
 def _event(pathway_id: str, n: int, event: object, raw_ref: str) -> ReactionRecord | Quarantined | None:
-    """One containedEvents entry → a reaction, None for a sub-pathway (a pathway record of its own), or bad."""
+    """One containedEvents entry (references already resolved) → a reaction, None for a sub-pathway (a pathway
+    record of its own), or a quarantine row. A reference that named no earlier object arrives as a Dangling, which
+    is not an object."""
     key = f"{pathway_id}:event:{n}"
     if not isinstance(event, dict):
-        return _bad(raw_ref, key, "event is not an object", json.dumps(event))
-    if not isinstance(event.get("schemaClass"), str):
+        raw = event.db_id if isinstance(event, Dangling) else event
+        return _bad(raw_ref, key, "event is not an object", json.dumps(raw))
+    schema_class = event.get("schemaClass")
+    if not isinstance(schema_class, str):
         return _bad(raw_ref, key, "event without schemaClass", json.dumps(event))
-    if event["schemaClass"] not in REACTION_CLASSES:
+    if schema_class in PATHWAY_CLASSES:
         return None
+    if schema_class not in REACTION_CLASSES:
+        return _bad(raw_ref, key, f"unknown event schemaClass {schema_class!r}", json.dumps(event))
     st_id, name = event.get("stId"), event.get("displayName")
     if not isinstance(st_id, str) or not st_id:
         return _bad(raw_ref, key, "reaction event without stId", json.dumps(event))
@@ -145,24 +160,34 @@ def _event(pathway_id: str, n: int, event: object, raw_ref: str) -> ReactionReco
 
 
 def parse_reactions_json(data: bytes, raw_ref: str) -> ParseResult:
-    """ContentService containedEvents per pathway: {pathway stId: [events]} → Reaction records."""
+    """ContentService containedEvents per pathway: {pathway stId: [events]} → Reaction records, one per reaction
+    and pathway, and the number of distinct reactions of each ReactionLikeEvent class (`reaction_classes`).
+
+    Each pathway's list is one ContentService answer, so its dbId references resolve within that list only."""
     result = ParseResult()
     body, whole = _json_file(data, raw_ref, dict, "an object of pathway stId -> events")
     if whole:
         result.quarantined.append(whole)
         return result
+    classes: dict[str, set[str]] = {}
     for pathway_id, events in body.items():
         if not isinstance(events, list):
             result.quarantined.append(_bad(raw_ref, pathway_id, "pathway events are not an array",
                                            json.dumps(events)))
             continue
-        for n, event in enumerate(events):
+        identity = Identity()
+        for n, element in enumerate(events):
+            identity.register(element)
+            event = identity.resolve(element)
             parsed = _event(pathway_id, n, event, raw_ref)
             if isinstance(parsed, Quarantined):
                 result.quarantined.append(parsed)
-            elif parsed is not None:
+            elif parsed is not None and isinstance(event, dict):
+                classes.setdefault(event["schemaClass"], set()).add(parsed.id)
                 result.reactions.append(parsed)
                 result.members.append(MemberRecord(pathway_id, "reaction", parsed.id, "reactome"))
+    result.reactions, result.members = dedupe(result.reactions), dedupe(result.members)
+    result.reaction_classes = {name: len(ids) for name, ids in sorted(classes.items())}
     return result
 
 
