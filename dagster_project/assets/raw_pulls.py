@@ -67,16 +67,17 @@ def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefin
 
 
 def _pull(source: str, settings: FluxSettings) -> RawPull:
-    """The source's pull; a failure that another try cannot mend (a missing key, a refused identity, a 401/415, a
-    429 that outlasted the client's retries) fails the asset at once, with the provider's words and the setting to
-    change, instead of spending the retry policy on it."""
+    """The source's pull; a failure that another try cannot mend (a missing key, a refused identity, a 400, 401,
+    403 or 415) fails the asset at once, with the provider's words and the setting to change, instead of spending
+    the retry policy on it. What the client retries (a 429, a 5xx, a timeout, a dropped connection, a truncated
+    body) goes to the retry policy once the client's own attempts are spent: its delay outlasts a rate-limit window."""
     try:
         return registry.pull(source, settings)
     except SourceSetupError as exc:
         raise dg.Failure(description=f"{source}: {exc}", allow_retries=False) from None
     except HttpRequestError as exc:
-        if exc.status is None or exc.status >= 500:
-            raise  # a 5xx, a timeout or a dropped connection: the retry policy may still get through
+        if exc.retryable:
+            raise
         raise dg.Failure(description=f"{source}: {exc}", allow_retries=False,
                          metadata={"status": exc.status, "url": exc.url, "attempts": exc.attempts}) from None
     except SourcePullError as exc:

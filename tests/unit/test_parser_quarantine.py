@@ -54,6 +54,14 @@ def test_reactome_human_row_with_non_human_id_is_quarantined() -> None:
     assert [p.id for p in result.pathways] == ["R-HSA-109581"]  # the mouse-species row is skipped, not quarantined
 
 
+def test_reactome_membership_row_naming_a_non_human_pathway_says_so() -> None:
+    rows = [UNIPROT_ROW, "P08237\tR-RNO-389357\tu\tCD28 dependent PI3K/Akt signaling\tHomo sapiens",
+            "P0823X\tR-HSA-109581\tu\tApoptosis\tTAS\tHomo sapiens"]
+    result = reactome(UniProt2Reactome_All_Levels="\n".join(rows))
+    assert reasons(result) == [("R-RNO-389357:P08237", "not a human Reactome id"),
+                               ("R-HSA-109581:P0823X", "unrecognised uniprot id")]
+
+
 def test_reactome_summation_without_stid_or_list_is_quarantined() -> None:
     objects = [SUMMATION, {"summation": [{"text": "no id"}]}, {"stId": "R-HSA-2", "summation": "not a list"},
                {"stId": 7, "summation": []}, "R-HSA-3"]

@@ -10,48 +10,18 @@ import pytest
 
 from dagster_project.sources.model import PaperRecord
 from dagster_project.sources.pubmed import normalize_papers, parse_pubmed_xml, parse_pubmedqa
+from tests.support.pubmed_xml import HEADER, pubmed_article
 
 # Read at import: the unit conftest clears FLUX_ variables before each test runs.
 SNAPSHOT_DIR = Path(os.environ.get("FLUX_SNAPSHOT_DIR", str(Path(__file__).resolve().parents[2].parent / "shared"
                                                             / "data")))
 PUBMEDQA = SNAPSHOT_DIR / "pubmedqa" / "ori_pqal.json"
 
-EFETCH_XML = """<?xml version="1.0" ?>
-<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2024//EN" "https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_240101.dtd">
-<PubmedArticleSet>
-<PubmedArticle>
-  <MedlineCitation Status="MEDLINE" Owner="NLM" IndexingMethod="Automated">
-    <PMID Version="1">33658472</PMID>
-    <Article PubModel="Print-Electronic">
-      <Journal>
-        <JournalIssue CitedMedium="Internet"><Volume>12</Volume><Issue>1</Issue>
-          <PubDate><Year>2021</Year><Month>Mar</Month><Day>03</Day></PubDate></JournalIssue>
-        <Title>Nature communications</Title>
-      </Journal>
-      <ArticleTitle>Loss of <i>TP53</i> drives &amp; sustains tumour growth.</ArticleTitle>
-      <ELocationID EIdType="doi" ValidYN="Y">10.1038/s41467-021-21000-0</ELocationID>
-      <Abstract>
-        <AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">TP53 is mutated in
-          most cancers.</AbstractText>
-        <AbstractText Label="METHODS" NlmCategory="METHODS">We used CRISPR screens.</AbstractText>
-        <AbstractText Label="RESULTS" NlmCategory="RESULTS">Loss increased growth (p &lt; 0.01).</AbstractText>
-      </Abstract>
-      <PublicationTypeList><PublicationType UI="D016428">Journal Article</PublicationType></PublicationTypeList>
-    </Article>
-    <MeshHeadingList>
-      <MeshHeading><DescriptorName UI="D016159" MajorTopicYN="N">Tumor Suppressor Protein p53</DescriptorName>
-        <QualifierName UI="Q000235" MajorTopicYN="Y">genetics</QualifierName></MeshHeading>
-      <MeshHeading><DescriptorName UI="D009369" MajorTopicYN="Y">Neoplasms</DescriptorName></MeshHeading>
-    </MeshHeadingList>
-  </MedlineCitation>
-  <PubmedData>
-    <ArticleIdList>
-      <ArticleId IdType="pubmed">33658472</ArticleId>
-      <ArticleId IdType="doi">10.1038/s41467-021-21234-5</ArticleId>
-    </ArticleIdList>
-  </PubmedData>
-</PubmedArticle>
-<PubmedArticle>
+FIRST_ARTICLE = pubmed_article(
+    "33658472", "<Year>2021</Year><Month>Mar</Month><Day>03</Day>",
+    title="Loss of <i>TP53</i> drives &amp; sustains tumour growth.",
+    doi="10.1038/s41467-021-21234-5", elocation_doi="10.1038/s41467-021-21000-0")
+EFETCH_XML = HEADER + "<PubmedArticleSet>\n" + FIRST_ARTICLE + """<PubmedArticle>
   <MedlineCitation Status="MEDLINE" Owner="NLM">
     <PMID Version="1">10066345</PMID>
     <Article PubModel="Print">

@@ -54,7 +54,7 @@ class UpstreamError(RuntimeError):
 def _error(tool: str, message: str, url: str | None = None, status: int | None = None, *,
            said: str | None = None, in_band: bool = False, transient: bool = False) -> Record:
     """An error record; `said` is NCBI's own words (status and body, without the URL) that choose the advice;
-    `transient` marks a failure another try may mend (a 5xx, a timeout, a dropped connection)."""
+    `transient` marks a failure another try may mend (a 429 or 5xx, a timeout, a dropped connection)."""
     record: Record = {"error": _redact(message), "tool": tool}
     if transient:
         record["transient"] = True
@@ -268,7 +268,7 @@ class EUtilsClient:
             return send(query | self.identity)
         except HttpRequestError as exc:
             return _error(tool, str(exc), exc.url, exc.status, said=exc.reason,
-                          transient=exc.status is None or exc.status >= 500)
+                          transient=exc.retryable)
         except UpstreamError as exc:
             return _error(tool, f"{PROVIDER}: {exc}", self.http.url_for(path), in_band=True)
 

@@ -77,7 +77,9 @@ def parse_membership(text: str, raw_ref: str, kind: str) -> ParseResult:
             continue
         member = _member(cols[1].strip(), cols[0].strip(), kind)
         if member is None:
-            result.quarantined.append(_bad(raw_ref, f"{cols[1]}:{cols[0]}", f"unrecognised {kind} id", line))
+            reason = (f"unrecognised {kind} id" if REACTOME_HUMAN.match(cols[1].strip())
+                      else "not a human Reactome id")
+            result.quarantined.append(_bad(raw_ref, f"{cols[1]}:{cols[0]}", reason, line))
         else:
             result.members.append(member)
     result.members = dedupe(result.members)

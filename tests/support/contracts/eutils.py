@@ -44,11 +44,11 @@ import datetime as dt
 import json
 import re
 from dataclasses import dataclass
-from string import Template
 from typing import Any
 from urllib.parse import parse_qs
 
 from tests.support.contract_server import ContractServer, RateWindow, RecordedRequest, Reply
+from tests.support.pubmed_xml import HEADER, pubmed_article
 
 KEY = "ncbi-contract-key-7d41"
 QUERY = "(pathway[Title/Abstract]) AND (signaling OR metabolism) AND hasabstract"
@@ -67,41 +67,6 @@ RETSTART_ERROR = (
     "retrieved. For details see https://www.ncbi.nlm.nih.gov/books/NBK25499/")
 _DATE = re.compile(r"^(\d{4})(?:/(\d{1,2})(?:/(\d{1,2}))?)?$")
 
-HEADER = ('<?xml version="1.0" ?>\n<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2024//EN"'
-          ' "https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_240101.dtd">\n')
-ARTICLE = Template("""<PubmedArticle>
-  <MedlineCitation Status="MEDLINE" Owner="NLM" IndexingMethod="Automated">
-    <PMID Version="1">$pmid</PMID>
-    <Article PubModel="Print-Electronic">
-      <Journal>
-        <JournalIssue CitedMedium="Internet"><Volume>12</Volume><Issue>1</Issue>
-          <PubDate>$pubdate</PubDate></JournalIssue>
-        <Title>Nature communications</Title>
-      </Journal>
-      <ArticleTitle>$title</ArticleTitle>
-      <ELocationID EIdType="doi" ValidYN="Y">$doi</ELocationID>
-      <Abstract>
-        <AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">TP53 is mutated in
-          most cancers.</AbstractText>
-        <AbstractText Label="METHODS" NlmCategory="METHODS">We used CRISPR screens.</AbstractText>
-        <AbstractText Label="RESULTS" NlmCategory="RESULTS">Loss increased growth (p &lt; 0.01).</AbstractText>
-      </Abstract>
-      <PublicationTypeList><PublicationType UI="D016428">Journal Article</PublicationType></PublicationTypeList>
-    </Article>
-    <MeshHeadingList>
-      <MeshHeading><DescriptorName UI="D016159" MajorTopicYN="N">Tumor Suppressor Protein p53</DescriptorName>
-        <QualifierName UI="Q000235" MajorTopicYN="Y">genetics</QualifierName></MeshHeading>
-      <MeshHeading><DescriptorName UI="D009369" MajorTopicYN="Y">Neoplasms</DescriptorName></MeshHeading>
-    </MeshHeadingList>
-  </MedlineCitation>
-  <PubmedData>
-    <ArticleIdList>
-      <ArticleId IdType="pubmed">$pmid</ArticleId>
-      <ArticleId IdType="doi">$doi</ArticleId>
-    </ArticleIdList>
-  </PubmedData>
-</PubmedArticle>
-""")
 
 
 @dataclass(frozen=True)
@@ -117,8 +82,8 @@ class Paper:
         return self.low <= high and low <= self.high
 
     def xml(self) -> str:
-        return ARTICLE.substitute(pmid=self.pmid, pubdate=self.pubdate, doi=f"10.5555/flux.{self.pmid}",
-                                  title=f"Loss of <i>TP53</i> drives &amp; sustains tumour growth ({self.pmid}).")
+        return pubmed_article(self.pmid, self.pubdate, doi=f"10.5555/flux.{self.pmid}",
+                              title=f"Loss of <i>TP53</i> drives &amp; sustains tumour growth ({self.pmid}).")
 
 
 def _month_end(year: int, month: int) -> dt.date:
