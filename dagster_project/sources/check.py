@@ -57,25 +57,27 @@ def _failed(source: str, url: str, exc: Exception, **known: str) -> SourceCheck:
     return SourceCheck(source, url, reachable=status is not None, problem=str(exc), **fields)
 
 
+def _keyless_probe(source: str, url: str, fetch_release: Callable[[], str], rate_limit: str) -> SourceCheck:
+    """A provider that needs neither identity nor key: reachable when its release call answers."""
+    try:
+        release = fetch_release()
+    except HttpRequestError as exc:
+        return _failed(source, url, exc, identity=NOT_NEEDED, key=NOT_NEEDED)
+    return SourceCheck(source, url, True, NOT_NEEDED, NOT_NEEDED, rate_limit, release)
+
+
 def check_reactome(settings: FluxSettings) -> SourceCheck:
     url = settings.sources.reactome_url or reactome.CONTENT_SERVICE
-    try:
-        version = _client(settings, url, "Reactome ContentService", reactome.ADVICE).get_text(
-            "data/database/version").strip()
-    except HttpRequestError as exc:
-        return _failed("reactome", url, exc, identity=NOT_NEEDED, key=NOT_NEEDED)
-    return SourceCheck("reactome", url, True, NOT_NEEDED, NOT_NEEDED, "none documented (Flux sends 5/s)",
-                       f"Reactome v{version}")
+    http = _client(settings, url, "Reactome ContentService", reactome.ADVICE)
+    return _keyless_probe("reactome", url, lambda: f"Reactome v{http.get_text('data/database/version').strip()}",
+                          "none documented (Flux sends 5/s)")
 
 
 def check_kegg(settings: FluxSettings) -> SourceCheck:
     url = settings.sources.kegg_url or kegg.BASE_URL
-    try:
-        release = kegg.KeggClient(_client(settings, url, "KEGG REST", kegg.ADVICE)).release()
-    except HttpRequestError as exc:
-        return _failed("kegg", url, exc, identity=NOT_NEEDED, key=NOT_NEEDED)
-    return SourceCheck("kegg", url, True, NOT_NEEDED, NOT_NEEDED, "about 3 requests/s, 403 beyond (Flux sends 3/s)",
-                       f"KEGG {release}")
+    client = kegg.KeggClient(_client(settings, url, "KEGG REST", kegg.ADVICE))
+    return _keyless_probe("kegg", url, lambda: f"KEGG {client.release()}",
+                          "about 3 requests/s, 403 beyond (Flux sends 3/s)")
 
 
 def check_openalex(settings: FluxSettings) -> SourceCheck:
