@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from dagster_project.core.settings import FluxSettings, get_settings
-from retrieval.cache import Cache
+from retrieval.caching.cache import Cache
 from retrieval.pipeline import Pipeline
 
 QUESTIONS = [

@@ -26,12 +26,12 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import text
 
-from dagster_project.chunker import ChunkerConfig, chunk_document
-from dagster_project.core.embedder import load_model
+from dagster_project.index.chunker import ChunkerConfig, chunk_document
+from dagster_project.index.encoder import load_model
 from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
-from dagster_project.embedding import chunk_and_embed_on_ray, cluster_layout, embed_on_ray, release, start_chunk_actors
-from dagster_project.resources.ray import ensure_ray
+from dagster_project.index.ray_actors import chunk_and_embed_on_ray, cluster_layout, embed_on_ray, release, start_chunk_actors
+from dagster_project.defs.resources.ray import ensure_ray
 
 
 def main() -> None:

@@ -23,11 +23,11 @@ from loglog import save_loglog
 from pgvector.psycopg import register_vector
 from sqlalchemy import text
 
-from dagster_project.core.embedder import load_model
-from dagster_project.core.index_tables import as_sql, qualified
+from dagster_project.index.encoder import load_model
+from dagster_project.index.tables import as_sql, qualified
 from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
-from retrieval.index_state import current_index
+from retrieval.retrievers.index_state import current_index
 
 PLOT = Path(__file__).with_name("hnsw_scaling.png")
 TABLE = "bench_hnsw_scaling"

@@ -17,7 +17,7 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
-from dagster_project.materialize import materialize_selection
+from dagster_project.defs.materialize import materialize_selection
 
 SELECTION = "key:postgres_schema or group:index"
 

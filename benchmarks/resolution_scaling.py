@@ -22,14 +22,14 @@ import pandas as pd
 from loglog import save_loglog
 from scipy.stats import hypergeom
 
-from dagster_project.core.embedder import load_model
+from dagster_project.index.encoder import load_model
 from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
-from dagster_project.resolution import PathwaySets, name_similarity, score_pairs
-from dagster_project.resolution_inputs import SPECIES_SUFFIX, load_hierarchy, name_cosines
-from dagster_project.resolution_model import Hierarchy, pair_features
-from dagster_project.resolution_model import load_model as load_resolution_model
-from dagster_project.storage.pathway_sets import load_sets
+from dagster_project.resolution.scores import PathwaySets, name_similarity, score_pairs
+from dagster_project.resolution.inputs import SPECIES_SUFFIX, load_hierarchy, name_cosines
+from dagster_project.resolution.model import Hierarchy, pair_features
+from dagster_project.resolution.model import load_model as load_resolution_model
+from dagster_project.resolution.pathway_sets import load_sets
 
 PLOT = Path(__file__).with_name("resolution_scaling.png")
 

@@ -27,10 +27,10 @@ import numpy as np
 import uvicorn
 from sqlalchemy import text
 
-from dagster_project.core.index_tables import as_sql, qualified
+from dagster_project.index.tables import as_sql, qualified
 from dagster_project.core.settings import FluxSettings, get_settings
-from retrieval.cache import Cache
-from retrieval.pg_retriever import vector_literal
+from retrieval.caching.cache import Cache
+from retrieval.retrievers.pg_retriever import vector_literal
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
 

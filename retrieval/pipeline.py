@@ -21,26 +21,26 @@ from sqlalchemy.engine import Engine
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.versions import pipeline_version
 from retrieval import evidence_guard, guardrails
-from retrieval.answer import FinalAnswer, fallback_answer, refusal_answer, uncited_answer, validate_answer
-from retrieval.bm25 import load_index
-from retrieval.cache import Cache
-from retrieval.context import shown_context
-from retrieval.genes import GeneLexicon, load_lexicon
-from retrieval.graph_facts import GraphFacts
+from retrieval.answering.answer import FinalAnswer, fallback_answer, refusal_answer, uncited_answer, validate_answer
+from retrieval.retrievers.bm25 import load_index
+from retrieval.caching.cache import Cache
+from retrieval.retrievers.context import shown_context
+from retrieval.retrievers.genes import GeneLexicon, load_lexicon
+from retrieval.retrievers.graph_facts import GraphFacts
 from retrieval.graph_guard import GraphGuard, GraphUnavailable, degraded_warning
-from retrieval.graph_retriever import GraphRetriever
-from retrieval.grounding import Embed, Retrieve, Verifier, grounded_answer, one_by_one
-from retrieval.index_state import IndexState, current_index
-from retrieval.intent import TABLE_KINDS, TYPED_KINDS, Intent, classify
-from retrieval.judge import aspect_queries, merge_evidence, should_reretrieve
-from retrieval.pathways import PathwayLexicon, load_pathways
-from retrieval.pg_retriever import PostgresRetriever
-from retrieval.relevance import floor_for, nothing_relevant
-from retrieval.rerank import Reranker, build_reranker
-from retrieval.router import route
-from retrieval.table_facts import table_facts
+from retrieval.retrievers.graph_retriever import GraphRetriever
+from retrieval.answering.grounding import Embed, Retrieve, Verifier, grounded_answer, one_by_one
+from retrieval.retrievers.index_state import IndexState, current_index
+from retrieval.question.intent import TABLE_KINDS, TYPED_KINDS, Intent, classify
+from retrieval.answering.judge import aspect_queries, merge_evidence, should_reretrieve
+from retrieval.retrievers.pathways import PathwayLexicon, load_pathways
+from retrieval.retrievers.pg_retriever import PostgresRetriever
+from retrieval.retrievers.relevance import floor_for, nothing_relevant
+from retrieval.retrievers.rerank import Reranker, build_reranker
+from retrieval.question.router import route
+from retrieval.retrievers.table_facts import table_facts
 from retrieval.timer import Timer
-from retrieval.typed_answer import compose
+from retrieval.answering.typed_answer import compose
 from retrieval.types import Evidence, Filters, JudgeResult, LLMProvider, Mode, ProviderError, RoutePlan
 
 log = logging.getLogger(__name__)
@@ -90,10 +90,10 @@ class Pipeline:
     def from_settings(cls, settings: FluxSettings, *, cache: Cache | None = None,
                       provider: LLMProvider | None = None) -> Pipeline:
         """Everything from configuration; `cache` / `provider` replace the configured ones (evals, tests)."""
-        from dagster_project.core.embedder import Embedder
+        from dagster_project.index.encoder import Embedder
         from dagster_project.core.stores import engine_for, graph_driver
-        from retrieval.llm import OpenAICompatibleProvider
-        from retrieval.offline import OfflineProvider
+        from retrieval.answering.llm import OpenAICompatibleProvider
+        from retrieval.answering.offline import OfflineProvider
 
         index = settings.index
         embedder = Embedder(model_name=index.embedding_model, dimension=index.embedding_dim,
@@ -339,7 +339,7 @@ class Pipeline:
     def _generate(self, question: str, evidence: list[Evidence], timer: Timer, emit: EventSink,
                   retrieve: Retrieve | None = None) -> tuple[FinalAnswer, list[Evidence]]:
         """The validated answer with its claims checked against what they cite, and the evidence it was given:
-        `retrieve` runs a second retrieval when too few claims are supported (retrieval/grounding.py)."""
+        `retrieve` runs a second retrieval when too few claims are supported (retrieval/answering/grounding.py)."""
         if not self.settings.retrieval.grounding_check:
             return self._generate_once(question, evidence, timer, emit)[0], evidence
         return grounded_answer(lambda given: self._generate_once(question, given, timer, emit), evidence,

@@ -15,8 +15,8 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from retrieval.answer import FinalAnswer
-from retrieval.followup import TurnContext, context_of, resolve
+from retrieval.answering.answer import FinalAnswer
+from retrieval.question.followup import TurnContext, context_of, resolve
 from retrieval.pipeline import EventSink, Pipeline
 from retrieval.types import Filters, Mode
 

@@ -24,7 +24,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings, get_settings
-from retrieval.guardrails import install_log_redaction
+from retrieval.question.guardrails import install_log_redaction
 from retrieval.pipeline import Pipeline
 from serving.body_limit import RequestBodyLimit
 from serving.docs import docs_router

@@ -7,8 +7,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
-from retrieval.answer import FinalAnswer
-from retrieval.guardrails import install_log_redaction
+from retrieval.answering.answer import FinalAnswer
+from retrieval.question.guardrails import install_log_redaction
 from retrieval.pipeline import Pipeline
 from retrieval.types import Mode
 from serving.answer_store import AnswerStore, UnknownConversation, ask_in_conversation

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from retrieval.answer import Citation, FinalAnswer
-from retrieval.answer_data import (
+from retrieval.answering.answer import Citation, FinalAnswer
+from retrieval.answering.answer_data import (
     ComparisonData,
     CompoundPathwaysData,
     CounterpartData,
@@ -17,7 +17,7 @@ from retrieval.answer_data import (
     NotFoundData,
     SharedGenesData,
 )
-from retrieval.links import source_link
+from retrieval.answering.links import source_link
 
 
 def numbered(answer: FinalAnswer) -> tuple[str, dict[str, int]]:

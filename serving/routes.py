@@ -10,9 +10,9 @@ from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import JSONResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from retrieval.answer import FinalAnswer
+from retrieval.answering.answer import FinalAnswer
 from retrieval.graph_guard import GraphUnavailable
-from retrieval.neighbourhood import MAX_SEEDS, Neighbourhood, neighbourhood
+from retrieval.retrievers.neighbourhood import MAX_SEEDS, Neighbourhood, neighbourhood
 from retrieval.pipeline import EventSink, SearchResult
 from serving.answer_store import UnknownConversation, ask_in_conversation
 from serving.contract import SSE_EVENT, PrometheusResponse, error_responses

@@ -9,8 +9,8 @@ import threading
 import time
 
 from dagster_project.core.settings import FluxSettings
-from retrieval.answer import FinalAnswer
-from retrieval.guardrails import redact_emails
+from retrieval.answering.answer import FinalAnswer
+from retrieval.question.guardrails import redact_emails
 from retrieval.pipeline import question_hash
 
 log = logging.getLogger(__name__)

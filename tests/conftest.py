@@ -58,7 +58,7 @@ def flux_settings() -> Iterator[FluxSettings]:
 @pytest.fixture(scope="session")
 def stack(flux_settings: FluxSettings) -> Iterator[FluxSettings]:
     """The real services, up; stops at the end whatever this session started, and drops its databases."""
-    from dagster_project.instance import render_dagster_home
+    from dagster_project.ops.instance import render_dagster_home
     from dagster_project.stack import ServiceState, Stack
 
     services = Stack(flux_settings)

@@ -34,9 +34,9 @@ from dagster_project.evals.grounding import Embed, GroundingRule
 from dagster_project.evals.kind_grading import grade
 from dagster_project.evals.kind_truth import Truth
 from dagster_project.evals.questions import EvalQuestion
-from retrieval.cache import Cache
-from retrieval.genes import load_lexicon
-from retrieval.index_state import IndexState
+from retrieval.caching.cache import Cache
+from retrieval.retrievers.genes import load_lexicon
+from retrieval.retrievers.index_state import IndexState
 from retrieval.pipeline import Pipeline
 from retrieval.types import Evidence
 

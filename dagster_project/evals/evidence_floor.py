@@ -1,4 +1,4 @@
-"""Fit the evidence floor (`retrieval/relevance.py`) on questions with and without an answer in the index.
+"""Fit the evidence floor (`retrieval/retrievers/relevance.py`) on questions with and without an answer in the index.
 
 With an answer: the retrieval scorecard's gated tasks (keywords → paper; on the snapshot also conclusion → study
 and MeSH → study), whose target document is in the index, and questions about the pathways the index describes.
@@ -22,9 +22,9 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxSettings
 from dagster_project.evals.kind_phrasings import NOT_IN_INDEX_MAPS
 from dagster_project.evals.questions import retrieval_tasks
-from retrieval.intent import classify
+from retrieval.question.intent import classify
 from retrieval.pipeline import Pipeline
-from retrieval.relevance import FLOOR_PATH, EvidenceFloor, signals
+from retrieval.retrievers.relevance import FLOOR_PATH, EvidenceFloor, signals
 
 MAX_FALSE_ABSTENTION = 0.05
 COSINES = np.round(np.arange(0.0, 0.951, 0.025), 3)

@@ -1,10 +1,10 @@
 """Fitting the grounding rule that the answer scorecard and the served path share.
 
-The signals and the rule live in `retrieval/grounding.py` (serving checks every generated claim with them; retrieval
+The signals and the rule live in `retrieval/answering/grounding.py` (serving checks every generated claim with them; retrieval
 may not import the evals). Here they are fitted on hand-labelled examples written for this project
 (`grounding_examples.json`: paraphrases that are supported, related-sounding claims that are not);
 `cross_validated_accuracy` reports the rule on examples it was not fitted on. The served path reads the fitted
-thresholds from `retrieval/grounding_rule.json`; `python -m dagster_project.evals.grounding` refits and rewrites it
+thresholds from `retrieval/answering/grounding_rule.json`; `python -m dagster_project.evals.grounding` refits and rewrites it
 (after the examples or the embedding model change), and the answer scorecard logs the rule it fits.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.grounding import (
+from retrieval.answering.grounding import (
     RULE_PATH,
     Embed,
     GroundingRule,
@@ -85,7 +85,7 @@ def write_served_rule(embed: Embed, embedding_model: str, path: Path = RULE_PATH
 
 
 def main() -> None:
-    from dagster_project.core.embedder import Embedder
+    from dagster_project.index.encoder import Embedder
     from dagster_project.core.settings import get_settings
 
     index = get_settings().index

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from retrieval.genes import GeneLexicon
-from retrieval.intent import Intent
-from retrieval.pathways import PathwayLexicon
+from retrieval.retrievers.genes import GeneLexicon
+from retrieval.question.intent import Intent
+from retrieval.retrievers.pathways import PathwayLexicon
 
 HELDOUT_FILE = Path(__file__).with_name("analyst_questions_heldout.json")
 # Written the same way and read once as held-apart, then used to find what the parser missed: now a dev set.

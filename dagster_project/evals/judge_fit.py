@@ -1,4 +1,4 @@
-"""Fit the offline judge's "good" threshold (`retrieval.offline.GOOD_COVERAGE`) on labelled evidence pairs.
+"""Fit the offline judge's "good" threshold (`retrieval.answering.offline.GOOD_COVERAGE`) on labelled evidence pairs.
 
 Pairs are built from the PubMedQA snapshot file alone: a question with its own abstract (right) and with the
 abstract bm25s ranks highest among the others (a hard negative), titles left out. The threshold is fitted on
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.bm25 import tokenize
-from retrieval.offline import coverage
+from retrieval.retrievers.bm25 import tokenize
+from retrieval.answering.offline import coverage
 from retrieval.types import Evidence
 
 GRID = np.round(np.arange(0.40, 0.951, 0.025), 3)

@@ -17,18 +17,18 @@ import pandas as pd
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from dagster_project.evals.curation import EQUIVALENT, Curation, load_curation, resolution_metrics
+from dagster_project.resolution.curation import EQUIVALENT, Curation, load_curation, resolution_metrics
 from dagster_project.evals.questions import KNOWN_COUNTERPARTS
-from dagster_project.resolution_fit import (
+from dagster_project.resolution.fit import (
     CrossValidation,
     NotEnoughLabels,
     cross_validate,
     mutual_best_baseline,
     prediction_rows,
 )
-from dagster_project.resolution_inputs import load_hierarchy
-from dagster_project.resolution_model import pair_features
-from dagster_project.storage.pathway_sets import active_pathway_ids
+from dagster_project.resolution.inputs import load_hierarchy
+from dagster_project.resolution.model import pair_features
+from dagster_project.resolution.pathway_sets import active_pathway_ids
 
 
 @dataclass

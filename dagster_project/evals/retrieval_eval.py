@@ -18,8 +18,8 @@ import numpy as np
 from sqlalchemy import text
 
 from dagster_project.evals.questions import EvalQuestion
-from retrieval.bm25 import BM25Index, tokenize
-from retrieval.pg_retriever import vector_literal
+from retrieval.retrievers.bm25 import BM25Index, tokenize
+from retrieval.retrievers.pg_retriever import vector_literal
 from retrieval.pipeline import Pipeline
 
 VARIANTS = ("dense", "bm25", "hybrid", "hybrid_rerank", "baseline_dense", "baseline_bm25")
@@ -67,7 +67,7 @@ class Baseline:
             rows = conn.execute(text("SELECT source || '_' || external_id AS key, title || '. ' || content AS body"
                                      " FROM documents WHERE status = 'active' ORDER BY 1")).all()
         keys, bodies = [r.key for r in rows], [r.body for r in rows]
-        from dagster_project.core.embedder import load_model
+        from dagster_project.index.encoder import load_model
 
         index = pipeline.settings.index
         model = load_model(index.embedding_model)

@@ -12,7 +12,7 @@ import pytest
 from psycopg import sql
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.materialize import materialize_selection
+from dagster_project.defs.materialize import materialize_selection
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from dagster_project.stack.redis import RedisService
 from tests.support.ports import free_port

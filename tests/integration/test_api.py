@@ -182,7 +182,7 @@ def test_dead_neo4j_degrades_to_text_answers_that_say_so(demo_platform: FluxSett
 
 
 def test_graph_neighbourhood_draws_the_pathways_and_genes_of_an_answer(client: TestClient) -> None:
-    from retrieval.neighbourhood import PER_SEED
+    from retrieval.retrievers.neighbourhood import PER_SEED
 
     response = client.get("/graph/neighbourhood", params={"ids": ["R-HSA-70171", "HGNC:0"]})
     assert response.status_code == 200, response.text

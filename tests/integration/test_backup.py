@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from dagster_project.backup import BackupError, backup, restore
+from dagster_project.ops.backup import BackupError, backup, restore
 from dagster_project.core.settings import FluxSettings
 from dagster_project.stack import Stack
-from retrieval.cache import Cache
+from retrieval.caching.cache import Cache
 from retrieval.pipeline import Pipeline
 from tests.support.cli import flux
 from tests.support.ports import free_port

@@ -9,7 +9,7 @@ import pytest
 import redis
 
 from dagster_project.stack.redis import RedisService
-from retrieval.cache import Cache
+from retrieval.caching.cache import Cache
 from tests.support.clock import ManualClock
 
 DAY = 24 * 3600

@@ -3,7 +3,7 @@ database, a migrated one with nothing built, one index version, and a backup of 
 or impossible request ends with an exact exit code and one message naming the problem, never a traceback, and
 leaves the state as it was.
 
-The CLI runs in-process through `serving.cli.main` (the console script's entry point), with the session's FLUX_
+The CLI runs in-process through `dagster_project.cli.main.main` (the console script's entry point), with the session's FLUX_
 settings plus the overrides a test gives, and stdin/stdout/stderr isolated by Click's CliRunner."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
-from dagster_project.instance import render_dagster_home
+from dagster_project.ops.instance import render_dagster_home
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from tests.support.cli import flux
 
@@ -159,7 +159,7 @@ def test_evals_accept_of_an_unknown_scorecard_is_a_usage_error(migrated: FluxSet
 
 def test_resolution_fit_with_a_missing_curation_file_names_it_and_writes_nothing(
         migrated: FluxSettings, tmp_path: Path) -> None:
-    from dagster_project.resolution_model import MODEL_PATH
+    from dagster_project.resolution.model import MODEL_PATH
 
     shipped = MODEL_PATH.read_bytes()
     missing, output = tmp_path / "curation.tsv", tmp_path / "model.json"

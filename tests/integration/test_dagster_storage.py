@@ -6,8 +6,8 @@ import dagster as dg
 from dagster_postgres import PostgresRunStorage
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.materialize import materialize_selection
-from dagster_project.schema import load_migrations
+from dagster_project.defs.materialize import materialize_selection
+from dagster_project.storage.migrate import load_migrations
 
 
 def test_migration_assets_materialize_into_postgres_run_storage(stack: FluxSettings) -> None:

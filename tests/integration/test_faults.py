@@ -37,20 +37,20 @@ from pgvector.psycopg import register_vector
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from dagster_project.core.embedder import load_model, resolve_model_path
+from dagster_project.index.encoder import load_model, resolve_model_path
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.embedding import RayLayout, embed_on_ray
-from dagster_project.materialize import materialize_selection
-from dagster_project.resources.ray import ensure_ray
+from dagster_project.index.ray_actors import RayLayout, embed_on_ray
+from dagster_project.defs.materialize import materialize_selection
+from dagster_project.defs.resources.ray import ensure_ray
 from dagster_project.sources import registry
 from dagster_project.sources.raw import RawPull, RawZoneError, write_pull
 from dagster_project.stack import Stack
 from dagster_project.stack.postgres import admin_conninfo, explain_pg_error
 from dagster_project.stack.redis import RedisService
 from dagster_project.storage.checksums import graph_checksums, table_checksums
-from dagster_project.storage.chunks import chunks_to_embed, write_vector_batches, write_vectors
-from retrieval.cache import Cache
+from dagster_project.index.chunk_store import chunks_to_embed, write_vector_batches, write_vectors
+from retrieval.caching.cache import Cache
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
 from tests.support.clock import ManualClock

@@ -5,11 +5,11 @@ from __future__ import annotations
 from neo4j import Driver
 from sqlalchemy import text
 
-from dagster_project.core.embedder import load_model
+from dagster_project.index.encoder import load_model
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.graph import loader
-from dagster_project.materialize import materialize_selection
+from dagster_project.defs.materialize import materialize_selection
 
 GRAPH = "group:graph"
 

@@ -14,8 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dagster_project.core.settings import FluxSettings
-from retrieval.answer import FinalAnswer
-from retrieval.llm import OpenAICompatibleProvider
+from retrieval.answering.answer import FinalAnswer
+from retrieval.answering.llm import OpenAICompatibleProvider
 from retrieval.pipeline import Pipeline
 from retrieval.types import Evidence, Filters
 from serving.api import create_app

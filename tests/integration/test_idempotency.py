@@ -16,7 +16,7 @@ import pytest
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.materialize import materialize_selection
+from dagster_project.defs.materialize import materialize_selection
 from dagster_project.storage.checksums import graph_checksums, table_checksums, table_names
 
 RUN_LOG_TABLES = frozenset({"eval_runs", "eval_question_results"})  # one row set per Dagster run, by design

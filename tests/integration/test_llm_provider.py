@@ -16,8 +16,8 @@ import pytest
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval import answer
-from retrieval.answer import validate_answer
-from retrieval.llm import OpenAICompatibleProvider, shared_limiter
+from retrieval.answering.answer import validate_answer
+from retrieval.answering.llm import OpenAICompatibleProvider, shared_limiter
 from retrieval.types import Evidence, ProviderError
 from tests.support.clock import ManualClock
 from tests.support.llm_server import LLMReply, LLMServer, citing_responder, evidence_ids

@@ -22,19 +22,19 @@ from dagster._core.events import DagsterEventType
 from dagster._core.scheduler.instigation import InstigatorTick, TickStatus
 from sqlalchemy import text
 
-from dagster_project.core.index_tables import as_sql, qualified
+from dagster_project.index.tables import as_sql, qualified
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
 from dagster_project.core.stores import engine_for
-from dagster_project.materialize import materialize_selection
+from dagster_project.defs.materialize import materialize_selection
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
-from retrieval.index_state import current_index
+from retrieval.retrievers.index_state import current_index
 from tests.support.session import demo_read_later
 
 # Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.
 pytestmark = pytest.mark.resilience
 
 NIGHTLY_BUDGET_S = 600
-AUTOMATION_SENSOR = "nightly_automation"  # dagster_project/automation.py
+AUTOMATION_SENSOR = "nightly_automation"  # dagster_project/defs/automation.py
 # Ticks that requested nothing after the last run ended: the first one already sees every materialization of that
 # run; a second one leaves room for an evaluation that was under way as the run ended.
 QUIET_TICKS = 2

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from dagster_project import embedding
-from dagster_project.chunker import ChunkerConfig, chunk_document
-from dagster_project.core.embedder import Embedder
+from dagster_project.index.chunker import ChunkerConfig, chunk_document
+from dagster_project.index.encoder import Embedder
 from dagster_project.core.experiments import configure_mlflow
 from dagster_project.core.settings import FluxSettings
-from dagster_project.resources.ray import ensure_ray
+from dagster_project.defs.resources.ray import ensure_ray
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
-from dagster_project.schema import apply_postgres
+from dagster_project.storage.migrate import apply_postgres
 from dagster_project.stack import ServiceState, Stack
 
 # Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.

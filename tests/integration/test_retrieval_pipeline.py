@@ -12,9 +12,9 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
-from retrieval.answer import FALLBACK_TEXT, FinalAnswer
-from retrieval.cache import Cache
-from retrieval.llm import OpenAICompatibleProvider
+from retrieval.answering.answer import FALLBACK_TEXT, FinalAnswer
+from retrieval.caching.cache import Cache
+from retrieval.answering.llm import OpenAICompatibleProvider
 from retrieval.pipeline import Pipeline
 from retrieval.types import Evidence, Filters
 from tests.support.llm_server import LLMReply, LLMServer, citing_responder, prompt_of

@@ -15,10 +15,10 @@ from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.gate import GATED_RETRIEVAL_TASKS, compare
 from dagster_project.evals.questions import retrieval_tasks, title_questions
 from dagster_project.evals.store import accept_latest, latest
-from dagster_project.materialize import materialize_selection
-from retrieval.cache import Cache
-from retrieval.index_state import IndexState, current_index, latest_candidate
-from retrieval.pg_retriever import PostgresRetriever
+from dagster_project.defs.materialize import materialize_selection
+from retrieval.caching.cache import Cache
+from retrieval.retrievers.index_state import IndexState, current_index, latest_candidate
+from retrieval.retrievers.pg_retriever import PostgresRetriever
 from retrieval.pipeline import Pipeline
 from retrieval.types import Evidence, JudgeResult
 

@@ -12,7 +12,7 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxSettings, get_settings
 from dagster_project.core.stores import engine_for
 from dagster_project.evals.questions import KNOWN_COUNTERPARTS
-from dagster_project.materialize import materialize_selection
+from dagster_project.defs.materialize import materialize_selection
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 
 # The whole snapshot, materialized and resolved: `make test-extended`.
@@ -101,10 +101,10 @@ def test_one_changed_and_one_removed_record_touch_exactly_those_rows(snapshot_lo
 
 @pytest.fixture(scope="module")
 def resolution_on_snapshot(snapshot_loaded: FluxSettings) -> tuple[object, object]:
-    from dagster_project.core.embedder import load_model
-    from dagster_project.evals.curation import load_curation
-    from dagster_project.resolution_inputs import load_resolution_inputs
-    from dagster_project.storage.pathway_sets import active_pathway_ids
+    from dagster_project.index.encoder import load_model
+    from dagster_project.resolution.curation import load_curation
+    from dagster_project.resolution.inputs import load_resolution_inputs
+    from dagster_project.resolution.pathway_sets import active_pathway_ids
 
     path = snapshot_loaded.resolution_curation_path
     if not path.is_file():
@@ -116,7 +116,7 @@ def resolution_on_snapshot(snapshot_loaded: FluxSettings) -> tuple[object, objec
 
 
 def test_shipped_model_resolves_known_counterparts_and_stays_selective(resolution_on_snapshot: tuple) -> None:
-    from dagster_project.resolution_model import load_model
+    from dagster_project.resolution.model import load_model
 
     inputs, _ = resolution_on_snapshot
     classes = load_model().classify(inputs.features)
@@ -135,8 +135,8 @@ def test_cross_validated_resolution_holds_and_a_shuffled_method_fails_every_gate
     import numpy as np
 
     from dagster_project.evals.gate import GATED, compare
-    from dagster_project.resolution_fit import cross_validate
-    from dagster_project.resolution_model import FEATURES
+    from dagster_project.resolution.fit import cross_validate
+    from dagster_project.resolution.model import FEATURES
 
     inputs, curation = resolution_on_snapshot
     cv = cross_validate(inputs.features, curation)

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dagster_project.core.settings import get_settings
-from serving.cli import main
+from dagster_project.cli.main import main
 
 _BOX = re.compile("[╭╮╰╯│─]")
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from retrieval.answer import FALLBACK_TEXT, refusal_answer, validate_answer
+from retrieval.answering.answer import FALLBACK_TEXT, refusal_answer, validate_answer
 from retrieval.types import Evidence
 
 QUESTION = "Which genes take part in glycolysis?"

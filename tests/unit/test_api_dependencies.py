@@ -16,10 +16,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from dagster_project.core.settings import FluxSettings
-from retrieval.answer import FinalAnswer
-from retrieval.followup import TurnContext
-from retrieval.genes import GeneLexicon
-from retrieval.pathways import PathwayLexicon
+from retrieval.answering.answer import FinalAnswer
+from retrieval.question.followup import TurnContext
+from retrieval.retrievers.genes import GeneLexicon
+from retrieval.retrievers.pathways import PathwayLexicon
 from retrieval.pipeline import EventSink, SearchResult
 from retrieval.types import Evidence, Filters, Mode, RoutePlan
 from serving.answer_store import Turn, UnknownConversation

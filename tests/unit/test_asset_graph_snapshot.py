@@ -14,7 +14,7 @@ from typing import Any
 import dagster as dg
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.definitions import build_definitions
+from dagster_project.defs.definitions import build_definitions
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "asset_graph.json"
 

@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from retrieval.cache import Cache, distinctive_tokens, normalize_query, query_key
+from retrieval.caching.cache import Cache, distinctive_tokens, normalize_query, query_key
 from retrieval.types import Filters
 
 DIM = 8

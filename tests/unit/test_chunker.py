@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from dagster_project.chunker import ChunkerConfig, breakpoints, chunk_document, parse_list, split_sentences
+from dagster_project.index.chunker import ChunkerConfig, breakpoints, chunk_document, parse_list, split_sentences
 
 TOPICS = ("glycolysis", "apoptosis", "insulin", "kinase")
 

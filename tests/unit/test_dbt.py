@@ -16,10 +16,10 @@ import yaml
 from dagster_dbt import DbtProject
 from dagster_dbt.errors import DagsterDbtManifestNotFoundError
 
-import dagster_project.assets
-from dagster_project.assets.dbt import MANIFEST, SOURCE_TABLE_SPECS, flux_dbt_models, model_writer_deps
+import dagster_project.defs.assets
+from dagster_project.defs.assets.dbt import MANIFEST, SOURCE_TABLE_SPECS, flux_dbt_models, model_writer_deps
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
-from dagster_project.resources import dbt as dbt_project_config
+from dagster_project.defs.resources import dbt as dbt_project_config
 
 SCORECARDS = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard"}
 DOCUMENTS = {"reactome_documents", "kegg_documents", "hgnc_documents"}
@@ -88,9 +88,9 @@ def _forbid_subprocesses(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _import_dbt_assets_afresh(monkeypatch: pytest.MonkeyPatch) -> Any:
     # monkeypatch puts the already imported module back afterwards, so the rest of the session keeps its assets.
-    monkeypatch.delitem(sys.modules, "dagster_project.assets.dbt")
-    monkeypatch.setattr(dagster_project.assets, "dbt", dagster_project.assets.dbt)
-    return importlib.import_module("dagster_project.assets.dbt")
+    monkeypatch.delitem(sys.modules, "dagster_project.defs.assets.dbt")
+    monkeypatch.setattr(dagster_project.defs.assets, "dbt", dagster_project.defs.assets.dbt)
+    return importlib.import_module("dagster_project.defs.assets.dbt")
 
 
 def test_importing_the_dbt_assets_starts_no_subprocess(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,10 +7,10 @@ import sys
 import dagster as dg
 from dagster._core.definitions.dependency import NodeHandle
 
-from dagster_project.automation import apply_nightly_policies
+from dagster_project.defs.automation import apply_nightly_policies
 from dagster_project.core.settings import FluxSettings, get_settings
-from dagster_project.definitions import build_definitions
-from dagster_project.resources import PostgresResource
+from dagster_project.defs.definitions import build_definitions
+from dagster_project.defs.resources import PostgresResource
 from dagster_project.sources import registry
 
 defs = build_definitions(FluxSettings())
@@ -77,7 +77,7 @@ def test_the_settings_given_are_the_settings_used_and_importing_reads_none() -> 
     assert [s.cron_schedule for s in custom.schedules or []] == ["30 3 * * 1-5"]
     assert custom.get_assets_def("kegg_raw").op.retry_policy.max_retries == 1  # type: ignore[union-attr]
     # In a fresh interpreter: importing the code location (every asset, check and sensor module) reads no settings.
-    probe = ("import dagster_project.definitions; from dagster_project.core.settings import get_settings; "
+    probe = ("import dagster_project.defs.definitions; from dagster_project.core.settings import get_settings; "
              "print(get_settings.cache_info().currsize)")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.strip() == "0"
@@ -103,7 +103,7 @@ def test_nightly_schedule_pulls_exactly_the_raw_assets_at_the_configured_time() 
 
 
 def test_downstream_assets_follow_by_eager_automation_blocked_by_failed_checks() -> None:
-    from dagster_project.automation import downstream_condition
+    from dagster_project.defs.automation import downstream_condition
 
     graph = defs.resolve_asset_graph()
     expected = downstream_condition()
@@ -150,7 +150,7 @@ def test_nightly_policies_apply_by_selection_and_leave_non_materializable_specs_
 
 
 def test_a_raw_step_that_fails_transiently_is_retried_with_the_configured_policy() -> None:
-    from dagster_project.assets.raw_pulls import raw_retry_policy
+    from dagster_project.defs.assets.raw_pulls import raw_retry_policy
 
     attempts: list[int] = []
 

@@ -13,9 +13,9 @@ from dagster._config import validate_config
 from dagster._core.instance.config import dagster_instance_config, dagster_instance_config_schema
 from dagster._core.instance.ref import configurable_class_data
 
-from dagster_project.assets.chunks import RAY_POOL
+from dagster_project.defs.assets.chunks import RAY_POOL
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
-from dagster_project.definitions import build_definitions
+from dagster_project.defs.definitions import build_definitions
 
 DEPLOY = REPO_ROOT / "deploy" / "k8s"
 CLASS_SECTIONS = ("run_launcher", "run_coordinator", "compute_logs")
@@ -58,7 +58,7 @@ def test_the_ray_heavy_assets_share_the_pool_the_example_limits() -> None:
 def test_the_helm_values_name_the_same_launcher_secret_and_code_location(name: str) -> None:
     values, instance = _load(DEPLOY / name), _load(DEPLOY / "dagster.yaml")
     deployment = values["dagster-user-deployments"]["deployments"][0]
-    assert deployment["dagsterApiGrpcArgs"] == ["--module-name", "dagster_project.definitions"]
+    assert deployment["dagsterApiGrpcArgs"] == ["--module-name", "dagster_project.defs.definitions"]
     assert values["runLauncher"]["type"] == instance["run_launcher"]["class"]
     secrets = {s["name"] for s in values["runLauncher"]["config"]["k8sRunLauncher"]["envSecrets"]}
     assert secrets == set(instance["run_launcher"]["config"]["env_secrets"])

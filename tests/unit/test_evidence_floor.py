@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from dagster_project.evals.evidence_floor import MAX_FALSE_ABSTENTION, _rates, cross_validate, fit_floor
-from retrieval.relevance import EvidenceFloor, floor_for, signals
+from retrieval.retrievers.relevance import EvidenceFloor, floor_for, signals
 from retrieval.types import Evidence
 
 

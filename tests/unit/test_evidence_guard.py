@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.answer import validate_answer
-from retrieval.evidence_guard import (
+from retrieval.answering.answer import validate_answer
+from retrieval.answering.evidence_guard import (
     WITHHELD,
     EchoDetector,
     screen_evidence,
@@ -19,7 +19,7 @@ from retrieval.evidence_guard import (
     withheld_count,
     withhold_instructions,
 )
-from retrieval.llm import GENERATE_PROMPT, INSTRUCTION_TEXTS, format_evidence
+from retrieval.answering.llm import GENERATE_PROMPT, INSTRUCTION_TEXTS, format_evidence
 from retrieval.types import Evidence
 
 DEMO = Path(__file__).resolve().parents[2] / "dagster_project" / "sources" / "demo_data"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from retrieval.answer import Citation, Claim, FinalAnswer
-from retrieval.graph_retriever import render_gene, render_pathway
+from retrieval.answering.answer import Citation, Claim, FinalAnswer
+from retrieval.retrievers.graph_retriever import render_gene, render_pathway
 from serving.ask import numbered
 
 

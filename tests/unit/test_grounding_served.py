@@ -1,4 +1,4 @@
-"""Grounding in the served path (retrieval/grounding.py): unsupported claims are removed from the answer (claims,
+"""Grounding in the served path (retrieval/answering/grounding.py): unsupported claims are removed from the answer (claims,
 prose, citations no kept claim uses) with a warning; low coverage runs a broadened, then an augmented retrieval; the
 verdict goes into the answer and a `grounding` event. The embedder is a deterministic stand-in (word counts)."""
 
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from dagster_project.core.settings import FluxSettings
-from retrieval.answer import FALLBACK_TEXT, FinalAnswer, validate_answer
-from retrieval.grounding import (
+from retrieval.answering.answer import FALLBACK_TEXT, FinalAnswer, validate_answer
+from retrieval.answering.grounding import (
     GroundingRule,
     Verifier,
     check_answer,
@@ -24,7 +24,7 @@ from retrieval.grounding import (
     served_rule,
     supported_claims,
 )
-from retrieval.offline import OfflineProvider
+from retrieval.answering.offline import OfflineProvider
 from retrieval.types import Evidence
 
 RULE = GroundingRule(1.0, 0.65)  # the shape of the fitted rule (grounding_rule.json)

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from retrieval import guardrails
-from retrieval.guardrails import (
+from retrieval.question.guardrails import (
     MESSAGES,
     REMOVED_SENTENCE,
     EmailRedactingFilter,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.judge import MAX_ASPECT_QUERIES, aspect_queries, merge_evidence, should_reretrieve
+from retrieval.answering.judge import MAX_ASPECT_QUERIES, aspect_queries, merge_evidence, should_reretrieve
 from retrieval.types import Evidence, EvidenceKind, JudgeResult, Verdict
 
 MAX_ATTEMPTS = 3

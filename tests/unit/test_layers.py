@@ -17,7 +17,7 @@ import dagster_project.core as core
 # Every module of the core, then the query path on top of it.
 CORE = sorted(m.name for m in pkgutil.walk_packages(core.__path__, "dagster_project.core."))
 QUERY_PATH = [*CORE, "retrieval.pipeline", "serving.routes", "serving.api"]
-WITH_DAGSTER = "dagster_project.resources.postgres"
+WITH_DAGSTER = "dagster_project.defs.resources.postgres"
 
 PROBE = """
 import importlib, json, sys

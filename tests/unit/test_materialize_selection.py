@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.materialize import SelectionError, materialize_selection
+from dagster_project.defs.materialize import SelectionError, materialize_selection
 
 
 @pytest.mark.parametrize(("selection", "message"), [

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from retrieval.answer import validate_answer
-from retrieval.offline import (
+from retrieval.answering.answer import validate_answer
+from retrieval.answering.offline import (
     MAX_PER_EVIDENCE,
     MAX_SENTENCES,
     OfflineProvider,

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from retrieval.answer import FinalAnswer, validate_answer
-from retrieval.answer_data import (
+from retrieval.answering.answer import FinalAnswer, validate_answer
+from retrieval.answering.answer_data import (
     CompoundPathwaysData,
     DifferenceData,
     GenePathwaysData,
@@ -18,13 +18,13 @@ from retrieval.answer_data import (
     NodeRef,
     OverviewData,
 )
-from retrieval.followup import TurnContext, resolve
-from retrieval.genes import GeneLexicon
-from retrieval.intent import Intent, classify
-from retrieval.pathways import PathwayLexicon
-from retrieval.spelling import canonical
-from retrieval.table_facts import table_facts
-from retrieval.typed_answer import compose
+from retrieval.question.followup import TurnContext, resolve
+from retrieval.retrievers.genes import GeneLexicon
+from retrieval.question.intent import Intent, classify
+from retrieval.retrievers.pathways import PathwayLexicon
+from retrieval.question.spelling import canonical
+from retrieval.retrievers.table_facts import table_facts
+from retrieval.answering.typed_answer import compose
 
 PATHWAYS = PathwayLexicon([
     ("R-HSA-70171", "reactome", "Glycolysis"), ("hsa00010", "kegg", "Glycolysis / Gluconeogenesis"),

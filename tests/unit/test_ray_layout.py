@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dagster_project.embedding import plan_layout
+from dagster_project.index.ray_actors import plan_layout
 
 
 def node(cpus: float, gpus: float = 0, alive: bool = True, ident: str = "n") -> dict[str, Any]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
-from retrieval.rerank import CrossEncoderReranker, RRFReranker, build_reranker
+from retrieval.retrievers.rerank import CrossEncoderReranker, RRFReranker, build_reranker
 from retrieval.types import Evidence
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import false_discovery_control, hypergeom
 
-from dagster_project.resolution import PathwaySets, benjamini_hochberg, name_similarity, score_pairs
+from dagster_project.resolution.scores import PathwaySets, benjamini_hochberg, name_similarity, score_pairs
 
 
 def sets(pairs: dict[str, tuple[str, range]]) -> PathwaySets:
@@ -48,7 +48,7 @@ def test_name_similarity_ignores_filler_words() -> None:
 
 
 def test_closed_form_upper_tail_matches_scipy() -> None:
-    from dagster_project.resolution import upper_tail
+    from dagster_project.resolution.scores import upper_tail
 
     k = np.array([1, 1, 2, 5, 1])
     a = np.array([10, 300, 40, 50, 2])

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dagster_project.evals.curation import (
+from dagster_project.resolution.curation import (
     EQUIVALENT,
     KEGG_IN_REACTOME,
     REACTOME_IN_KEGG,
@@ -18,8 +18,8 @@ from dagster_project.evals.curation import (
     load_curation,
     resolution_metrics,
 )
-from dagster_project.resolution_fit import NotEnoughLabels, cross_validate, fit_model, labels_for
-from dagster_project.resolution_model import (
+from dagster_project.resolution.fit import NotEnoughLabels, cross_validate, fit_model, labels_for
+from dagster_project.resolution.model import (
     CLASSES,
     FEATURES,
     MODEL_PATH,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.genes import GeneLexicon
-from retrieval.router import MAX_QUERIES, choose_strategy, route, split_clauses, unexplained_acronyms
-from retrieval.terms import STOPWORDS, words
+from retrieval.retrievers.genes import GeneLexicon
+from retrieval.question.router import MAX_QUERIES, choose_strategy, route, split_clauses, unexplained_acronyms
+from retrieval.question.terms import STOPWORDS, words
 from retrieval.types import Strategy
 
 TP53_NAME = "tumor protein p53"

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.schema import MigrationError, load_migrations, split_statements
+from dagster_project.storage.migrate import MigrationError, load_migrations, split_statements
 
 
 def test_shipped_migrations_are_ordered_and_render_their_placeholders() -> None:

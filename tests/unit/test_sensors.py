@@ -11,8 +11,8 @@ import dagster as dg
 import pytest
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
-from dagster_project.schedules import nightly_raw_pulls_job, nightly_refresh_schedule
-from dagster_project.sensors import SNAPSHOT_FILES, demo_files, evaluate_snapshot_sensor
+from dagster_project.defs.schedules import nightly_raw_pulls_job, nightly_refresh_schedule
+from dagster_project.defs.sensors import SNAPSHOT_FILES, demo_files, evaluate_snapshot_sensor
 from dagster_project.sources import registry
 
 

@@ -7,7 +7,7 @@ import inspect
 from pathlib import Path
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.definitions import build_definitions
+from dagster_project.defs.definitions import build_definitions
 from dagster_project.sources import registry
 from dagster_project.sources.source import Source
 

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from retrieval.answer import FinalAnswer, validate_answer
-from retrieval.answer_data import CounterpartData, GeneRef, Mapping, MembersData, NodeRef, SharedGenesData
-from retrieval.followup import TurnContext, context_of, resolve
-from retrieval.genes import GeneLexicon
-from retrieval.intent import classify
-from retrieval.links import source_link
-from retrieval.pathways import PathwayLexicon
-from retrieval.typed_answer import LIST_IN_PROSE, compose
+from retrieval.answering.answer import FinalAnswer, validate_answer
+from retrieval.answering.answer_data import CounterpartData, GeneRef, Mapping, MembersData, NodeRef, SharedGenesData
+from retrieval.question.followup import TurnContext, context_of, resolve
+from retrieval.retrievers.genes import GeneLexicon
+from retrieval.question.intent import classify
+from retrieval.answering.links import source_link
+from retrieval.retrievers.pathways import PathwayLexicon
+from retrieval.answering.typed_answer import LIST_IN_PROSE, compose
 from serving.export import markdown
 
 PATHWAYS = PathwayLexicon([

@@ -1,0 +1,95 @@
+"""Stage 2 — parse, normalize and load: the latest raw pull of each source becomes documents, structured rows
+(pathways, members, gene ids, reactions) and quarantine rows. Idempotent: unchanged records are not rewritten."""
+
+from collections import Counter
+
+import dagster as dg
+
+from dagster_project.defs.resources import PostgresResource
+from dagster_project.defs.resources.settings import FluxSettingsParam
+from dagster_project.sources import registry
+from dagster_project.sources.hgnc.normalizer import normalize_genes
+from dagster_project.sources.kegg.normalizer import normalize_pathways as normalize_kegg
+from dagster_project.sources.model import Document, ParseResult
+from dagster_project.sources.openalex.normalizer import normalize_papers as normalize_openalex
+from dagster_project.sources.pubmed.normalizer import normalize_papers as normalize_pubmed
+from dagster_project.sources.raw import latest_manifest, load_files
+from dagster_project.sources.reactome.normalizer import normalize_pathways as normalize_reactome
+from dagster_project.storage import loaders
+
+SOURCES_GROUP = "sources"
+
+
+def _documents(source: str, records: ParseResult) -> list[Document]:
+    counts = Counter(m.pathway_id for m in records.members)
+    if source == "reactome":
+        return normalize_reactome(records.pathways, counts)
+    if source == "kegg":
+        return normalize_kegg(records.pathways, counts)
+    if source == "openalex":
+        return normalize_openalex(records.papers)
+    if source == "pubmed":
+        return normalize_pubmed(records.papers)
+    return []
+
+
+def _load(source: str, records: ParseResult, conv: dict[str, list[str]], engine, dv: str) -> dict:  # type: ignore[no-untyped-def]
+    """Load one parse; returns metadata. Members of pathways this release does not list are counted, not kept."""
+    meta: dict[str, object] = {}
+    if source in {"reactome", "kegg"}:
+        known = {p.id for p in records.pathways}
+        members = [m for m in records.members if m.pathway_id in known]
+        meta["members_of_unlisted_pathways"] = len(records.members) - len(members)
+        counts = loaders.replace_pathways(engine, source, records.pathways, members, records.reactions, dv)
+        meta |= {"pathways": len(records.pathways), "members": len(members),
+                 "pathways_changed": counts.inserted + counts.updated}
+        if conv:
+            meta["kegg_uniprot_pairs"] = loaders.replace_kegg_uniprot(engine, conv)
+    if source == "hgnc":
+        genes = normalize_genes(records.genes)
+        counts = loaders.upsert_genes(engine, genes, dv)
+        meta |= {"genes": len(genes), "genes_with_uniprot": sum(1 for g in genes if g.uniprot_ids),
+                 "genes_inserted": counts.inserted, "genes_updated": counts.updated}
+    return meta
+
+
+def build_documents_asset(source: str) -> dg.AssetsDefinition:
+    @dg.asset(
+        name=f"{source}_documents",
+        group_name=SOURCES_GROUP,
+        kinds={"postgres"},
+        deps=[f"{source}_raw", "postgres_schema"],
+        description=f"{source}: the latest raw pull parsed and normalized into the one document shape "
+        "(upserted on (source, external_id), rewritten only when content_hash changes, gone records marked) "
+        "plus its structured rows; unparseable records go to the quarantine table with their reason.",
+    )
+    def _docs(context: dg.AssetExecutionContext, postgres: PostgresResource,
+              settings: FluxSettingsParam) -> dg.MaterializeResult:
+        manifest = latest_manifest(source, settings.raw_root_path)
+        parsed = registry.parse(source, load_files(manifest, settings.raw_root_path), manifest.uri)
+        records, engine = parsed.records, postgres.get_engine()
+        dv = manifest.dataset_version
+        meta = _load(source, records, parsed.kegg_uniprot, engine, dv)
+        docs = _documents(source, records)
+        counts = loaders.upsert_documents(engine, source, docs, dv)
+        quarantined = loaders.record_quarantine(engine, records.quarantined, context.run_id)
+        parsed_count = len(docs) + len(records.genes)
+        rate = quarantined / max(parsed_count + quarantined, 1)
+        context.log.info(f"{source}: {len(docs)} documents ({counts}), {quarantined} quarantined")
+        return dg.MaterializeResult(metadata={
+            **meta,
+            "dataset_version": dv,
+            "documents": len(docs),
+            "documents_inserted": counts.inserted,
+            "documents_updated": counts.updated,
+            "documents_unchanged": counts.unchanged,
+            "documents_marked_gone": counts.marked_gone,
+            "quarantined": quarantined,
+            "quarantine_rate": round(rate, 4),
+            **({"reactions_by_class": dict(records.reaction_classes)} if records.reaction_classes else {}),
+        })
+
+    return _docs
+
+
+DOCUMENT_ASSETS = [build_documents_asset(source) for source in registry.SOURCES]

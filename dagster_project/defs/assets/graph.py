@@ -1,0 +1,85 @@
+"""Stage 6 — the knowledge graph: pathways, hierarchy, species, genes, compounds, papers and their gene mentions,
+projected from Postgres into Neo4j with MERGE; then one vector per pathway for the Neo4j vector index."""
+
+import hashlib
+import time
+
+import dagster as dg
+import numpy as np
+from sqlalchemy import text
+
+from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
+from dagster_project.defs.assets.vector_index import chunk_vector_index
+from dagster_project.graph import loader
+from dagster_project.graph.rows import LOAD_STEPS, step_rows
+from dagster_project.defs.resources import Neo4jResource, PostgresResource
+
+GRAPH_GROUP = "graph"
+
+
+@dg.asset(
+    group_name=GRAPH_GROUP,
+    kinds={"neo4j"},
+    deps=[*(a.key for a in DOCUMENT_ASSETS), "neo4j_schema"],
+    description="Projects the structured tables into Neo4j: Pathway (both sources) -IN_SPECIES-> Species, "
+    "-SUBPATHWAY_OF-> Pathway, -HAS_REACTION-> Reaction, -HAS_MEMBER-> Gene (HGNC) / Compound; "
+    "Paper -MENTIONS-> Gene (HGNC symbol dictionary). MERGE on stable ids in batched UNWIND transactions; "
+    "loading twice changes nothing.",
+)
+def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                    neo4j: Neo4jResource) -> dg.MaterializeResult:
+    engine, driver = postgres.get_engine(), neo4j.get_driver()
+    started = time.monotonic()
+    sent: dict[str, int] = {}
+    keep: dict[str, list[str]] = {}
+    for name, query, sql in LOAD_STEPS:
+        batch = step_rows(engine, sql)
+        if name in {"pathways", "genes", "papers", "reactions"}:
+            keep[name] = [row["id"] for row in batch]
+        sent[name] = loader.run_batched(driver, query, batch)
+        context.log.info(f"graph: {name} {sent[name]} rows merged")
+    pruned = {label: loader.prune(driver, label, keep[key])
+              for label, key in (("Pathway", "pathways"), ("Gene", "genes"), ("Paper", "papers"),
+                                 ("Reaction", "reactions"))}
+    with driver.session() as session:
+        pruned["Compound"] = session.run(loader.PRUNE_COMPOUNDS).consume().counters.nodes_deleted
+    context.log.info(f"graph: pruned nodes no longer in Postgres {pruned}")
+    labels, types = loader.graph_counts(driver)
+    return dg.MaterializeResult(metadata={
+        **{f"rows_{k}": v for k, v in sent.items()},
+        **{f"nodes_{k}": v for k, v in labels.items()},
+        **{f"relationships_{k}": v for k, v in types.items()},
+        **{f"pruned_{k}": v for k, v in pruned.items()},
+        "seconds": round(time.monotonic() - started, 1),
+    })
+
+
+@dg.asset(
+    group_name=GRAPH_GROUP,
+    kinds={"neo4j"},
+    deps=[knowledge_graph, chunk_vector_index],
+    description="One embedding per Pathway node (the normalized mean of its document's chunk vectors) in the "
+    "Neo4j vector index `pathway_embedding`, so the k pathways most similar to a text are one Cypher query.",
+)
+def pathway_vectors(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                    neo4j: Neo4jResource) -> dg.MaterializeResult:
+    with postgres.get_engine().connect() as conn:
+        rows = conn.execute(text(
+            "SELECT d.external_id, avg(c.embedding)::text FROM documents d JOIN chunks c ON c.document_id = d.id"
+            " WHERE d.type = 'pathway' AND d.status = 'active' AND c.embedding IS NOT NULL GROUP BY d.external_id"
+        )).all()
+    driver = neo4j.get_driver()
+    with driver.session() as session:
+        stored = {r["id"]: r["hash"] for r in session.run(loader.PATHWAY_VECTOR_HASHES)}
+    payload = []
+    for pathway_id, mean_text in rows:
+        digest = hashlib.sha256(mean_text.encode()).hexdigest()[:16]
+        if stored.get(pathway_id) == digest:
+            continue  # the same chunk vectors: the stored vector is already this one
+        vector = np.asarray([float(x) for x in mean_text.strip("[]").split(",")], dtype=np.float64)
+        payload.append({"id": pathway_id, "hash": digest,
+                        "vector": (vector / max(np.linalg.norm(vector), 1e-12)).tolist()})
+    written = loader.run_batched(driver, loader.SET_PATHWAY_VECTORS, payload) if payload else 0
+    context.log.info(f"{written} pathway vectors written, {len(rows) - len(payload)} unchanged")
+    return dg.MaterializeResult(metadata={"pathway_vectors_written": written,
+                                          "pathway_vectors_unchanged": len(rows) - len(payload)})

@@ -1,0 +1,40 @@
+"""Dagster resources, one file per service, all built from one FluxSettings by `build_resources`."""
+
+from __future__ import annotations
+
+from dagster_project.core.settings import FluxSettings
+from dagster_project.defs.resources.dbt import FluxDbtResource
+from dagster_project.defs.resources.embedder import EmbedderResource
+from dagster_project.defs.resources.mlflow import MLflowResource
+from dagster_project.defs.resources.neo4j import Neo4jResource
+from dagster_project.defs.resources.postgres import PostgresResource
+from dagster_project.defs.resources.ray import RayResource
+from dagster_project.defs.resources.redis import RedisResource
+
+__all__ = [
+    "EmbedderResource",
+    "MLflowResource",
+    "Neo4jResource",
+    "PostgresResource",
+    "RayResource",
+    "RedisResource",
+    "build_resources",
+]
+
+
+def build_resources(settings: FluxSettings) -> dict[str, object]:
+    """Every resource, from one settings object: `settings` itself (assets, checks and sensors read it) and the
+    services, which derive their connections from it (so no URL or password is resource config in the UI)."""
+    return {
+        "settings": settings,
+        "postgres": PostgresResource(settings=settings),
+        "neo4j": Neo4jResource(settings=settings),
+        "redis": RedisResource(settings=settings),
+        "mlflow": MLflowResource(settings=settings),
+        "embedder": EmbedderResource(model_name=settings.index.embedding_model, dimension=settings.index.embedding_dim,
+                                     batch_size=settings.index.embedding_batch_size,
+                                     query_prefix=settings.index.embedding_query_prefix),
+        "ray": RayResource(address=settings.resolved_ray_address or "", num_cpus=settings.ops.ray_num_cpus,
+                           temp_dir=str(settings.home / "ray")),
+        "dbt": FluxDbtResource(settings=settings),
+    }

@@ -1,0 +1,365 @@
+"""Query caches (README, "Asking questions"): embeddings 7 d, retrieval + rerank 1 h, answers 30 d.
+
+Redis when it answers, an in-process LRU otherwise: a cache outage never fails a query. On a Redis error the cache
+switches to memory, logs once, and retries Redis at most every `retry_interval` seconds, so a restarted Redis is
+used again. A corrupt value is a miss. Requests with user/session/source filters are never cached (`cacheable`).
+
+Semantic answer hits need cosine >= threshold **and** identical distinctive tokens, because embeddings put
+BRCA1/BRCA2 and type 1/type 2 diabetes next to each other.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+import numpy as np
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from retrieval.caching.memory_store import MemoryStore
+from retrieval.types import Filters
+
+if TYPE_CHECKING:
+    from dagster_project.core.settings import FluxSettings
+
+log = logging.getLogger(__name__)
+
+Backend = Literal["redis", "memory", "disabled"]
+HitKind = Literal["exact", "semantic"]
+T = TypeVar("T")
+_KINDS = ("exact", "semantic", "retrieval", "embedding")
+_STORE_ERRORS = (redis.RedisError, OSError)
+
+# Common English words (plus question words); anything else in a query is "distinctive".
+_QUESTION_FILLER_TEXT = """
+a about above across after again against all almost along already also although always am among an and another any
+anyone anything are around as ask asked at away back be became because become been before being below best better
+between both but by came can cannot could did different do does doing done down during each either else enough
+even ever every few find first for found from full further get gets give given go goes going good got great had
+has have having he her here hers herself him himself his how however i if in into is it its itself just keep kind
+know known last least less let like likely made main make makes many may me might more most mostly much must my
+myself near need never new next no none nor not now of off often on once one only onto or other others our ours
+out over own part per perhaps put quite rather really right role said same say see seem seems several shall she
+should show shown since so some something sometimes still such take than that the their theirs them themselves
+then there these they thing things this those though through thus to together too toward towards under until up
+upon us use used uses using usually very via was way we well were what whatever when where whether which while who
+whom whose why will with within without would yet you your yours yourself explain describe tell please mean means
+work works happen happens affect affects effect effects relate related relationship difference differences compare
+compared example examples list name names overview summary summarize briefly detail details exactly actually
+typically generally common commonly important involved involve involves play plays function functions
+"""
+QUESTION_FILLER_WORDS: frozenset[str] = frozenset(_QUESTION_FILLER_TEXT.split())
+
+_TOKEN = re.compile(r"\w+(?:[-:.]\w+)*")
+_SENTENCE_END = re.compile(r"[.?!]\s*$")
+
+
+def normalize_query(q: str) -> str:
+    """Case-folded, whitespace collapsed, stripped: what the exact keys hash."""
+    return " ".join(q.casefold().split())
+
+
+def query_key(q: str) -> str:
+    return hashlib.sha256(normalize_query(q).encode("utf-8")).hexdigest()
+
+
+def distinctive_tokens(q: str) -> frozenset[str]:
+    """Case-folded tokens with a digit, capitalised in the original text, or not common words.
+
+    A common word capitalised only because it starts a sentence ("What is ...") is not distinctive, otherwise a
+    case-only change would defeat the semantic cache; all-caps words (MET, CAT) and mid-sentence capitals are.
+    """
+    out: set[str] = set()
+    for match in _TOKEN.finditer(q):
+        token = match.group()
+        folded = token.casefold()
+        if any(c.isdigit() for c in token) or folded not in QUESTION_FILLER_WORDS:
+            out.add(folded)
+            continue
+        if not any(c.isupper() for c in token) or token == "I":
+            continue
+        sentence_start = match.start() == 0 or bool(_SENTENCE_END.search(q[: match.start()]))
+        if any(c.isupper() for c in token[1:]) or not sentence_start:
+            out.add(folded)
+    return frozenset(out)
+
+
+Store = MemoryStore | redis.Redis
+
+
+class Cache:
+    """Embedding, retrieval and answer caches over Redis with an in-process fallback. Never raises on cache trouble."""
+
+    def __init__(
+        self,
+        redis_url: str | None,
+        *,
+        embedding_ttl: int,
+        retrieval_ttl: int,
+        answer_ttl: int,
+        semantic_threshold: float,
+        enabled: bool = True,
+        namespace: str = "flux",
+        retry_interval: float = 30.0,
+        socket_timeout: float = 0.5,
+        max_memory_entries: int = 10_000,
+        max_semantic_entries: int = 2000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.redis_url = redis_url
+        self.embedding_ttl = embedding_ttl
+        self.retrieval_ttl = retrieval_ttl
+        self.answer_ttl = answer_ttl
+        self.semantic_threshold = semantic_threshold
+        self.enabled = enabled
+        self.namespace = namespace
+        self.retry_interval = retry_interval
+        self.max_semantic_entries = max_semantic_entries
+        self._clock = clock
+        self._memory = MemoryStore(max_memory_entries, clock)
+        self._redis: redis.Redis | None = None
+        if enabled and redis_url:
+            # One immediate retry (a pooled connection may predate a Redis restart), no backoff: a cache must fail
+            # fast rather than stall the query it is meant to speed up.
+            try:
+                self._redis = redis.Redis.from_url(
+                    redis_url,
+                    socket_timeout=socket_timeout,
+                    socket_connect_timeout=socket_timeout,
+                    retry=Retry(NoBackoff(), 1),
+                    decode_responses=True,
+                    encoding_errors="replace",  # a corrupt value is a miss, not an exception
+                )
+            except ValueError as exc:  # a malformed URL is a cache outage too, not a failed start
+                log.warning("invalid Redis URL (%s); using the in-process cache", exc)
+        self._lock = threading.Lock()
+        self._redis_ok: bool | None = None  # None: not checked yet
+        self._next_retry = 0.0
+        self._hits = dict.fromkeys(_KINDS, 0)
+        self._misses = dict.fromkeys(_KINDS, 0)
+        self._fallback_switches = 0
+
+    @classmethod
+    def from_settings(cls, settings: FluxSettings) -> Cache:
+        return cls(
+            settings.resolved_redis_url,
+            embedding_ttl=settings.cache.cache_embedding_ttl,
+            retrieval_ttl=settings.cache.cache_retrieval_ttl,
+            answer_ttl=settings.cache.cache_answer_ttl,
+            semantic_threshold=settings.cache.semantic_cache_threshold,
+            enabled=settings.cache.cache_enabled,
+        )
+
+    @property
+    def backend(self) -> Backend:
+        if not self.enabled:
+            return "disabled"
+        return "memory" if self._store() is self._memory else "redis"
+
+    def _store(self) -> Store:
+        if self._redis is None:
+            return self._memory
+        with self._lock:
+            ok, due = self._redis_ok, self._clock() >= self._next_retry
+        if ok:
+            return self._redis
+        if ok is False and not due:
+            return self._memory
+        try:
+            self._redis.ping()
+        except _STORE_ERRORS as exc:
+            self._mark_down(exc)
+            return self._memory
+        with self._lock:
+            back, self._redis_ok = self._redis_ok is False, True
+        if back:
+            log.info("Redis cache is reachable again; using it")
+        return self._redis
+
+    def _mark_down(self, exc: BaseException) -> None:
+        with self._lock:
+            switched = self._redis_ok is not False
+            self._redis_ok = False
+            self._next_retry = self._clock() + self.retry_interval
+            if switched:
+                self._fallback_switches += 1
+        if switched:
+            log.warning(
+                "Redis cache unavailable (%s: %s); using the in-process cache, retrying every %.0fs",
+                type(exc).__name__,
+                exc,
+                self.retry_interval,
+            )
+
+    def _run(self, op: Callable[[Store], T]) -> T:
+        """Run `op` on the current store; on a Redis error switch to memory and run it there instead."""
+        store = self._store()
+        try:
+            return op(store)
+        except _STORE_ERRORS as exc:
+            if store is self._memory:
+                raise
+            self._mark_down(exc)
+            return op(self._memory)
+
+    def _count(self, kind: str, hit: bool) -> None:
+        with self._lock:
+            (self._hits if hit else self._misses)[kind] += 1
+
+    def cacheable(self, filters: Filters | None) -> bool:
+        """Filtered (user/session/source) requests must never be cached: their results must not leak."""
+        return self.enabled and not (filters is not None and filters.active())
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            hits, misses, switches = dict(self._hits), dict(self._misses), self._fallback_switches
+        return {"backend": self.backend, "hits": hits, "misses": misses, "fallback_switches": switches}
+
+    def embedding_key(self, model: str, query: str) -> str:
+        return f"{self.namespace}:emb:{model}:{query_key(query)}"
+
+    def retrieval_key(self, index_version: str, variant: str, query: str) -> str:
+        return f"{self.namespace}:ret:{index_version}:{variant}:{query_key(query)}"
+
+    def answer_key(self, index_version: str, variant: str, query: str) -> str:
+        return self._answer_key(index_version, variant, query_key(query))
+
+    def _answer_key(self, index_version: str, variant: str, digest: str) -> str:
+        return f"{self.namespace}:ans:{index_version}:{variant}:{digest}"
+
+    def semantic_index_key(self, index_version: str, variant: str) -> str:
+        return f"{self.namespace}:sem:{index_version}:{variant}"
+
+    def _get_json(self, key: str) -> Any:
+        raw = self._run(lambda s: s.get(key))
+        try:
+            return None if raw is None else json.loads(raw)
+        except ValueError:
+            return None
+
+    def _set_json(self, key: str, value: Any, ttl: int) -> None:
+        try:
+            payload = json.dumps(value)
+        except (TypeError, ValueError) as exc:
+            log.warning("not caching a value that is not JSON-serialisable: %s", exc)
+            return
+        self._run(lambda s: s.set(key, payload, ex=ttl))
+
+    def get_embedding(self, model: str, query: str) -> list[float] | None:
+        if not self.enabled:
+            return None
+        value = self._get_json(self.embedding_key(model, query))
+        ok = isinstance(value, list) and all(isinstance(x, int | float) for x in value) and bool(value)
+        self._count("embedding", ok)
+        return [float(x) for x in value] if ok else None
+
+    def set_embedding(self, model: str, query: str, vector: list[float]) -> None:
+        if self.enabled:
+            self._set_json(self.embedding_key(model, query), [float(x) for x in vector], self.embedding_ttl)
+
+    def get_retrieval(self, index_version: str, variant: str, query: str) -> list[dict] | None:
+        if not self.enabled:
+            return None
+        value = self._get_json(self.retrieval_key(index_version, variant, query))
+        ok = isinstance(value, list) and all(isinstance(x, dict) for x in value)
+        self._count("retrieval", ok)
+        return value if ok else None
+
+    def set_retrieval(self, index_version: str, variant: str, query: str, value: list[dict]) -> None:
+        if self.enabled:
+            self._set_json(self.retrieval_key(index_version, variant, query), value, self.retrieval_ttl)
+
+    def get_answer(
+        self, index_version: str, variant: str, query: str, query_vector: list[float] | None
+    ) -> tuple[dict, HitKind] | None:
+        """Exact hit by key first; else the closest stored answer with cosine >= threshold and equal tokens."""
+        if not self.enabled:
+            return None
+        value = self._get_json(self.answer_key(index_version, variant, query))
+        if isinstance(value, dict):
+            self._count("exact", True)
+            return value, "exact"
+        self._count("exact", False)
+        if query_vector is None:
+            return None
+        found = self._semantic_lookup(index_version, variant, query, query_vector)
+        self._count("semantic", found is not None)
+        return (found, "semantic") if found is not None else None
+
+    def _semantic_lookup(self, index_version: str, variant: str, query: str, vector: list[float]) -> dict | None:
+        q = _unit(vector)
+        if q is None:
+            return None
+        tokens = sorted(distinctive_tokens(query))
+        index_key = self.semantic_index_key(index_version, variant)
+        candidates: list[tuple[float, str]] = []
+        for field, raw in self._run(lambda s: s.hgetall(index_key)).items():
+            stored, stored_tokens, _ = _decode_entry(raw)
+            if stored is None or stored_tokens != tokens or stored.shape != q.shape:
+                continue
+            score = float(stored @ q)
+            if score >= self.semantic_threshold:
+                candidates.append((score, field))
+        for _, field in sorted(candidates, reverse=True):
+            value = self._get_json(self._answer_key(index_version, variant, field))
+            if isinstance(value, dict):
+                return value
+            # The answer expired or is corrupt while its index entry lived on: forget the entry.
+            self._run(lambda s, f=field: s.hdel(index_key, f))
+        return None
+
+    def set_answer(
+        self, index_version: str, variant: str, query: str, query_vector: list[float] | None, value: dict
+    ) -> None:
+        if not self.enabled:
+            return
+        self._set_json(self.answer_key(index_version, variant, query), value, self.answer_ttl)
+        unit = _unit(query_vector) if query_vector is not None else None
+        if unit is None:
+            return
+        # float32 base64 keeps a 384-d entry ~2 kB, which matters because lookups read the whole hash.
+        vector = base64.b64encode(unit.astype("<f4").tobytes()).decode("ascii")
+        entry = json.dumps({"vector": vector, "tokens": sorted(distinctive_tokens(query)), "ts": time.time()})
+        index_key = self.semantic_index_key(index_version, variant)
+        self._run(lambda s: self._index_add(s, index_key, query_key(query), entry))
+
+    def _index_add(self, store: Store, index_key: str, field: str, entry: str) -> None:
+        """Add an entry, refresh the hash's TTL, and keep only the newest `max_semantic_entries` (a lookup reads
+        the whole hash, so it must stay small)."""
+        store.hset(index_key, field, entry)
+        store.expire(index_key, self.answer_ttl)
+        if store.hlen(index_key) <= self.max_semantic_entries:
+            return
+        entries = store.hgetall(index_key)
+        by_age = sorted(entries, key=lambda f: _decode_entry(entries[f])[2])
+        store.hdel(index_key, *by_age[: len(entries) - self.max_semantic_entries])
+
+
+def _unit(vector: list[float] | None) -> np.ndarray | None:
+    if vector is None or len(vector) == 0:
+        return None
+    arr = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(arr))
+    if arr.ndim != 1 or not np.isfinite(norm) or norm == 0.0:
+        return None
+    return arr / norm
+
+
+def _decode_entry(raw: str) -> tuple[np.ndarray | None, list[str], float]:
+    """(unit vector, sorted tokens, time stored); a corrupt entry decodes to (None, [], 0) and never matches."""
+    try:
+        data = json.loads(raw)
+        vector = np.frombuffer(base64.b64decode(data["vector"]), dtype="<f4")
+        tokens, ts = data["tokens"], float(data["ts"])
+    except (ValueError, TypeError, KeyError):
+        return None, [], 0.0
+    return (vector, tokens, ts) if isinstance(tokens, list) else (None, [], 0.0)

@@ -1,0 +1,99 @@
+"""Postgres retriever: pgvector top-k (HNSW, cosine) and BM25 top-k, united by chunk id (a chunk found by both
+is one candidate carrying both ranks), reranked, best `keep` returned as citable chunk evidence."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from psycopg import sql
+from sqlalchemy import TextClause, bindparam, text
+from sqlalchemy.engine import Connection, Engine
+
+from dagster_project.index.tables import as_sql, qualified
+from retrieval.retrievers.bm25 import BM25Index
+from retrieval.retrievers.rerank import Reranker
+from retrieval.types import Evidence
+
+_COLUMNS = "c.id, c.content, c.source, c.title, c.external_id, 1 - (c.embedding <=> CAST(:v AS vector)) AS cosine"
+
+
+@dataclass(frozen=True)
+class ChunkQueries:
+    """The statements over one index version's chunk table (blue/green: a version reads only its own rows)."""
+
+    dense: TextClause
+    dense_in_sources: TextClause
+    by_ids: TextClause
+
+    @classmethod
+    @functools.cache
+    def for_table(cls, table: str) -> ChunkQueries:
+        """Built once per table: a retriever is made per query, its statements need not be."""
+        source = as_sql(sql.SQL("SELECT " + _COLUMNS + " FROM {} c").format(qualified(table)))
+        return cls(
+            dense=text(f"{source} ORDER BY c.embedding <=> CAST(:v AS vector) LIMIT :k"),
+            dense_in_sources=text(f"{source} WHERE c.source IN :sources ORDER BY c.embedding <=> CAST(:v AS vector)"
+                                  " LIMIT :k").bindparams(bindparam("sources", expanding=True)),
+            by_ids=text(f"{source} WHERE c.id IN :ids").bindparams(bindparam("ids", expanding=True)),
+        )
+
+
+def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+class PostgresRetriever:
+    def __init__(self, engine: Engine, table: str, bm25: BM25Index, reranker: Reranker, *, dense_k: int,
+                 bm25_k: int, keep: int, ef_search: int) -> None:
+        self.engine = engine
+        self.queries = ChunkQueries.for_table(table)
+        self.bm25 = bm25
+        self.reranker = reranker
+        self.dense_k, self.bm25_k, self.keep, self.ef_search = dense_k, bm25_k, keep, ef_search
+
+    def dense(self, conn: Connection, literal: str, sources: list[str] | None) -> list[Any]:
+        """pgvector top-k by cosine (HNSW); rows carry the chunk text and its cosine."""
+        # ef_search bounds the HNSW candidate list; SET LOCAL keeps it to this transaction.
+        conn.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.ef_search)}"))
+        statement = self.queries.dense_in_sources if sources else self.queries.dense
+        params = {"v": literal, "k": self.dense_k} | ({"sources": list(sources)} if sources else {})
+        return list(conn.execute(statement, params).all())
+
+    def lexical(self, query: str, sources: list[str] | None) -> list[tuple[str, float]]:
+        return self.bm25.search(query, self.bm25_k, sources)
+
+    def candidates(self, query: str, vector: Sequence[float], sources: list[str] | None = None) -> list[Evidence]:
+        """The union of both searches, before reranking; each candidate carries the ranks that found it."""
+        literal = vector_literal(vector)
+        lexical = self.lexical(query, sources)
+        with self.engine.begin() as conn:
+            dense_rows = self.dense(conn, literal, sources)
+            rows = {r.id: r for r in dense_rows}
+            missing = [cid for cid, _ in lexical if cid not in rows]
+            rows |= _by_ids(conn, self.queries.by_ids, missing, literal)
+        merged: dict[str, dict[str, float]] = {}
+        for rank, row in enumerate(dense_rows, start=1):
+            merged[row.id] = {"dense_rank": rank, "cosine": float(row.cosine)}
+        for rank, (chunk_id, score) in enumerate(lexical, start=1):
+            if chunk_id in rows:
+                merged.setdefault(chunk_id, {"cosine": float(rows[chunk_id].cosine or 0.0)})
+                merged[chunk_id] |= {"bm25_rank": rank, "bm25": score}
+        return [_evidence(rows[cid], signals, query) for cid, signals in merged.items()]
+
+    def retrieve(self, query: str, vector: Sequence[float], sources: list[str] | None = None) -> list[Evidence]:
+        return self.reranker.rerank(query, self.candidates(query, vector, sources))[: self.keep]
+
+
+def _by_ids(conn: Connection, statement: TextClause, ids: list[str], literal: str) -> dict[str, object]:
+    if not ids:
+        return {}
+    return {r.id: r for r in conn.execute(statement, {"ids": ids, "v": literal}).all()}
+
+
+def _evidence(row: object, signals: dict[str, float], query: str) -> Evidence:
+    return Evidence(id=row.id, kind="chunk", text=row.content, title=row.title, source=row.source,  # type: ignore[attr-defined]
+                    scores=signals, query=query)

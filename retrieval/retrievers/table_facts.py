@@ -1,0 +1,27 @@
+"""Facts for typed answers that need no graph: a gene's row of the HGNC table (the lexicon holds it, read from
+Postgres), and what a question asked about that the index does not hold."""
+
+from __future__ import annotations
+
+from retrieval.answering.answer_data import AnswerData, GeneFacts, GeneFactsData, NodeRef, NotFoundData
+from retrieval.retrievers.genes import Gene
+from retrieval.question.intent import Intent
+
+
+def gene_facts(gene: Gene, asked_as: str = "", matched_by: str = "") -> GeneFacts:
+    return GeneFacts(hgnc_id=gene.hgnc_id, symbol=gene.symbol, name=gene.name, locus_type=gene.locus_type,
+                     location=gene.location, entrez_id=gene.entrez_id, uniprot_ids=list(gene.uniprot_ids),
+                     ensembl_id=gene.ensembl_id, aliases=list(gene.aliases),
+                     previous_symbols=list(gene.previous_symbols), asked_as=asked_as, matched_by=matched_by)
+
+
+def table_facts(intent: Intent) -> AnswerData:
+    if intent.kind == "gene_facts":
+        return GeneFactsData(fact=intent.fact,  # type: ignore[arg-type]
+                             genes=[gene_facts(g, intent.asked_as, intent.matched_by) for g in intent.genes],
+                             ambiguous=len(intent.genes) > 1)
+    if intent.kind == "not_found":
+        return NotFoundData(asked=intent.asked_as, what=intent.missing,  # type: ignore[arg-type]
+                            needed_for=intent.unresolved[0] if intent.unresolved else "",
+                            closest=[NodeRef(id=r.id, name=r.name, source=r.source) for r in intent.closest])
+    raise ValueError(f"{intent.kind} is not answered from tables")
