@@ -18,8 +18,8 @@ from collections import defaultdict
 import dagster as dg
 
 from dagster_project.core.settings import get_settings
-from dagster_project.ops.instance import render_dagster_home
 from dagster_project.defs.materialize import materialize_selection
+from dagster_project.ops.instance import render_dagster_home
 
 
 def step_seconds(instance: dg.DagsterInstance, run_id: str) -> dict[str, float]:

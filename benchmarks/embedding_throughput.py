@@ -26,12 +26,18 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import text
 
-from dagster_project.index.chunker import ChunkerConfig, chunk_document
-from dagster_project.index.encoder import load_model
 from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
-from dagster_project.index.ray_actors import chunk_and_embed_on_ray, cluster_layout, embed_on_ray, release, start_chunk_actors
 from dagster_project.defs.resources.ray import ensure_ray
+from dagster_project.index.chunker import ChunkerConfig, chunk_document
+from dagster_project.index.encoder import load_sentence_model
+from dagster_project.index.ray_actors import (
+    chunk_and_embed_on_ray,
+    cluster_layout,
+    embed_on_ray,
+    release,
+    start_chunk_actors,
+)
 
 
 def main() -> None:
@@ -45,7 +51,7 @@ def main() -> None:
         documents = pd.read_sql(text("SELECT id AS document_id, title, content FROM documents"
                                      " WHERE status = 'active' ORDER BY id LIMIT :n"), conn, params={"n": args.limit})
     config = ChunkerConfig(settings.index.chunk_min_chars, settings.index.chunk_max_chars)
-    model = load_model(settings.index.embedding_model)
+    model = load_sentence_model(settings.index.embedding_model)
 
     def encode(texts: list[str]) -> np.ndarray:
         return model.encode(list(texts), batch_size=args.batch_size, normalize_embeddings=True,

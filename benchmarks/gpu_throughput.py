@@ -26,11 +26,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dagster_project.index.chunker import ChunkerConfig, chunk_document
-from dagster_project.index.encoder import DEFAULT_MODEL, load_model
 from dagster_project.core.settings import REPO_ROOT
-from dagster_project.index.ray_actors import chunk_and_embed_on_ray, cluster_layout, embed_on_ray, release, start_chunk_actors
 from dagster_project.defs.resources.ray import ensure_ray
+from dagster_project.index.chunker import ChunkerConfig, chunk_document
+from dagster_project.index.encoder import DEFAULT_MODEL, load_sentence_model
+from dagster_project.index.ray_actors import (
+    chunk_and_embed_on_ray,
+    cluster_layout,
+    embed_on_ray,
+    release,
+    start_chunk_actors,
+)
 
 DEMO = REPO_ROOT / "dagster_project" / "sources" / "demo_data" / "openalex"
 
@@ -52,8 +58,9 @@ def demo_documents(n: int) -> pd.DataFrame:
 
 def fresh_process_load_seconds(device: str) -> float:
     """Import + model load in a new Python process: what an in-process Dagster step would pay first."""
-    code = ("import time; t = time.perf_counter(); from dagster_project.index.encoder import DEFAULT_MODEL, load_model;"
-            f" load_model(DEFAULT_MODEL, {device!r}); print(time.perf_counter() - t)")
+    code = ("import time; t = time.perf_counter();"
+            " from dagster_project.index.encoder import DEFAULT_MODEL, load_sentence_model;"
+            f" load_sentence_model(DEFAULT_MODEL, {device!r}); print(time.perf_counter() - t)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -70,7 +77,7 @@ def main() -> None:
     documents = demo_documents(args.documents)
     config = ChunkerConfig()
     plain_load = fresh_process_load_seconds(device)
-    model = load_model(DEFAULT_MODEL, device)
+    model = load_sentence_model(DEFAULT_MODEL, device)
 
     def encode(texts: list[str]) -> np.ndarray:
         return model.encode(list(texts), batch_size=args.batch_size, normalize_embeddings=True,

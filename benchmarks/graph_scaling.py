@@ -28,8 +28,8 @@ from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.graph import loader
 from dagster_project.graph.rows import LOAD_STEPS, step_rows
-from dagster_project.storage.migrate import apply_neo4j
 from dagster_project.stack.neo4j import Neo4jService
+from dagster_project.storage.migrate import apply_neo4j
 from retrieval.retrievers.graph_retriever import EXPAND
 
 PLOT = Path(__file__).with_name("graph_scaling.png")

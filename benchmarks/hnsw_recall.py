@@ -15,10 +15,10 @@ import numpy as np
 from pgvector.psycopg import register_vector
 from sqlalchemy import text
 
-from dagster_project.index.encoder import load_model
-from dagster_project.index.tables import as_sql, qualified
 from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
+from dagster_project.index.encoder import load_sentence_model
+from dagster_project.index.tables import as_sql, qualified
 from retrieval.retrievers.index_state import current_index
 
 EF_SEARCH = (10, 20, 40, 64, 100, 128, 160, 200)
@@ -51,7 +51,7 @@ def main() -> None:
     table = as_sql(qualified(current_index(engine).chunk_table))
     with engine.connect() as conn:
         chunks = conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
-    vectors = load_model(settings.index.embedding_model).encode(list(questions), normalize_embeddings=True)
+    vectors = load_sentence_model(settings.index.embedding_model).encode(list(questions), normalize_embeddings=True)
     print(f"{len(questions)} queries over {chunks} chunk vectors, top-{TOP_K}")
     with engine.connect() as conn:
         register_vector(conn.connection.driver_connection)

@@ -23,10 +23,10 @@ from loglog import save_loglog
 from pgvector.psycopg import register_vector
 from sqlalchemy import text
 
-from dagster_project.index.encoder import load_model
-from dagster_project.index.tables import as_sql, qualified
 from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
+from dagster_project.index.encoder import load_sentence_model
+from dagster_project.index.tables import as_sql, qualified
 from retrieval.retrievers.index_state import current_index
 
 PLOT = Path(__file__).with_name("hnsw_scaling.png")
@@ -94,8 +94,8 @@ def main() -> None:
             text(f"SELECT embedding::real[] FROM {table}")).scalars()])
         questions = conn.execute(text("SELECT title FROM documents WHERE source = 'pubmed' ORDER BY external_id"
                                       " LIMIT :n"), {"n": args.queries}).scalars().all()
-    queries = np.asarray(load_model(settings.index.embedding_model).encode(list(questions), normalize_embeddings=True),
-                         dtype=np.float32)
+    encoder = load_sentence_model(settings.index.embedding_model)
+    queries = np.asarray(encoder.encode(list(questions), normalize_embeddings=True), dtype=np.float32)
     m, ef_construction = settings.index.hnsw_m, settings.index.hnsw_ef_construction
     print(f"{len(base)} real chunk vectors → synthetic tables; {len(queries)} queries; m={m}, "
           f"ef_construction={ef_construction}, ef_search={EF_SEARCH}")

@@ -22,14 +22,13 @@ import pandas as pd
 from loglog import save_loglog
 from scipy.stats import hypergeom
 
-from dagster_project.index.encoder import load_model
 from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
-from dagster_project.resolution.scores import PathwaySets, name_similarity, score_pairs
+from dagster_project.index.encoder import load_sentence_model
 from dagster_project.resolution.inputs import SPECIES_SUFFIX, load_hierarchy, name_cosines
-from dagster_project.resolution.model import Hierarchy, pair_features
-from dagster_project.resolution.model import load_model as load_resolution_model
+from dagster_project.resolution.model import Hierarchy, load_resolution_model, pair_features
 from dagster_project.resolution.pathway_sets import load_sets
+from dagster_project.resolution.scores import PathwaySets, name_similarity, score_pairs
 
 PLOT = Path(__file__).with_name("resolution_scaling.png")
 
@@ -103,7 +102,8 @@ def main() -> None:
     reactome, kegg, hierarchy = load_sets(engine, "reactome"), load_sets(engine, "kegg"), load_hierarchy(engine)
     names = {i: SPECIES_SUFFIX.sub("", n) for side in (reactome, kegg) for i, n in zip(side.ids, side.names,
                                                                                         strict=True)}
-    encoded = load_model(settings.index.embedding_model).encode(list(names.values()), normalize_embeddings=True)
+    encoder = load_sentence_model(settings.index.embedding_model)
+    encoded = encoder.encode(list(names.values()), normalize_embeddings=True)
     base_vectors = dict(zip(names, np.asarray(encoded, dtype=np.float64), strict=True))
     universe = sorted(set().union(*reactome.members, *kegg.members))
     rng = np.random.default_rng(0)

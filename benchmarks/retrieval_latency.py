@@ -27,11 +27,11 @@ import numpy as np
 import uvicorn
 from sqlalchemy import text
 
-from dagster_project.index.tables import as_sql, qualified
 from dagster_project.core.settings import FluxSettings, get_settings
+from dagster_project.index.tables import as_sql, qualified
 from retrieval.caching.cache import Cache
-from retrieval.retrievers.pg_retriever import vector_literal
 from retrieval.pipeline import Pipeline
+from retrieval.retrievers.pg_retriever import vector_literal
 from serving.api import create_app
 
 RELATIONAL = [

@@ -20,27 +20,28 @@ from sqlalchemy.engine import Engine
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.versions import pipeline_version
-from retrieval import evidence_guard, guardrails
+from retrieval.answering import evidence_guard
 from retrieval.answering.answer import FinalAnswer, fallback_answer, refusal_answer, uncited_answer, validate_answer
-from retrieval.retrievers.bm25 import load_index
+from retrieval.answering.grounding import Embed, Retrieve, Verifier, grounded_answer, one_by_one
+from retrieval.answering.judge import aspect_queries, merge_evidence, should_reretrieve
+from retrieval.answering.typed_answer import compose
 from retrieval.caching.cache import Cache
+from retrieval.graph_guard import GraphGuard, GraphUnavailable, degraded_warning
+from retrieval.question import guardrails
+from retrieval.question.intent import TABLE_KINDS, TYPED_KINDS, Intent, classify
+from retrieval.question.router import route
+from retrieval.retrievers.bm25 import load_index
 from retrieval.retrievers.context import shown_context
 from retrieval.retrievers.genes import GeneLexicon, load_lexicon
 from retrieval.retrievers.graph_facts import GraphFacts
-from retrieval.graph_guard import GraphGuard, GraphUnavailable, degraded_warning
 from retrieval.retrievers.graph_retriever import GraphRetriever
-from retrieval.answering.grounding import Embed, Retrieve, Verifier, grounded_answer, one_by_one
 from retrieval.retrievers.index_state import IndexState, current_index
-from retrieval.question.intent import TABLE_KINDS, TYPED_KINDS, Intent, classify
-from retrieval.answering.judge import aspect_queries, merge_evidence, should_reretrieve
 from retrieval.retrievers.pathways import PathwayLexicon, load_pathways
 from retrieval.retrievers.pg_retriever import PostgresRetriever
 from retrieval.retrievers.relevance import floor_for, nothing_relevant
 from retrieval.retrievers.rerank import Reranker, build_reranker
-from retrieval.question.router import route
 from retrieval.retrievers.table_facts import table_facts
 from retrieval.timer import Timer
-from retrieval.answering.typed_answer import compose
 from retrieval.types import Evidence, Filters, JudgeResult, LLMProvider, Mode, ProviderError, RoutePlan
 
 log = logging.getLogger(__name__)
@@ -90,8 +91,8 @@ class Pipeline:
     def from_settings(cls, settings: FluxSettings, *, cache: Cache | None = None,
                       provider: LLMProvider | None = None) -> Pipeline:
         """Everything from configuration; `cache` / `provider` replace the configured ones (evals, tests)."""
-        from dagster_project.index.encoder import Embedder
         from dagster_project.core.stores import engine_for, graph_driver
+        from dagster_project.index.encoder import Embedder
         from retrieval.answering.llm import OpenAICompatibleProvider
         from retrieval.answering.offline import OfflineProvider
 

@@ -16,8 +16,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from retrieval.answering.answer import FinalAnswer
-from retrieval.question.followup import TurnContext, context_of, resolve
 from retrieval.pipeline import EventSink, Pipeline
+from retrieval.question.followup import TurnContext, context_of, resolve
 from retrieval.types import Filters, Mode
 
 

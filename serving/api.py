@@ -24,13 +24,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings, get_settings
-from retrieval.question.guardrails import install_log_redaction
 from retrieval.pipeline import Pipeline
+from retrieval.question.guardrails import install_log_redaction
 from serving.body_limit import RequestBodyLimit
 from serving.docs import docs_router
 from serving.routes import health_router, router
 from serving.security import install_cors
-from serving.state import ServiceState
+from serving.state import ApiState
 from serving.web import install_page
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    state = ServiceState.of(app)
+    state = ApiState.of(app)
     # Warm up before accepting requests: the models load now, not on the first question (15-19 s otherwise).
     try:
         await asyncio.to_thread(state.pipeline)
@@ -51,7 +51,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 async def _count_and_time(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
     started = time.perf_counter()
     response = await call_next(request)
-    metrics = ServiceState.of(request.app).metrics
+    metrics = ApiState.of(request.app).metrics
     metrics.requests.labels(request.url.path, str(response.status_code)).inc()
     metrics.request_seconds.labels(request.url.path).observe(time.perf_counter() - started)
     return response
@@ -75,7 +75,7 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
                   description="Cited answers over Reactome, KEGG, HGNC/UniProt, OpenAlex and PubMed.",
                   # The OpenAPI document and the docs are served by `docs_router`, behind the API key.
                   openapi_url=None, docs_url=None, redoc_url=None)
-    app.state.flux = ServiceState(settings, pipeline)
+    app.state.flux = ApiState(settings, pipeline)
     install_cors(app, settings)
     app.add_middleware(RequestBodyLimit, max_bytes=settings.serving.max_request_bytes)
     # Added last, so outermost: 401s, 413s and 429s are counted too.

@@ -8,8 +8,8 @@ from rich.markup import escape
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval.answering.answer import FinalAnswer
-from retrieval.question.guardrails import install_log_redaction
 from retrieval.pipeline import Pipeline
+from retrieval.question.guardrails import install_log_redaction
 from retrieval.types import Mode
 from serving.answer_store import AnswerStore, UnknownConversation, ask_in_conversation
 from serving.export import markdown, numbered

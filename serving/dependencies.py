@@ -14,7 +14,7 @@ from retrieval.pipeline import Pipeline
 from serving.answer_store import AnswerStore
 from serving.health import store_error_message
 from serving.schemas import QueryRequest, SearchRequest
-from serving.state import ServiceState
+from serving.state import ApiState
 
 
 @contextmanager
@@ -32,11 +32,11 @@ def outages_as_503() -> Iterator[None]:
 
 
 # The cheap dependencies are coroutines so that FastAPI runs them in the event loop, not in its thread pool.
-async def service_state(request: Request) -> ServiceState:
-    return ServiceState.of(request.app)
+async def service_state(request: Request) -> ApiState:
+    return ApiState.of(request.app)
 
 
-StateDep = Annotated[ServiceState, Depends(service_state)]
+StateDep = Annotated[ApiState, Depends(service_state)]
 
 
 async def service_settings(state: StateDep) -> FluxSettings:

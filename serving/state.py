@@ -15,7 +15,7 @@ from serving.security import ApiKeyGuard
 from serving.tracking import QueryLogger
 
 
-class ServiceState:
+class ApiState:
     """Settings, the query pipeline (built on first use), request metrics, the MLflow query logger and the API-key
     guard with its rate limits."""
 
@@ -28,9 +28,9 @@ class ServiceState:
         self._lock = threading.Lock()
 
     @staticmethod
-    def of(app: FastAPI) -> ServiceState:
+    def of(app: FastAPI) -> ApiState:
         """The state `create_app` keeps on the app (`app.state.flux`)."""
-        state: ServiceState = app.state.flux
+        state: ApiState = app.state.flux
         return state
 
     @property

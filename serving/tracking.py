@@ -10,8 +10,8 @@ import time
 
 from dagster_project.core.settings import FluxSettings
 from retrieval.answering.answer import FinalAnswer
-from retrieval.question.guardrails import redact_emails
 from retrieval.pipeline import question_hash
+from retrieval.question.guardrails import redact_emails
 
 log = logging.getLogger(__name__)
 VERDICT_CODE = {"good": 2.0, "partial": 1.0, "bad": 0.0, "unjudged": -1.0}

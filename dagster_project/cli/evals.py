@@ -3,18 +3,14 @@ served rules (the offline judge's threshold, the evidence floor), and the questi
 
 from __future__ import annotations
 
-import os
-
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from dagster_project.cli.output import console, err_console
 from dagster_project.core.settings import FluxConfigError, get_settings
 
 evals_app = typer.Typer(help="Eval scorecards: show the latest, accept them as the regression baseline; fits.",
                         no_args_is_help=True)
-console = Console(width=int(os.environ.get("COLUMNS", "120")))
-err_console = Console(stderr=True)
 
 
 @evals_app.command("show")
@@ -89,7 +85,7 @@ def evals_fit_judge() -> None:
 
 @evals_app.command("fit-floor")
 def evals_fit_floor(
-    save: bool = typer.Option(False, help="Write the fitted floor into retrieval/retrievers/evidence_floor.json for this model."),
+    save: bool = typer.Option(False, help="Write the fitted floor into retrievers/evidence_floor.json for this model."),
 ) -> None:
     """Fit the evidence floor (a literature answer whose best evidence is unrelated abstains) on questions with and
     without an answer in the published index; report 5-fold cross-validated false / true abstention."""

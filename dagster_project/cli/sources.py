@@ -6,14 +6,12 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from dagster_project.cli.output import console, err_console
 from dagster_project.core.settings import get_settings
 
 sources_app = typer.Typer(help="Live sources: check them before a live pull.", no_args_is_help=True)
-console = Console()
-err_console = Console(stderr=True)
 
 
 @sources_app.command("check")

@@ -1,5 +1,5 @@
 """The groups of FluxSettings, one per concern. Each field is still read from `FLUX_<FIELD>`: the grouping says where a
-value lives in code (`settings.index.hnsw_m`), never which variable a user sets. Documented in README.md."""
+value lives in code (`settings.index.hnsw_m`), never which variable a user sets. Documented in docs/configuration.md."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ class IndexSettings(_Group):
 
 
 class RetrievalSettings(_Group):
-    """How a question is answered (README, "Asking questions")."""
+    """How a question is answered (docs/answers.md)."""
 
     dense_top_k: int = Field(default=20, ge=1, le=200, description="pgvector candidates per query.")
     bm25_top_k: int = Field(default=20, ge=1, le=200, description="BM25 candidates per query.")
@@ -118,7 +118,7 @@ class RetrievalSettings(_Group):
     judge_max_attempts: int = Field(default=3, ge=0, le=10, description="Re-retrieval attempts in thinking mode.")
     judge_min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
     grounding_check: bool = Field(default=True, description="Check each generated claim against the text of the "
-                                  "evidence it cites (retrieval/answering/grounding.py); unsupported claims are removed.")
+                                  "evidence it cites (retrieval.answering.grounding); unsupported claims are removed.")
     # 0.8 ≈ the grounding rule's cross-validated accuracy (0.81): a lower coverage is more than its errors explain.
     grounding_min_coverage: float = Field(default=0.8, ge=0.0, le=1.0, description="Below this share of supported "
                                           "claims a second retrieval (broadened, then augmented) runs.")

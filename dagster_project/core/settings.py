@@ -1,4 +1,4 @@
-"""One settings object for all of Flux: every variable is `FLUX_<FIELD>` and is documented in README.md.
+"""One settings object for all of Flux: every variable is `FLUX_<FIELD>` and is documented in docs/configuration.md.
 
 Service URLs are *derived* from the embedded-service ports unless the user names a server of their own with
 FLUX_DATABASE_URL / FLUX_NEO4J_URI / FLUX_REDIS_URL; then that server is used and nothing is started for it.

@@ -1,5 +1,5 @@
-"""Words shared by gene-mention extraction (graph/mentions.py) and the query side (retrieval/retrievers/genes.py, router.py):
-one list, so a word that is not a gene when loading is not a gene when asking either."""
+"""Words shared by gene-mention extraction (graph/mentions.py) and the query side (retrieval/retrievers/genes.py,
+retrieval/question/router.py): one list, so a word that is not a gene when loading is not a gene when asking either."""
 
 # Upper-cased words that are also HGNC symbols or aliases and would otherwise be "mentions" everywhere.
 _COMMON_WORDS = (

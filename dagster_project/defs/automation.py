@@ -8,10 +8,10 @@ from datetime import timedelta
 
 import dagster as dg
 
+from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.assets.chunks import INDEX_GROUP
 from dagster_project.defs.assets.raw_pulls import RAW_GROUP
 from dagster_project.defs.assets.search_index import SERVING_GROUP
-from dagster_project.core.settings import FluxSettings
 
 RAW = dg.AssetSelection.groups(RAW_GROUP)
 INDEX = dg.AssetSelection.groups(INDEX_GROUP, SERVING_GROUP)

@@ -13,11 +13,11 @@ from types import ModuleType
 
 import dagster as dg
 
-from dagster_project import assets, checks
+from dagster_project.core.settings import FluxSettings, get_settings
+from dagster_project.defs import assets, checks
 from dagster_project.defs.assets import raw_pulls
 from dagster_project.defs.assets.raw_pulls import build_raw_assets
 from dagster_project.defs.automation import apply_nightly_policies, automation_sensor
-from dagster_project.core.settings import FluxSettings, get_settings
 from dagster_project.defs.resources import build_resources
 from dagster_project.defs.schedules import nightly_raw_pulls_job, nightly_refresh_schedule
 from dagster_project.defs.sensors import build_snapshot_sensor

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import dagster as dg
@@ -62,3 +63,13 @@ def _selected_keys(defs: dg.Definitions, selection: str) -> set[dg.AssetKey]:
         groups = sorted({graph.get(k).group_name for k in graph.executable_asset_keys})
         raise SelectionError(f"{selection!r} selects no asset (groups: {', '.join(groups)})")
     return keys
+
+
+def graph_reprojector(settings: FluxSettings) -> Callable[[str], str | None]:
+    """What `restore` calls to re-project the graph: an in-process run of a selection; None, or why it failed."""
+
+    def reproject(selection: str) -> str | None:
+        outcome = materialize_selection(settings, selection)
+        return None if outcome.success else f"Dagster run {outcome.run_id}"
+
+    return reproject

@@ -7,8 +7,8 @@ import dagster as dg
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 from dagster._utils.schedules import is_valid_cron_string
 
-from dagster_project.defs.assets.raw_pulls import RAW_GROUP
 from dagster_project.core.settings import FluxConfigError, FluxSettings
+from dagster_project.defs.assets.raw_pulls import RAW_GROUP
 
 
 def nightly_raw_pulls_job() -> UnresolvedAssetJobDefinition:

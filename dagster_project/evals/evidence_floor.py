@@ -22,8 +22,8 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxSettings
 from dagster_project.evals.kind_phrasings import NOT_IN_INDEX_MAPS
 from dagster_project.evals.questions import retrieval_tasks
-from retrieval.question.intent import classify
 from retrieval.pipeline import Pipeline
+from retrieval.question.intent import classify
 from retrieval.retrievers.relevance import FLOOR_PATH, EvidenceFloor, signals
 
 MAX_FALSE_ABSTENTION = 0.05

@@ -1,11 +1,11 @@
 """Fitting the grounding rule that the answer scorecard and the served path share.
 
-The signals and the rule live in `retrieval/answering/grounding.py` (serving checks every generated claim with them; retrieval
-may not import the evals). Here they are fitted on hand-labelled examples written for this project
+The signals and the rule live in `retrieval/answering/grounding.py` (serving checks every generated claim with
+them; retrieval may not import the evals). Here they are fitted on hand-labelled examples written for this project
 (`grounding_examples.json`: paraphrases that are supported, related-sounding claims that are not);
 `cross_validated_accuracy` reports the rule on examples it was not fitted on. The served path reads the fitted
-thresholds from `retrieval/answering/grounding_rule.json`; `python -m dagster_project.evals.grounding` refits and rewrites it
-(after the examples or the embedding model change), and the answer scorecard logs the rule it fits.
+thresholds from `retrieval/answering/grounding_rule.json`; `python -m dagster_project.evals.grounding` refits and
+rewrites it (after the examples or the embedding model change), and the answer scorecard logs the rule it fits.
 """
 
 from __future__ import annotations
@@ -85,8 +85,8 @@ def write_served_rule(embed: Embed, embedding_model: str, path: Path = RULE_PATH
 
 
 def main() -> None:
-    from dagster_project.index.encoder import Embedder
     from dagster_project.core.settings import get_settings
+    from dagster_project.index.encoder import Embedder
 
     index = get_settings().index
     embedder = Embedder(model_name=index.embedding_model, dimension=index.embedding_dim)

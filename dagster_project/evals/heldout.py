@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from retrieval.retrievers.genes import GeneLexicon
 from retrieval.question.intent import Intent
+from retrieval.retrievers.genes import GeneLexicon
 from retrieval.retrievers.pathways import PathwayLexicon
 
 HELDOUT_FILE = Path(__file__).with_name("analyst_questions_heldout.json")

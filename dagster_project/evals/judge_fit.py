@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval.retrievers.bm25 import tokenize
 from retrieval.answering.offline import coverage
+from retrieval.retrievers.bm25 import tokenize
 from retrieval.types import Evidence
 
 GRID = np.round(np.arange(0.40, 0.951, 0.025), 3)

@@ -17,8 +17,8 @@ import pandas as pd
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from dagster_project.resolution.curation import EQUIVALENT, Curation, load_curation, resolution_metrics
 from dagster_project.evals.questions import KNOWN_COUNTERPARTS
+from dagster_project.resolution.curation import EQUIVALENT, Curation, load_curation, resolution_metrics
 from dagster_project.resolution.fit import (
     CrossValidation,
     NotEnoughLabels,

@@ -18,9 +18,9 @@ import numpy as np
 from sqlalchemy import text
 
 from dagster_project.evals.questions import EvalQuestion
+from retrieval.pipeline import Pipeline
 from retrieval.retrievers.bm25 import BM25Index, tokenize
 from retrieval.retrievers.pg_retriever import vector_literal
-from retrieval.pipeline import Pipeline
 
 VARIANTS = ("dense", "bm25", "hybrid", "hybrid_rerank", "baseline_dense", "baseline_bm25")
 Progress = Callable[[int, int], None]
@@ -67,10 +67,10 @@ class Baseline:
             rows = conn.execute(text("SELECT source || '_' || external_id AS key, title || '. ' || content AS body"
                                      " FROM documents WHERE status = 'active' ORDER BY 1")).all()
         keys, bodies = [r.key for r in rows], [r.body for r in rows]
-        from dagster_project.index.encoder import load_model
+        from dagster_project.index.encoder import load_sentence_model
 
         index = pipeline.settings.index
-        model = load_model(index.embedding_model)
+        model = load_sentence_model(index.embedding_model)
         matrix = model.encode(bodies, batch_size=index.embedding_batch_size, normalize_embeddings=True,
                               show_progress_bar=False)
         retriever = bm25s.BM25(k1=pipeline.settings.retrieval.bm25_k1, b=pipeline.settings.retrieval.bm25_b)

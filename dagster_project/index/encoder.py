@@ -24,7 +24,7 @@ def resolve_model_path(model_name: str) -> str:
 
 
 @lru_cache(maxsize=4)
-def load_model(model_name: str, device: str | None = None) -> SentenceTransformer:
+def load_sentence_model(model_name: str, device: str | None = None) -> SentenceTransformer:
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(resolve_model_path(model_name), device=device)
@@ -38,7 +38,7 @@ class Embedder:
     query_prefix: str = ""
 
     def model(self) -> SentenceTransformer:
-        model = load_model(self.model_name)
+        model = load_sentence_model(self.model_name)
         actual = model.get_embedding_dimension()
         if actual != self.dimension:
             raise ValueError(

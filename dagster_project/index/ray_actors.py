@@ -65,13 +65,13 @@ class _ModelActor:
     def __init__(self, model_name: str, encode_batch_size: int, use_gpu: bool, threads: int) -> None:
         import ray
 
-        from dagster_project.index.encoder import load_model
+        from dagster_project.index.encoder import load_sentence_model
 
         # CPU threads: Ray sets OMP_NUM_THREADS to the actor's num_cpus (`threads`), which torch reads. Calling
         # torch.set_num_threads again here measured 25 % slower on 2 cores (18.8 s vs 14.2 s, same work).
         del threads
         self.device = "cuda" if use_gpu else "cpu"
-        self.model = load_model(model_name, self.device)
+        self.model = load_sentence_model(model_name, self.device)
         self.encode_batch_size = encode_batch_size
         self.node_id = ray.get_runtime_context().get_node_id()
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from psycopg import sql
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
+
+from dagster_project.core.settings import FluxSettings
 
 SCHEMA = "flux_index"
 TABLE_NAME = re.compile(r"^chunks_[0-9a-f]{16}$")
@@ -101,3 +104,8 @@ def chunk_tables(conn: Connection) -> list[str]:
 
 def drop_chunk_table(conn: Connection, name: str) -> None:
     conn.execute(text(as_sql(sql.SQL("DROP TABLE IF EXISTS {}").format(qualified(name)))))
+
+
+def bm25_root(settings: FluxSettings) -> Path:
+    """Where the BM25 indexes of every index version live (one folder per version)."""
+    return settings.home / "indexes" / "bm25"

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,11 +22,11 @@ from psycopg import sql
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from dagster_project.index.tables import SCHEMA, as_sql
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.storage.migrate import load_migrations
+from dagster_project.index.tables import SCHEMA, as_sql, bm25_root
 from dagster_project.storage.checksums import graph_checksums, table_checksums
+from dagster_project.storage.migrate import load_migrations
 
 FORMAT = 1
 GRAPH_ASSETS = "key:neo4j_schema or key:knowledge_graph or key:pathway_vectors or key:pathway_resolution"
@@ -90,8 +91,6 @@ def _state(settings: FluxSettings) -> tuple[dict[str, dict[str, object]], dict[s
 
 def backup(settings: FluxSettings, target: Path) -> dict[str, object]:
     """Write a backup into `target` (a new directory); returns its manifest."""
-    from dagster_project.defs.assets.search_index import bm25_root
-
     if target.exists() and any(target.iterdir()):
         raise BackupError(f"{target} is not empty; a backup never overwrites another")
     target.mkdir(parents=True, exist_ok=True)
@@ -118,10 +117,11 @@ def backup(settings: FluxSettings, target: Path) -> dict[str, object]:
     return manifest
 
 
-def restore(settings: FluxSettings, source: Path) -> RestoreReport:
-    """Restore a backup into this configuration's (empty) databases, re-project the graph and verify both."""
-    from dagster_project.defs.assets.search_index import bm25_root
-    from dagster_project.defs.materialize import materialize_selection
+def restore(settings: FluxSettings, source: Path, reproject_graph: Callable[[str], str | None]) -> RestoreReport:
+    """Restore a backup into this configuration's (empty) databases, re-project the graph and verify both.
+
+    `reproject_graph(selection)` materializes the graph assets (GRAPH_ASSETS) and returns None, or a message when
+    that failed; the CLI passes Dagster's in-process run, so this module stays Dagster-free."""
     from dagster_project.stack.postgres import ensure_databases
 
     manifest = _read_manifest(source)
@@ -150,9 +150,9 @@ def restore(settings: FluxSettings, source: Path) -> RestoreReport:
                              {"new": str(root / name), "old": f"%/{name}"})
     finally:
         engine.dispose()
-    outcome = materialize_selection(settings, GRAPH_ASSETS)
-    if not outcome.success:
-        raise BackupError(f"re-projecting the graph failed (Dagster run {outcome.run_id}); see `make dagster`")
+    failure = reproject_graph(GRAPH_ASSETS)
+    if failure:
+        raise BackupError(f"re-projecting the graph failed ({failure}); see `make dagster`")
     tables, graph = _state(settings)
     expected: dict[str, dict[str, object]] = manifest["tables"]  # type: ignore[assignment]
     differing = sorted(t for t in expected if tables.get(t) != expected[t])

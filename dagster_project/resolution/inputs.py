@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
-from dagster_project.resolution.scores import PathwaySets, score_pairs
 from dagster_project.resolution.model import Hierarchy, pair_features
 from dagster_project.resolution.pathway_sets import load_reactome_parents, load_sets
+from dagster_project.resolution.scores import PathwaySets, score_pairs
 
 SPECIES_SUFFIX = re.compile(r"\s+-\s+[A-Z][a-z]+ [a-z]+ \([^)]*\)$")  # KEGG's " - Homo sapiens (human)"
 Embed = Callable[[list[str]], np.ndarray]

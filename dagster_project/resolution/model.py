@@ -34,7 +34,7 @@ FEATURES = (
     "hierarchy_peak",           # 1 when no parent or child of the Reactome pathway overlaps the KEGG one better
 )
 CLASSES = ("unrelated", "equivalent", "part_of")
-MODEL_PATH = Path(__file__).with_name("resolution_model.json")
+MODEL_PATH = Path(__file__).with_name("model.json")
 # Thresholds are chosen on held-out folds of the training data: the lowest P(equivalent) bar whose predictions
 # keep these precisions (a margin above the project's goals of 0.30 strict / 0.60 lenient).
 MIN_STRICT_PRECISION = 0.35
@@ -148,7 +148,7 @@ class ResolutionModel:
                    part_of_threshold=float(data["part_of_threshold"]), trained_on=dict(data["trained_on"]))
 
 
-def load_model(path: Path = MODEL_PATH) -> ResolutionModel:
+def load_resolution_model(path: Path = MODEL_PATH) -> ResolutionModel:
     return ResolutionModel.from_json(path.read_text())
 
 

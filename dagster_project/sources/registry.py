@@ -1,4 +1,4 @@
-"""The sources, one line each: everything source-specific lives in its folder's `source.py` (see README,
+"""The sources, one line each: everything source-specific lives in its folder's `source.py` (see docs/sources.md,
 "Adding a source"). Assets call only `pull` and `parse`."""
 
 from __future__ import annotations

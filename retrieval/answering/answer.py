@@ -14,8 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from retrieval.answering.answer_data import AnswerData
-from retrieval.retrievers.context import Tier
 from retrieval.answering.links import source_link
+from retrieval.retrievers.context import Tier
 from retrieval.types import Evidence, EvidenceKind, Mode
 
 RetrievalQuality = Literal["good", "partial", "bad", "unjudged"]
@@ -54,7 +54,7 @@ class Claim(BaseModel):
 
 
 class GroundingVerdict(BaseModel):
-    """How far a generated answer's claims are supported by the evidence they cite (retrieval/answering/grounding.py)."""
+    """How far a generated answer's claims are supported by the evidence they cite (answering/grounding.py)."""
 
     claims_checked: int = Field(ge=0)
     claims_supported: int = Field(ge=0)

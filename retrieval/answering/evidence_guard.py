@@ -1,5 +1,5 @@
-"""Guardrails for what the stores hand the generator, and for what comes back (README "Security" and
-"Asking questions").
+"""Guardrails for what the stores hand the generator, and for what comes back (docs/security.md and
+docs/answers.md).
 
 A stored document is data, never instructions: a sentence in retrieved evidence that tries to steer the model
 (the same injection patterns the input screen refuses, forged `[id] (source)` evidence headers, chat-template

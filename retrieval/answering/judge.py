@@ -1,4 +1,4 @@
-"""The judge loop's rule (README, "Asking questions", step 5), kept apart so it is tested exactly.
+"""The judge loop's rule (docs/answers.md, step 5), kept apart so it is tested exactly.
 
 Re-retrieve when the verdict is bad, or partial with confidence below the threshold; otherwise generate — also
 when there is no verdict, and always after `max_attempts` re-retrievals. Each missing aspect becomes a targeted

@@ -123,7 +123,7 @@ class OpenAICompatibleProvider:
                  backoff_max: float = 30.0, sleep: Sleep = time.sleep,
                  context_budget: int = RetrievalSettings.model_fields["context_budget_chars"].default) -> None:
         self.name = f"openai-compatible:{model}"
-        # Characters of evidence per prompt (retrieval/retrievers/context.py); the pipeline reads it to record the tiers.
+        # Characters of evidence per prompt (retrievers/context.py); the pipeline reads it to record the tiers.
         self.context_budget = context_budget
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -166,7 +166,7 @@ class OpenAICompatibleProvider:
         return self.chat(GENERATE_PROMPT, _question_with_evidence(question, evidence, self.context_budget))
 
     def judge(self, question: str, evidence: list[Evidence]) -> JudgeResult:
-        # No verdict means "generate from what we have" (README, "Asking questions", the judge loop), so an
+        # No verdict means "generate from what we have" (docs/answers.md, the judge loop), so an
         # unreachable or rambling judge never blocks an answer; generation reports a dead endpoint itself.
         try:
             content = self.chat(JUDGE_PROMPT, _question_with_evidence(question, evidence, self.context_budget))

@@ -1,4 +1,4 @@
-"""Query caches (README, "Asking questions"): embeddings 7 d, retrieval + rerank 1 h, answers 30 d.
+"""Query caches (docs/answers.md): embeddings 7 d, retrieval + rerank 1 h, answers 30 d.
 
 Redis when it answers, an in-process LRU otherwise: a cache outage never fails a query. On a Redis error the cache
 switches to memory, logs once, and retries Redis at most every `retry_interval` seconds, so a restarted Redis is

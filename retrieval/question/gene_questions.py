@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from retrieval.retrievers.genes import Gene, GeneLexicon, GeneMention
 from retrieval.question.terms import STOPWORDS
+from retrieval.retrievers.genes import Gene, GeneLexicon, GeneMention
 
 Fact = Literal["symbol", "ids", "locus_type", "location", "summary"]
 

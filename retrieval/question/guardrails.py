@@ -1,4 +1,4 @@
-"""Input and output guardrails (README, "Asking questions", steps 1 and 7), all rules, all offline.
+"""Input and output guardrails (docs/answers.md, steps 1 and 7), all rules, all offline.
 
 Input: prompt injection, personal medical advice and clearly non-biology requests are refused with a message that
 says why and what Flux can answer. Output: sentences that instruct the reader about dosing or treatment are

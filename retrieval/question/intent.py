@@ -17,9 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from retrieval.question.gene_questions import asked_fact, candidates, named_gene, unknown_gene_tokens
+from retrieval.question.spelling import apply_corrections, fold
 from retrieval.retrievers.genes import Gene, GeneLexicon
 from retrieval.retrievers.pathways import PathwayLexicon, PathwayRef
-from retrieval.question.spelling import apply_corrections, fold
 
 Kind = Literal["members", "gene_pathways", "counterpart", "shared_genes", "difference", "compare", "hierarchy",
                "compound_pathways", "overview", "gene_facts", "not_found", "literature"]

@@ -1,4 +1,4 @@
-"""Router: decide how to turn a question into retrieval queries (README, "Asking questions", step 2).
+"""Router: decide how to turn a question into retrieval queries (docs/answers.md, step 2).
 
 Rules, in order: over 30 words, more than one `?`, or clauses joined by "and" / "or" / "as well as" → decompose;
 under 8 words or an unexplained acronym (PI3K, p53) → expand; over 25 words or error text → compress; else
@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from dagster_project.core.vocabulary import COMMON_WORDS
-from retrieval.retrievers.genes import GeneLexicon
 from retrieval.question.terms import content_words, words
+from retrieval.retrievers.genes import GeneLexicon
 from retrieval.types import LLMProvider, RoutePlan, Strategy
 
 DECOMPOSE_WORDS = 30

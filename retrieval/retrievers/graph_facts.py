@@ -26,8 +26,8 @@ from retrieval.answering.answer_data import (
     OverviewData,
     SharedGenesData,
 )
-from retrieval.retrievers.graph_retriever import SOURCE_LABEL
 from retrieval.question.intent import Intent
+from retrieval.retrievers.graph_retriever import SOURCE_LABEL
 from retrieval.retrievers.pathways import PathwayRef
 
 MAX_COUNTERPARTS = 10

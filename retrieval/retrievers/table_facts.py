@@ -4,8 +4,8 @@ Postgres), and what a question asked about that the index does not hold."""
 from __future__ import annotations
 
 from retrieval.answering.answer_data import AnswerData, GeneFacts, GeneFactsData, NodeRef, NotFoundData
-from retrieval.retrievers.genes import Gene
 from retrieval.question.intent import Intent
+from retrieval.retrievers.genes import Gene
 
 
 def gene_facts(gene: Gene, asked_as: str = "", matched_by: str = "") -> GeneFacts:

@@ -22,7 +22,7 @@ from dagster_project.core.settings import REPO_ROOT
 from tests.support.ports import free_port
 
 SAMPLE_QUESTION = re.search(r"^SAMPLE_QUESTION \?= (.+)$", (REPO_ROOT / "Makefile").read_text(), re.M).group(1)
-FLUX = [sys.executable, "-m", "dagster_project.cli.main"]
+FLUX = [sys.executable, "-m", "dagster_project.cli"]
 DEMO = REPO_ROOT / "dagster_project" / "sources" / "demo_data"
 ROW = re.compile(r"^│\s*([^│]+?)\s*│\s*([^│]+?)\s*│\s*(\d+)\s*│$")
 SOURCE_ROW = re.compile(r"^│\s*(\w+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│$")

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from dagster_project.ops.backup import BackupError, backup, restore
 from dagster_project.core.settings import FluxSettings
+from dagster_project.defs.materialize import graph_reprojector
+from dagster_project.ops.backup import BackupError, backup, restore
 from dagster_project.stack import Stack
 from retrieval.caching.cache import Cache
 from retrieval.pipeline import Pipeline
@@ -80,11 +81,11 @@ def test_a_backup_restores_into_a_fresh_stack_and_answers_the_same(demo_platform
         backup(demo_platform, demo_backup)
     manifest = json.loads((demo_backup / "manifest.json").read_text())
 
-    report = restore(fresh_stack, demo_backup)
+    report = restore(fresh_stack, demo_backup, graph_reprojector(fresh_stack))
     assert report.ok, report
     assert report.tables_matching == len(manifest["tables"])
     with pytest.raises(BackupError, match="already holds"):
-        restore(fresh_stack, demo_backup)
+        restore(fresh_stack, demo_backup, graph_reprojector(fresh_stack))
 
     expected = _answers(demo_platform)
     assert all(citations for _, citations, _ in expected)

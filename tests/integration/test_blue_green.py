@@ -13,15 +13,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from dagster_project.defs.assets.search_index import bm25_root
-from dagster_project.index.tables import table_exists
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.defs.materialize import materialize_selection
-from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from dagster_project.index.publishing import collect_garbage, publish_candidate, rollback
-from retrieval.retrievers.index_state import current_index
+from dagster_project.index.tables import bm25_root, table_exists
+from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from retrieval.pipeline import Pipeline
+from retrieval.retrievers.index_state import current_index
 from retrieval.types import Filters
 from tests.integration.test_retrieval_pipeline import fresh_cache
 

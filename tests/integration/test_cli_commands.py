@@ -3,8 +3,8 @@ database, a migrated one with nothing built, one index version, and a backup of 
 or impossible request ends with an exact exit code and one message naming the problem, never a traceback, and
 leaves the state as it was.
 
-The CLI runs in-process through `dagster_project.cli.main.main` (the console script's entry point), with the session's FLUX_
-settings plus the overrides a test gives, and stdin/stdout/stderr isolated by Click's CliRunner."""
+The CLI runs in-process through `dagster_project.cli.main.main` (the console script's entry point), with the session's
+FLUX_ settings plus the overrides a test gives, and stdin/stdout/stderr isolated by Click's CliRunner."""
 
 from __future__ import annotations
 

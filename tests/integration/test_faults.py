@@ -37,19 +37,19 @@ from pgvector.psycopg import register_vector
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from dagster_project.index.encoder import load_model, resolve_model_path
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.index.ray_actors import RayLayout, embed_on_ray
 from dagster_project.defs.materialize import materialize_selection
 from dagster_project.defs.resources.ray import ensure_ray
+from dagster_project.index.chunk_store import chunks_to_embed, write_vector_batches, write_vectors
+from dagster_project.index.encoder import load_sentence_model, resolve_model_path
+from dagster_project.index.ray_actors import RayLayout, embed_on_ray
 from dagster_project.sources import registry
 from dagster_project.sources.raw import RawPull, RawZoneError, write_pull
 from dagster_project.stack import Stack
 from dagster_project.stack.postgres import admin_conninfo, explain_pg_error
 from dagster_project.stack.redis import RedisService
 from dagster_project.storage.checksums import graph_checksums, table_checksums
-from dagster_project.index.chunk_store import chunks_to_embed, write_vector_batches, write_vectors
 from retrieval.caching.cache import Cache
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
@@ -304,7 +304,7 @@ def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_
     assert written() == len(pending) and landed + rerun == len(pending)
     if not failed:
         assert outcome[0] == landed
-    reference = load_model(model).encode(list(pending["content"]), normalize_embeddings=True)
+    reference = load_sentence_model(model).encode(list(pending["content"]), normalize_embeddings=True)
     expected = dict(zip(pending["id"], reference, strict=True))
     with engine.connect() as conn:
         register_vector(conn.connection.driver_connection)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from neo4j import Driver
 from sqlalchemy import text
 
-from dagster_project.index.encoder import load_model
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.graph import loader
 from dagster_project.defs.materialize import materialize_selection
+from dagster_project.graph import loader
+from dagster_project.index.encoder import load_sentence_model
 
 GRAPH = "group:graph"
 
@@ -61,7 +61,7 @@ def test_vector_query_finds_each_pathway_by_its_own_title(demo_platform: FluxSet
     driver = _driver(demo_platform)
     pathways = driver.execute_query("MATCH (p:Pathway) WHERE p.embedding IS NOT NULL"
                                     " RETURN p.id AS id, p.name AS name").records
-    model = load_model(demo_platform.index.embedding_model)
+    model = load_sentence_model(demo_platform.index.embedding_model)
     vectors = model.encode([r["name"] for r in pathways], normalize_embeddings=True)
     top1 = top3 = 0
     for record, vector in zip(pathways, vectors, strict=True):

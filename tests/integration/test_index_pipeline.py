@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
-from dagster_project.index.encoder import resolve_model_path
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
-from dagster_project.index.ray_actors import RayLayout, embed_on_ray
 from dagster_project.defs.materialize import materialize_selection
 from dagster_project.defs.resources.ray import ensure_ray
-from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from dagster_project.index.chunk_store import chunks_to_embed, write_vector_batches
+from dagster_project.index.encoder import resolve_model_path
+from dagster_project.index.ray_actors import RayLayout, embed_on_ray
+from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from tests.support.session import demo_read_later
 
 # One model copy with both CPUs: what a local 2-CPU cluster gets from plan_layout.

@@ -25,8 +25,8 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
-from dagster_project.ops.instance import render_dagster_home
 from dagster_project.defs.materialize import MaterializeOutcome, materialize_selection
+from dagster_project.ops.instance import render_dagster_home
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from tests.support.contract_server import ContractServer, Reply
 from tests.support.contracts.eutils import KEY as NCBI_KEY

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
-from retrieval import answer
+from retrieval.answering import answer
 from retrieval.answering.answer import validate_answer
 from retrieval.answering.llm import OpenAICompatibleProvider, shared_limiter
 from retrieval.types import Evidence, ProviderError

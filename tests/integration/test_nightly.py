@@ -22,10 +22,10 @@ from dagster._core.events import DagsterEventType
 from dagster._core.scheduler.instigation import InstigatorTick, TickStatus
 from sqlalchemy import text
 
-from dagster_project.index.tables import as_sql, qualified
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.defs.materialize import materialize_selection
+from dagster_project.index.tables import as_sql, qualified
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from retrieval.retrievers.index_state import current_index
 from tests.support.session import demo_read_later

@@ -17,9 +17,9 @@ import psutil
 import pytest
 from sqlalchemy import text
 
-from dagster_project.index.encoder import resolve_model_path
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
 from dagster_project.core.stores import engine_for
+from dagster_project.index.encoder import resolve_model_path
 from tests.support.ports import free_port
 
 # Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.
@@ -79,7 +79,7 @@ def test_an_existing_two_node_cluster_runs_the_model_work_on_both_nodes(
             "FLUX_EMBEDDING_MODEL": new_model, "RAY_AUTH_MODE": "disabled"}
     engine = engine_for(demo_platform.platform_database_url)
     try:
-        run = subprocess.run([sys.executable, "-m", "dagster_project.cli.main", "materialize", "--select", "group:index"],
+        run = subprocess.run([sys.executable, "-m", "dagster_project.cli", "materialize", "--select", "group:index"],
                              env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=840)
         assert run.returncode == 0, f"flux materialize failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
         with engine.connect() as conn:

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dagster_project import embedding
-from dagster_project.index.chunker import ChunkerConfig, chunk_document
-from dagster_project.index.encoder import Embedder
 from dagster_project.core.experiments import configure_mlflow
 from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.resources.ray import ensure_ray
+from dagster_project.index import ray_actors as embedding
+from dagster_project.index.chunker import ChunkerConfig, chunk_document
+from dagster_project.index.encoder import Embedder
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
-from dagster_project.storage.migrate import apply_postgres
 from dagster_project.stack import ServiceState, Stack
+from dagster_project.storage.migrate import apply_postgres
 
 # Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.
 pytestmark = pytest.mark.resilience

@@ -10,16 +10,16 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
+from dagster_project.defs.materialize import materialize_selection
 from dagster_project.evals import judge_calibration, retrieval_eval
 from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.gate import GATED_RETRIEVAL_TASKS, compare
 from dagster_project.evals.questions import retrieval_tasks, title_questions
 from dagster_project.evals.store import accept_latest, latest
-from dagster_project.defs.materialize import materialize_selection
 from retrieval.caching.cache import Cache
+from retrieval.pipeline import Pipeline
 from retrieval.retrievers.index_state import IndexState, current_index, latest_candidate
 from retrieval.retrievers.pg_retriever import PostgresRetriever
-from retrieval.pipeline import Pipeline
 from retrieval.types import Evidence, JudgeResult
 
 SCORECARDS = "key:retrieval_scorecard or key:answer_scorecard or key:resolution_scorecard"

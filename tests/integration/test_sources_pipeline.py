@@ -11,8 +11,8 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings, get_settings
 from dagster_project.core.stores import engine_for
-from dagster_project.evals.questions import KNOWN_COUNTERPARTS
 from dagster_project.defs.materialize import materialize_selection
+from dagster_project.evals.questions import KNOWN_COUNTERPARTS
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 
 # The whole snapshot, materialized and resolved: `make test-extended`.
@@ -101,7 +101,7 @@ def test_one_changed_and_one_removed_record_touch_exactly_those_rows(snapshot_lo
 
 @pytest.fixture(scope="module")
 def resolution_on_snapshot(snapshot_loaded: FluxSettings) -> tuple[object, object]:
-    from dagster_project.index.encoder import load_model
+    from dagster_project.index.encoder import load_sentence_model
     from dagster_project.resolution.curation import load_curation
     from dagster_project.resolution.inputs import load_resolution_inputs
     from dagster_project.resolution.pathway_sets import active_pathway_ids
@@ -110,16 +110,16 @@ def resolution_on_snapshot(snapshot_loaded: FluxSettings) -> tuple[object, objec
     if not path.is_file():
         pytest.skip(f"no expert curation at {path}")
     engine = engine_for(snapshot_loaded.platform_database_url)
-    model = load_model(snapshot_loaded.index.embedding_model)
+    model = load_sentence_model(snapshot_loaded.index.embedding_model)
     inputs = load_resolution_inputs(engine, lambda names: model.encode(names, normalize_embeddings=True))
     return inputs, load_curation(path).restricted_to(active_pathway_ids(engine))
 
 
 def test_shipped_model_resolves_known_counterparts_and_stays_selective(resolution_on_snapshot: tuple) -> None:
-    from dagster_project.resolution.model import load_model
+    from dagster_project.resolution.model import load_resolution_model
 
     inputs, _ = resolution_on_snapshot
-    classes = load_model().classify(inputs.features)
+    classes = load_resolution_model().classify(inputs.features)
     relation = dict(zip(zip(inputs.features["reactome_id"], inputs.features["kegg_id"], strict=True),
                         classes["relation"], strict=True))
     missed = [pair for pair in KNOWN_COUNTERPARTS if relation.get(pair, "unrelated") == "unrelated"]

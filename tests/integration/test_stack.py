@@ -7,11 +7,11 @@ import redis
 from neo4j import GraphDatabase
 from sqlalchemy import text
 
-from dagster_project.index.tables import build_chunk_table, drop_chunk_table, hnsw_definition, table_rows
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
-from dagster_project.storage.migrate import apply_neo4j, apply_postgres
+from dagster_project.index.tables import build_chunk_table, drop_chunk_table, hnsw_definition, table_rows
 from dagster_project.stack import ServiceState, Stack
+from dagster_project.storage.migrate import apply_neo4j, apply_postgres
 from tests.support.cli import flux
 from tests.support.prerequisites import under_ci
 

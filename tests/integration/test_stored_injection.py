@@ -16,17 +16,17 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
+from dagster_project.core.settings import REPO_ROOT, FluxSettings
+from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.defs.assets.search_index import ACTIVE_CHUNKS
 from dagster_project.index.encoder import Embedder
 from dagster_project.index.tables import build_chunk_table, drop_chunk_table
-from dagster_project.core.settings import REPO_ROOT, FluxSettings
-from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.storage.checksums import graph_checksums, table_checksums
-from retrieval.retrievers.bm25 import build_index
 from retrieval.answering.evidence_guard import WITHHELD
 from retrieval.answering.llm import GENERATE_PROMPT, JUDGE_PROMPT, OpenAICompatibleProvider
-from retrieval.retrievers.pg_retriever import vector_literal
 from retrieval.pipeline import Pipeline
+from retrieval.retrievers.bm25 import build_index
+from retrieval.retrievers.pg_retriever import vector_literal
 from serving.api import create_app
 from tests.integration.test_retrieval_pipeline import fresh_cache
 from tests.support.llm_server import LLMServer, evidence_ids, prompt_of

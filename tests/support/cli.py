@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import pytest
 from typer.testing import CliRunner
 
-from dagster_project.core.settings import get_settings
 from dagster_project.cli.main import main
+from dagster_project.core.settings import get_settings
 
 _BOX = re.compile("[╭╮╰╯│─]")
 

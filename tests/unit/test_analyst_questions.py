@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dagster_project.evals.heldout import DEV_FILE, HELDOUT_FILE, load_heldout, score
-from retrieval.retrievers.genes import GeneLexicon
 from retrieval.question.intent import Intent, classify
+from retrieval.retrievers.genes import GeneLexicon
 from retrieval.retrievers.pathways import PathwayLexicon
 from tests.support.demo_lexicons import demo_lexicons
 

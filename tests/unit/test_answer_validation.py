@@ -1,4 +1,4 @@
-"""validate_answer's three passes (README, "Asking questions", step 6): JSON parses, schema matches, every
+"""validate_answer's three passes (docs/answers.md, step 6): JSON parses, schema matches, every
 citation refers to evidence actually given and every claim cites something; parse or schema failures give an
 explicit fallback with confidence 0, never a half-parsed answer."""
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import dagster as dg
 
+from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.assets.raw_pulls import RAW_GROUP
 from dagster_project.defs.automation import apply_nightly_policies
-from dagster_project.core.settings import FluxSettings
 
 pulled_version = {"value": "reactome:R85@2026-11-30T02:00:00+00:00"}
 

@@ -1,8 +1,8 @@
 """Bad input to `flux` commands, without any service: each is refused with an exact exit code and one message
 that names the problem (the option, the path or the variable to check), never a traceback.
 
-The CLI runs in-process through `dagster_project.cli.main.main` (the console script's entry point, where user-fixable errors
-become one line and exit 2), with stdin/stdout/stderr isolated by Click's CliRunner. Postgres is pointed at a
+The CLI runs in-process through `dagster_project.cli.main.main` (the console script's entry point, where user-fixable
+errors become one line and exit 2), with stdin/stdout/stderr isolated by Click's CliRunner. Postgres is pointed at a
 port nothing listens on, so a command that wrongly connected before validating its input says so instead."""
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Context tiers: what an LLM is shown of each evidence item (full, 1,000 or 200 characters, or dropped) by its
-relevance, inside the character budget (retrieval/retrievers/context.py, used by retrieval/answering/llm.py's prompt)."""
+relevance, inside the character budget (retrievers/context.py, used by answering/llm.py's prompt)."""
 
 from __future__ import annotations
 
-from retrieval.retrievers.context import ELLIPSIS, cut, header, relevance, shown_context, tier_context, tier_map
 from retrieval.answering.llm import format_evidence
+from retrieval.retrievers.context import ELLIPSIS, cut, header, relevance, shown_context, tier_context, tier_map
 from retrieval.types import Evidence
 
 LONG = "glycolysis converts glucose into pyruvate " * 80  # ~3,400 characters

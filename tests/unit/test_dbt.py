@@ -17,8 +17,8 @@ from dagster_dbt import DbtProject
 from dagster_dbt.errors import DagsterDbtManifestNotFoundError
 
 import dagster_project.defs.assets
-from dagster_project.defs.assets.dbt import MANIFEST, SOURCE_TABLE_SPECS, flux_dbt_models, model_writer_deps
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
+from dagster_project.defs.assets.dbt import MANIFEST, SOURCE_TABLE_SPECS, flux_dbt_models, model_writer_deps
 from dagster_project.defs.resources import dbt as dbt_project_config
 
 SCORECARDS = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard"}

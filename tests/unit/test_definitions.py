@@ -7,8 +7,8 @@ import sys
 import dagster as dg
 from dagster._core.definitions.dependency import NodeHandle
 
-from dagster_project.defs.automation import apply_nightly_policies
 from dagster_project.core.settings import FluxSettings, get_settings
+from dagster_project.defs.automation import apply_nightly_policies
 from dagster_project.defs.definitions import build_definitions
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.sources import registry

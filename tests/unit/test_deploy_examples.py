@@ -13,8 +13,8 @@ from dagster._config import validate_config
 from dagster._core.instance.config import dagster_instance_config, dagster_instance_config_schema
 from dagster._core.instance.ref import configurable_class_data
 
-from dagster_project.defs.assets.chunks import RAY_POOL
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
+from dagster_project.defs.assets.chunks import RAY_POOL
 from dagster_project.defs.definitions import build_definitions
 
 DEPLOY = REPO_ROOT / "deploy" / "k8s"

@@ -1,4 +1,4 @@
-"""Grounding in the served path (retrieval/answering/grounding.py): unsupported claims are removed from the answer (claims,
+"""Grounding in the served path (answering/grounding.py): unsupported claims are removed from the answer (claims,
 prose, citations no kept claim uses) with a warning; low coverage runs a broadened, then an augmented retrieval; the
 verdict goes into the answer and a `grounding` event. The embedder is a deterministic stand-in (word counts)."""
 

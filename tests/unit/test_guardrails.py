@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from retrieval import guardrails
+from retrieval.question import guardrails
 from retrieval.question.guardrails import (
     MESSAGES,
     REMOVED_SENTENCE,

@@ -1,4 +1,4 @@
-"""The judge loop's rule (README, "Asking questions", step 5): when to re-retrieve, what to ask for, and how
+"""The judge loop's rule (docs/answers.md, step 5): when to re-retrieve, what to ask for, and how
 new evidence is merged into what the loop already has."""
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
-from dagster_project.defs.assets.raw_pulls import _pull
 from dagster_project.core.http import HttpClient, HttpRequestError
 from dagster_project.core.settings import FluxSettings
+from dagster_project.defs.assets.raw_pulls import _pull
 from dagster_project.sources import registry
 from dagster_project.sources.reactome import client as reactome
 from dagster_project.sources.source import LiveIdentityError, SourcePullError, live_contact_email

@@ -3,10 +3,10 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from dagster_project.defs.checks.gx import gx_check_result
 from dagster_project.core.settings import FluxSettings
-from dagster_project.ops.instance import dagster_yaml
+from dagster_project.defs.checks.gx import gx_check_result
 from dagster_project.defs.resources.ray import ray_temp_dir
+from dagster_project.ops.instance import dagster_yaml
 
 
 def test_dagster_storage_uses_postgres_with_the_psycopg2_scheme() -> None:

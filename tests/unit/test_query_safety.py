@@ -21,7 +21,7 @@ REVIEWED = {
     ("dagster_project/storage/bulk.py", "ddl"),  # built from the same constant column list
     ("dagster_project/index/chunk_store.py", "dim"),  # int(vectors.shape[1])
     ("dagster_project/evals/store.py", "where"),  # one of two constant fragments
-    ("retrieval/retrievers/pg_retriever.py", "source"),  # a quoted flux_index.chunks_<hex16> name (qualified() refuses others)
+    ("retrieval/retrievers/pg_retriever.py", "source"),  # a quoted flux_index.chunks_<hex16> name
 }
 
 

@@ -18,13 +18,13 @@ from retrieval.answering.answer_data import (
     NodeRef,
     OverviewData,
 )
-from retrieval.question.followup import TurnContext, resolve
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.question.intent import Intent, classify
-from retrieval.retrievers.pathways import PathwayLexicon
-from retrieval.question.spelling import canonical
-from retrieval.retrievers.table_facts import table_facts
 from retrieval.answering.typed_answer import compose
+from retrieval.question.followup import TurnContext, resolve
+from retrieval.question.intent import Intent, classify
+from retrieval.question.spelling import canonical
+from retrieval.retrievers.genes import GeneLexicon
+from retrieval.retrievers.pathways import PathwayLexicon
+from retrieval.retrievers.table_facts import table_facts
 
 PATHWAYS = PathwayLexicon([
     ("R-HSA-70171", "reactome", "Glycolysis"), ("hsa00010", "kegg", "Glycolysis / Gluconeogenesis"),

@@ -26,7 +26,7 @@ from dagster_project.resolution.model import (
     Hierarchy,
     ResolutionModel,
     decide,
-    load_model,
+    load_resolution_model,
     pair_features,
 )
 
@@ -110,7 +110,7 @@ def test_decision_keeps_one_equivalent_per_kegg_pathway_and_points_part_of_inwar
 
 
 def test_stored_model_round_trips_and_its_version_follows_the_numbers() -> None:
-    model = load_model(MODEL_PATH)
+    model = load_resolution_model(MODEL_PATH)
     assert model.features == FEATURES and len(model.coef) == len(CLASSES)
     again = ResolutionModel.from_json(model.to_json())
     assert again == model and again.method_version == model.method_version

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from scipy.stats import hypergeom
 
-from dagster_project.resolution.scores import PathwaySets, name_similarity, score_pairs, upper_tail
 from dagster_project.resolution.inputs import name_cosines
 from dagster_project.resolution.model import Hierarchy, pair_features
+from dagster_project.resolution.scores import PathwaySets, name_similarity, score_pairs, upper_tail
 
 
 @pytest.mark.parametrize("population", [60, 12_575, 60_000])

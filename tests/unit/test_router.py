@@ -1,13 +1,13 @@
-"""Router rules (README, "Asking questions", step 2), in the order they apply, and how each strategy turns a
+"""Router rules (docs/answers.md, step 2), in the order they apply, and how each strategy turns a
 question into retrieval queries: clause splitting, lexicon-backed expansion, compression, LLM rewrites."""
 
 from __future__ import annotations
 
 import pytest
 
-from retrieval.retrievers.genes import GeneLexicon
 from retrieval.question.router import MAX_QUERIES, choose_strategy, route, split_clauses, unexplained_acronyms
 from retrieval.question.terms import STOPWORDS, words
+from retrieval.retrievers.genes import GeneLexicon
 from retrieval.types import Strategy
 
 TP53_NAME = "tumor protein p53"

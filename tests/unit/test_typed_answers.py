@@ -8,12 +8,12 @@ import pytest
 
 from retrieval.answering.answer import FinalAnswer, validate_answer
 from retrieval.answering.answer_data import CounterpartData, GeneRef, Mapping, MembersData, NodeRef, SharedGenesData
-from retrieval.question.followup import TurnContext, context_of, resolve
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.question.intent import classify
 from retrieval.answering.links import source_link
-from retrieval.retrievers.pathways import PathwayLexicon
 from retrieval.answering.typed_answer import LIST_IN_PROSE, compose
+from retrieval.question.followup import TurnContext, context_of, resolve
+from retrieval.question.intent import classify
+from retrieval.retrievers.genes import GeneLexicon
+from retrieval.retrievers.pathways import PathwayLexicon
 from serving.export import markdown
 
 PATHWAYS = PathwayLexicon([

@@ -7,10 +7,8 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
-from dagster_project.index.chunker import ChunkerConfig
 from dagster_project.core.versions import pipeline_version
-from dagster_project.index.ray_actors import ChunkedDocument, chunk_and_embed_on_ray, cluster_layout
+from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
 from dagster_project.defs.resources import EmbedderResource, PostgresResource, RayResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.index.chunk_store import (
@@ -19,6 +17,8 @@ from dagster_project.index.chunk_store import (
     remove_chunks_of_gone_documents,
     replace_chunks,
 )
+from dagster_project.index.chunker import ChunkerConfig
+from dagster_project.index.ray_actors import ChunkedDocument, chunk_and_embed_on_ray, cluster_layout
 
 INDEX_GROUP = "index"
 RAY_POOL = "ray"  # the assets whose steps run model work on Ray share one concurrency pool

@@ -1,5 +1,5 @@
 """Stage 8 — the dbt project (dbt/) as Dagster assets: staging views, intermediate models, marts. dbt's data
-and unit tests run as asset checks. `dbt build` works on its own too (see README).
+and unit tests run as asset checks. `dbt build` works on its own too (see docs/operations.md).
 
 The assets are built from the manifest `make setup` writes (`dbt parse`); importing this module never starts dbt.
 Which Dagster assets write each table dbt reads is declared in dbt/models/staging/_sources.yml

@@ -8,10 +8,10 @@ import dagster as dg
 from sqlalchemy import text
 
 from dagster_project.defs.assets.chunks import INDEX_GROUP, RAY_POOL, chunks
-from dagster_project.index.ray_actors import cluster_layout, embed_on_ray
 from dagster_project.defs.resources import EmbedderResource, PostgresResource, RayResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.index.chunk_store import chunks_to_embed, write_vectors
+from dagster_project.index.ray_actors import cluster_layout, embed_on_ray
 
 
 @dg.asset(

@@ -10,9 +10,9 @@ from sqlalchemy import text
 
 from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
 from dagster_project.defs.assets.vector_index import chunk_vector_index
+from dagster_project.defs.resources import Neo4jResource, PostgresResource
 from dagster_project.graph import loader
 from dagster_project.graph.rows import LOAD_STEPS, step_rows
-from dagster_project.defs.resources import Neo4jResource, PostgresResource
 
 GRAPH_GROUP = "graph"
 

@@ -4,10 +4,11 @@ checks pass. Serving reads only the latest published `index_versions` row."""
 import dagster as dg
 
 from dagster_project.defs.assets.scorecards import SCORECARD_ASSETS
-from dagster_project.defs.assets.search_index import SERVING_GROUP, bm25_root, candidate_index
+from dagster_project.defs.assets.search_index import SERVING_GROUP, candidate_index
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.index.publishing import IndexVersionError, collect_garbage, publish_candidate
+from dagster_project.index.tables import bm25_root
 
 
 @dg.asset(

@@ -11,10 +11,10 @@ import pandas as pd
 from sqlalchemy import text
 
 from dagster_project.defs.assets.graph import GRAPH_GROUP, knowledge_graph
+from dagster_project.defs.resources import EmbedderResource, Neo4jResource, PostgresResource
 from dagster_project.graph import loader
 from dagster_project.resolution.inputs import ResolutionInputs, load_resolution_inputs
-from dagster_project.resolution.model import ResolutionModel, load_model
-from dagster_project.defs.resources import EmbedderResource, Neo4jResource, PostgresResource
+from dagster_project.resolution.model import ResolutionModel, load_resolution_model
 from dagster_project.storage.bulk import copy_into_temp
 
 TEXT_COLUMNS = {"reactome_id", "kegg_id", "relation", "direction", "method_version"}
@@ -102,13 +102,13 @@ def _write_postgres(engine: object, classified: pd.DataFrame) -> tuple[int, int]
     deps=[knowledge_graph, "postgres_schema"],
     description="Scores every Reactome x KEGG pair in UniProt space (overlap, Jaccard, hypergeometric p with "
     "Benjamini-Hochberg q, name similarity), classifies equivalent / part_of / unrelated with the model fitted on "
-    "expert curation (README 'Reactome ↔ KEGG resolution'), and writes pathway_mappings plus EQUIVALENT_TO / "
+    "expert curation (docs/graph-and-resolution.md), and writes pathway_mappings plus EQUIVALENT_TO / "
     "PART_OF edges with every score, a calibrated confidence and the method version.",
 )
 def pathway_resolution(context: dg.AssetExecutionContext, postgres: PostgresResource, neo4j: Neo4jResource,
                        embedder: EmbedderResource) -> dg.MaterializeResult:
     engine = postgres.get_engine()
-    model = load_model()
+    model = load_resolution_model()
     started = time.monotonic()
     inputs = load_resolution_inputs(engine, embedder.embed_documents)
     classified = classify_pairs(inputs, model)

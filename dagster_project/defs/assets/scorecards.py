@@ -4,10 +4,11 @@ Markdown + plot metadata; blocking regression checks (checks/scorecards.py) stan
 
 import dagster as dg
 
-from dagster_project.defs.assets.search_index import candidate_index
-from dagster_project.index.encoder import Embedder
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.versions import pipeline_version
+from dagster_project.defs.assets.search_index import candidate_index
+from dagster_project.defs.resources import PostgresResource
+from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.evals import (
     answer_eval,
     graph_questions,
@@ -31,10 +32,9 @@ from dagster_project.evals.report import (
     precision_recall_plot,
 )
 from dagster_project.evals.store import save_run, set_mlflow_run
-from dagster_project.defs.resources import PostgresResource
-from dagster_project.defs.resources.settings import FluxSettingsParam
-from retrieval.retrievers.index_state import IndexState, latest_candidate
+from dagster_project.index.encoder import Embedder
 from retrieval.pipeline import Pipeline
+from retrieval.retrievers.index_state import IndexState, latest_candidate
 
 EVAL_GROUP = "evals"
 

@@ -6,30 +6,24 @@ the Dagster run id). The eval scorecards measure that candidate; `published_inde
 
 import hashlib
 import time
-from pathlib import Path
 
 import dagster as dg
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
+from dagster_project.core.versions import pipeline_version
 from dagster_project.defs.assets.chunks import INDEX_GROUP, chunks
 from dagster_project.defs.assets.graph import pathway_vectors
 from dagster_project.defs.assets.resolution import pathway_resolution
 from dagster_project.defs.assets.vector_index import chunk_vector_index
-from dagster_project.index.tables import table_exists, table_key
-from dagster_project.core.settings import FluxSettings
-from dagster_project.core.versions import pipeline_version
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
+from dagster_project.index.tables import bm25_root, table_exists, table_key
 from retrieval.retrievers.bm25 import bm25_version, build_index
 
 SERVING_GROUP = "serving"
 ACTIVE_CHUNKS = ("SELECT c.id, c.content_hash, c.content FROM chunks c JOIN documents d ON d.id = c.document_id"
                  " WHERE d.status = 'active' ORDER BY c.id")
-
-
-def bm25_root(settings: FluxSettings) -> Path:
-    return settings.home / "indexes" / "bm25"
 
 
 @dg.asset(

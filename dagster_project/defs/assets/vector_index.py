@@ -8,9 +8,9 @@ import dagster as dg
 
 from dagster_project.defs.assets.chunks import INDEX_GROUP
 from dagster_project.defs.assets.embeddings import chunk_embeddings
-from dagster_project.index.tables import build_chunk_table
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
+from dagster_project.index.tables import build_chunk_table
 
 
 @dg.asset(

@@ -6,8 +6,8 @@ from sqlalchemy import text
 
 from dagster_project.defs.assets.graph import knowledge_graph
 from dagster_project.defs.assets.resolution import pathway_resolution
-from dagster_project.graph.rows import GENE_MEMBERS
 from dagster_project.defs.resources import Neo4jResource, PostgresResource
+from dagster_project.graph.rows import GENE_MEMBERS
 
 
 def _pg(postgres: PostgresResource, sql: str) -> int:

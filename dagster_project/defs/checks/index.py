@@ -7,11 +7,11 @@ from sqlalchemy import text
 
 from dagster_project.defs.assets.chunks import chunks
 from dagster_project.defs.assets.embeddings import chunk_embeddings
-from dagster_project.defs.assets.search_index import ACTIVE_CHUNKS, bm25_root, candidate_index, chunk_bm25_index
+from dagster_project.defs.assets.search_index import ACTIVE_CHUNKS, candidate_index, chunk_bm25_index
 from dagster_project.defs.assets.vector_index import chunk_vector_index
-from dagster_project.index.tables import hnsw_definition, table_exists, table_key, table_rows
 from dagster_project.defs.resources import EmbedderResource, PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
+from dagster_project.index.tables import bm25_root, hnsw_definition, table_exists, table_key, table_rows
 from retrieval.retrievers.bm25 import IDS_FILE, bm25_version
 
 

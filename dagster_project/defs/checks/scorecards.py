@@ -5,10 +5,10 @@ FLUX_EVAL_TOLERANCE). With no accepted baseline yet the check passes and says ho
 import dagster as dg
 
 from dagster_project.defs.assets.scorecards import answer_scorecard, resolution_scorecard, retrieval_scorecard
-from dagster_project.evals.gate import compare, markdown
-from dagster_project.evals.store import accepted_baseline, latest
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
+from dagster_project.evals.gate import compare, markdown
+from dagster_project.evals.store import accepted_baseline, latest
 
 
 def _gate(context: dg.AssetCheckExecutionContext, postgres: PostgresResource, scorecard: str, tolerance: float

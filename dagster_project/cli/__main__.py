@@ -1,0 +1,5 @@
+"""`python -m dagster_project.cli` is the `flux` command."""
+
+from dagster_project.cli.main import main
+
+main()

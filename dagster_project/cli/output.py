@@ -1,0 +1,9 @@
+"""The consoles every `flux` command prints to: results on stdout (COLUMNS wide, 120 when unset, so a pipe or a
+test gets whole lines), one-line errors on stderr."""
+
+import os
+
+from rich.console import Console
+
+console = Console(width=int(os.environ.get("COLUMNS", "120")))
+err_console = Console(stderr=True)
