@@ -23,7 +23,7 @@ SAMPLE_QUESTION ?= Which KEGG pathway corresponds to Reactome's glycolysis, and 
 TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389
 
 .PHONY: help setup up down status env dagster mlflow run serve test unit integration test-extended \
-        test-reversed lint redis-server chromium
+        test-reversed lint redis-server chromium wheel asset-graph
 
 help:
 	@echo "make run    set up, start services, materialize everything, print a summary, answer a sample question"
@@ -33,6 +33,8 @@ help:
 	@echo "make test-extended     the slow and resilience tests: faults, restarts, backup/restore, two-node Ray,"
 	@echo "                       the daemon, full re-materializations, the snapshot (CI runs it too)"
 	@echo "make test-reversed     the integration tests in reverse order: no test relies on another"
+	@echo "make wheel [WHEEL_DIR=dist]   a wheel that runs without the checkout (package data, the dbt project)"
+	@echo "make asset-graph       redraw docs/asset-graph.svg from the definitions"
 	@echo "make setup | up | down | status | env | dagster | mlflow | serve | lint"
 
 setup: $(STAMP) $(NEO4J_CLASS) redis-server chromium $(DBT_MANIFEST)
@@ -54,6 +56,24 @@ $(NEO4J_CLASS): $(NEO4J_DIR)/pom.xml $(shell find $(NEO4J_DIR)/src -name '*.java
 $(DBT_MANIFEST): $(STAMP) $(DBT_FILES)
 	DBT_SEND_ANONYMOUS_USAGE_STATS=false $(BIN)/dbt parse --quiet --project-dir dbt --profiles-dir dbt
 	@touch $@
+
+# A wheel that runs without the checkout (a container image, a K8s run worker): the package with its data and
+# the dbt project with its parsed manifest as dagster_project/dbt_project. Built from a copy of the working tree,
+# so the checkout itself never holds the packaged dbt project.
+WHEEL_DIR ?= dist
+wheel: $(STAMP) $(DBT_MANIFEST)
+	rm -rf build/wheel && mkdir -p build/wheel/src $(WHEEL_DIR)
+	git ls-files -z --cached --others --exclude-standard | \
+	  tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C build/wheel/src
+	mv build/wheel/src/dbt build/wheel/src/dagster_project/dbt_project
+	mkdir -p build/wheel/src/dagster_project/dbt_project/target
+	cp $(DBT_MANIFEST) build/wheel/src/dagster_project/dbt_project/target/
+	$(BIN)/python -m pip wheel -q --no-deps --no-build-isolation -w $(WHEEL_DIR) build/wheel/src
+	@ls $(WHEEL_DIR)/flux-*.whl
+
+# The asset graph as a picture (docs/asset-graph.svg), drawn from the definitions with Graphviz's Python binding.
+asset-graph: $(STAMP) $(DBT_MANIFEST)
+	$(BIN)/python -m dagster_project.defs.asset_graph docs/asset-graph.svg
 
 # Debian packages make setup adds when it may (root, apt, FLUX_ALLOW_APT=true); without them Flux still runs. Under
 # CI (CI set, not false) a package that cannot be installed is an error: the tests that need it must not vanish.

@@ -9,7 +9,12 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+REPO_ROOT = PACKAGE_DIR.parent
+# A checkout keeps its state beside the code (.flux/); an installed wheel (a container image, a run worker) has no
+# checkout, so its defaults come from the package (demo data) and the user's home (state).
+IN_CHECKOUT = (REPO_ROOT / "pyproject.toml").is_file()
+DEFAULT_HOME = REPO_ROOT / ".flux" if IN_CHECKOUT else Path.home() / ".flux"
 
 
 class _Group(BaseSettings):
@@ -54,7 +59,7 @@ class CacheSettings(_Group):
 class SourceSettings(_Group):
     source_mode: Literal["live", "snapshot", "demo"] = "demo"
     snapshot_dir: Path = REPO_ROOT.parent / "shared" / "data"
-    demo_dir: Path = Field(default=REPO_ROOT / "dagster_project" / "sources" / "demo_data",
+    demo_dir: Path = Field(default=PACKAGE_DIR / "sources" / "demo_data",
                            description="The demo files FLUX_SOURCE_MODE=demo reads (default: the bundled demo).")
     raw_root: str | None = Field(default=None, description="fsspec root of the raw zone; default <home>/raw.")
     max_quarantine_rate: float = Field(default=0.10, ge=0.0, le=1.0)

@@ -18,9 +18,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 
 from dagster_project.core.setting_groups import (
+    DEFAULT_HOME,
     GROUP_OF,
     GROUPS,
-    REPO_ROOT,
     CacheSettings,
     EvalSettings,
     GraphSettings,
@@ -32,6 +32,10 @@ from dagster_project.core.setting_groups import (
     ServingSettings,
     SourceSettings,
 )
+
+# Re-exported: the installed package (its data) and the checkout (dbt/, .flux/) when there is one.
+from dagster_project.core.setting_groups import PACKAGE_DIR as PACKAGE_DIR
+from dagster_project.core.setting_groups import REPO_ROOT as REPO_ROOT
 
 
 class FluxConfigError(RuntimeError):
@@ -55,7 +59,7 @@ class FluxSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="FLUX_", extra="forbid", frozen=True)
 
-    home: Path = Field(default=REPO_ROOT / ".flux", description="All runtime state (databases, logs, stores).")
+    home: Path = Field(default=DEFAULT_HOME, description="All runtime state (databases, logs, stores).")
     service_start_timeout: float = Field(default=120.0, description="Seconds to wait for a service to be ready.")
     service_user: str = Field(default="flux-services",
                               description="Started as root, the local servers run as this system user.")

@@ -71,3 +71,16 @@ def test_the_asset_graph_matches_the_committed_snapshot() -> None:
                      if current["assets"].get(k) != committed["assets"].get(k))
     assert not changed, f"assets changed against the snapshot: {changed} (UPDATE_SNAPSHOTS=1 if intended)"
     assert current == committed, "the graph changed against the snapshot (UPDATE_SNAPSHOTS=1 if intended)"
+
+
+def test_the_drawn_asset_graph_has_every_asset_and_dependency_of_the_snapshot(tmp_path: Path) -> None:
+    """docs/asset-graph.svg is drawn from this graph: one node per asset, one edge per dependency, no cycle."""
+    from dagster_project.defs.asset_graph import asset_digraph, draw
+
+    committed = json.loads(SNAPSHOT.read_text())["assets"]
+    digraph = asset_digraph(build_definitions(FluxSettings()))
+    assert set(digraph.nodes) == set(committed)
+    assert set(digraph.edges) == {(dep, key) for key, asset in committed.items() for dep in asset["deps"]}
+    draw(digraph, tmp_path / "graph.svg")
+    svg = (tmp_path / "graph.svg").read_text()
+    assert svg.startswith("<?xml") and f"{len(committed)} assets" in svg

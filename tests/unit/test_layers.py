@@ -1,7 +1,7 @@
 """The layers hold at run time, not only in import-linter's static graph (pyproject.toml): the query service,
-the retrieval pipeline and the core load in a fresh interpreter without Dagster or dagster-dbt. One interpreter
-imports them in turn and reports what each import added, then imports a Dagster resource to show that the probe
-does see Dagster when it is loaded."""
+the retrieval pipeline, the core and every other package outside dagster_project/defs and the CLI load in a fresh
+interpreter without Dagster or dagster-dbt. One interpreter imports them in turn and reports what each import
+added, then imports a Dagster resource to show that the probe does see Dagster when it is loaded."""
 
 from __future__ import annotations
 
@@ -12,11 +12,23 @@ import sys
 
 import pytest
 
-import dagster_project.core as core
+import dagster_project
+import retrieval
+import serving
 
-# Every module of the core, then the query path on top of it.
-CORE = sorted(m.name for m in pkgutil.walk_packages(core.__path__, "dagster_project.core."))
+# Every module of the core, then the query path on top of it, then the rest of the Dagster-free packages.
+DAGSTER_ONLY = ("dagster_project.defs", "dagster_project.cli")
+
+
+def _modules(package: object, prefix: str) -> list[str]:
+    return sorted(m.name for m in pkgutil.walk_packages(package.__path__, prefix)  # type: ignore[attr-defined]
+                  if not m.name.startswith(DAGSTER_ONLY))
+
+
+CORE = [m for m in _modules(dagster_project, "dagster_project.") if m.startswith("dagster_project.core.")]
 QUERY_PATH = [*CORE, "retrieval.pipeline", "serving.routes", "serving.api"]
+DAGSTER_FREE = [m for m in (*_modules(dagster_project, "dagster_project."), *_modules(retrieval, "retrieval."),
+                            *_modules(serving, "serving.")) if m not in QUERY_PATH]
 WITH_DAGSTER = "dagster_project.defs.resources.postgres"
 
 PROBE = """
@@ -34,13 +46,19 @@ print(json.dumps(loaded))
 @pytest.fixture(scope="module")
 def loaded() -> dict[str, list[str]]:
     """What each module, imported in that order in one fresh interpreter, had loaded of Dagster/dbt by then."""
-    result = subprocess.run([sys.executable, "-c", PROBE, *QUERY_PATH, WITH_DAGSTER], capture_output=True,
-                            text=True, timeout=180, check=True)
+    result = subprocess.run([sys.executable, "-c", PROBE, *QUERY_PATH, *DAGSTER_FREE, WITH_DAGSTER],
+                            capture_output=True, text=True, timeout=300, check=True)
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("module", QUERY_PATH)
 def test_the_query_path_loads_without_dagster(loaded: dict[str, list[str]], module: str) -> None:
+    assert loaded[module] == [], f"{module} (or a module imported before it) loaded {loaded[module][:5]}"
+
+
+@pytest.mark.parametrize("module", DAGSTER_FREE)
+def test_every_package_outside_defs_and_the_cli_loads_without_dagster(loaded: dict[str, list[str]],
+                                                                      module: str) -> None:
     assert loaded[module] == [], f"{module} (or a module imported before it) loaded {loaded[module][:5]}"
 
 

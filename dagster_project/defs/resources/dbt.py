@@ -1,4 +1,4 @@
-"""The dbt project (dbt/) and the one resource that runs it.
+"""The dbt project (dbt/, or its packaged copy in a wheel) and the one resource that runs it.
 
 The assets (assets/dbt.py) and the resource share `DBT_PROJECT`, so the project and profiles folders are set in
 one place. Nothing here reads the manifest: importing the resources works before `make setup` has parsed dbt.
@@ -12,9 +12,11 @@ import yaml
 from dagster_dbt import DbtCliInvocation, DbtCliResource, DbtProject
 
 from dagster_project.core.files import write_private
-from dagster_project.core.settings import REPO_ROOT, FluxSettings, dbt_env
+from dagster_project.core.setting_groups import IN_CHECKOUT
+from dagster_project.core.settings import PACKAGE_DIR, REPO_ROOT, FluxSettings, dbt_env
 
-DBT_DIR = REPO_ROOT / "dbt"
+# A checkout runs dbt/; an installed wheel runs the copy `make wheel` packages with its parsed manifest.
+DBT_DIR = REPO_ROOT / "dbt" if IN_CHECKOUT else PACKAGE_DIR / "dbt_project"
 # dbt/profiles.yml reads FLUX_DBT_* (`flux env`) for dbt by hand; Dagster runs use render_profiles_dir.
 DBT_PROJECT = DbtProject(project_dir=DBT_DIR, profiles_dir=DBT_DIR)
 # The dbt next to this interpreter: tests and `make` may run .venv/bin/python without .venv/bin on PATH.
