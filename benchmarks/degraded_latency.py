@@ -3,7 +3,8 @@
     FLUX_SOURCE_MODE=snapshot .venv/bin/python benchmarks/degraded_latency.py [--questions 20]
 
 Neo4j "down" is a Bolt URI on a closed local port: a real connection failure. The first degraded question pays the
-connect timeout; the graph is then marked down for 15 s (retrieval/graph_guard.py), so the rest skip it at once.
+connect timeout; the graph is then marked down for 15 s (retrieval/retrievers/graph_guard.py), so the rest skip it at
+once.
 Prints p50 / p95 / max per run, the ratio to the healthy run, and whether every degraded answer said so.
 """
 

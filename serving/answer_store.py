@@ -1,4 +1,5 @@
-"""Answers and conversations in Postgres: every served answer gets an id, every question a conversation turn.
+"""Answers and conversations in Postgres: every served answer gets an id, every question a conversation turn
+(retrieval/conversation.py asks; this module only stores and reads).
 
 A turn stores the question as asked, the question as answered (after follow-up resolution), the entities a later
 turn may refer to, and the whole FinalAnswer. Conversations untouched for longer than the retention are deleted
@@ -16,13 +17,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from retrieval.answering.answer import FinalAnswer
-from retrieval.pipeline import EventSink, Pipeline
-from retrieval.question.followup import TurnContext, context_of, resolve
-from retrieval.types import Filters, Mode
-
-
-class UnknownConversation(LookupError):
-    pass
+from retrieval.conversation import UnknownConversation
+from retrieval.question.followup import TurnContext
 
 
 @dataclass(frozen=True)
@@ -93,19 +89,3 @@ class AnswerStore:
                                      " WHERE conversation_id = :id ORDER BY turn"), {"id": conversation_id}).all()
         return [Turn(r.id, r.turn, r.question, r.asked_as, r.created_at, FinalAnswer.model_validate(r.answer))
                 for r in rows]
-
-
-def ask_in_conversation(pipeline: Pipeline, store: AnswerStore, question: str, mode: Mode | None = None,
-                        filters: Filters | None = None, conversation_id: str | None = None,
-                        on_event: EventSink | None = None) -> FinalAnswer:
-    """One turn: resolve a follow-up against the previous turn, answer it, store it. An unknown conversation id
-    raises UnknownConversation; no id starts a new conversation."""
-    if conversation_id is not None and not store.exists(conversation_id):
-        raise UnknownConversation(conversation_id)
-    conversation_id = conversation_id or store.start()
-    previous = store.last_context(conversation_id)
-    asked_as, note = resolve(question, previous, *pipeline.lexicons())
-    answer = pipeline.ask(asked_as, mode, filters, on_event)
-    if note:
-        answer.warnings.append(note)
-    return store.save(conversation_id, question, asked_as, context_of(asked_as, answer), answer)

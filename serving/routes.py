@@ -11,10 +11,10 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from retrieval.answering.answer import FinalAnswer
-from retrieval.graph_guard import GraphUnavailable
+from retrieval.conversation import UnknownConversation, ask_in_conversation
 from retrieval.pipeline import EventSink, SearchResult
+from retrieval.retrievers.graph_guard import GraphUnavailable
 from retrieval.retrievers.neighbourhood import MAX_SEEDS, Neighbourhood, neighbourhood
-from serving.answer_store import UnknownConversation, ask_in_conversation
 from serving.contract import SSE_EVENT, PrometheusResponse, error_responses
 from serving.dependencies import (
     AnswerStoreDep,

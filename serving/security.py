@@ -11,12 +11,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
-import threading
-import time
 
 from fastapi import FastAPI, HTTPException
 from fastapi.middleware.cors import CORSMiddleware
 
+from dagster_project.core.rate_limit import RateLimiter, RedisStore
 from dagster_project.core.settings import FluxSettings
 
 
@@ -30,26 +29,15 @@ def parse_keys(value: str) -> frozenset[str]:
     return frozenset(e if e.startswith("sha256:") else key_hash(e) for e in entries)
 
 
-class RateLimiter:
-    """A token bucket per key: `per_minute` requests a minute, bursts up to the same number."""
+def api_rate_limiter(settings: FluxSettings) -> RateLimiter:
+    """Per key, `FLUX_API_RATE_LIMIT_PER_MINUTE` a minute with bursts up to the same number, counted in Redis so the
+    limit holds across every worker of the service (per process while Redis does not answer)."""
+    import redis
 
-    def __init__(self, per_minute: int) -> None:
-        self.capacity = float(per_minute)
-        self.rate = per_minute / 60.0
-        self._buckets: dict[str, tuple[float, float]] = {}
-        self._lock = threading.Lock()
-
-    def acquire(self, who: str) -> float | None:
-        """None when allowed; otherwise the seconds until the next request would be."""
-        now = time.monotonic()
-        with self._lock:
-            tokens, last = self._buckets.get(who, (self.capacity, now))
-            tokens = min(self.capacity, tokens + (now - last) * self.rate)
-            if tokens >= 1.0:
-                self._buckets[who] = (tokens - 1.0, now)
-                return None
-            self._buckets[who] = (tokens, now)
-            return (1.0 - tokens) / self.rate
+    per_minute = settings.serving.api_rate_limit_per_minute
+    client = redis.Redis.from_url(settings.resolved_redis_url, socket_timeout=0.5, socket_connect_timeout=0.5)
+    # The limit is part of the key prefix: a changed limit starts fresh buckets instead of reading the old spacing.
+    return RateLimiter(per_minute / 60.0, burst=per_minute, store=RedisStore(client, f"flux:rate:api:{per_minute}"))
 
 
 class ApiKeyGuard:
@@ -58,7 +46,7 @@ class ApiKeyGuard:
     def __init__(self, settings: FluxSettings) -> None:
         self.keys = parse_keys(settings.serving.api_keys.get_secret_value())
         self.per_minute = settings.serving.api_rate_limit_per_minute
-        self.limiter = RateLimiter(self.per_minute)
+        self.limiter = api_rate_limiter(settings)
 
     def check(self, authorization: str) -> None:
         """Raises a 401 without a known key and a 429 over that key's rate limit; returns when the request may go
@@ -72,7 +60,7 @@ class ApiKeyGuard:
         presented = key_hash(token.strip())
         if not any(hmac.compare_digest(presented, known) for known in self.keys):
             raise HTTPException(401, "unknown API key", challenge)
-        wait = self.limiter.acquire(presented)
+        wait = self.limiter.try_acquire(presented)
         if wait is not None:
             raise HTTPException(429, f"rate limit of {self.per_minute} requests a minute reached for this key",
                                 {"Retry-After": str(max(1, math.ceil(wait)))})

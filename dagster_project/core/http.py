@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import email.utils
 import logging
-import threading
 import time
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -25,10 +24,12 @@ from urllib.parse import urlsplit
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
+from dagster_project.core.rate_limit import Clock as Clock  # re-exported: the clients' fakes take these shapes
+from dagster_project.core.rate_limit import Sleep as Sleep
+from dagster_project.core.rate_limit import shared_limiter
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-Sleep = Callable[[float], None]  # time.sleep's shape: wait this many seconds
-Clock = Callable[[], float]  # time.monotonic's (pacing) or time.time's (Retry-After dates) shape
 
 # The statuses the sources' APIs use for "try again later"; 501 or 505 mean the request itself is wrong.
 RETRYABLE_STATUS: frozenset[int] = frozenset({429, 500, 502, 503, 504})
@@ -77,43 +78,6 @@ class HttpTimeoutError(HttpRequestError):
 
 class MalformedResponseError(HttpRequestError):
     """The server answered 2xx but the body is not what the endpoint promises (truncated JSON, an HTML page…)."""
-
-
-class RateLimiter:
-    """At most `per_second` request starts per second (thread-safe, monotonic clock); 0 or less means no limit.
-
-    `clock` and `sleep` default to time.monotonic and time.sleep; a test passes fakes to see the exact waits.
-    """
-
-    def __init__(self, per_second: float, *, clock: Clock = time.monotonic, sleep: Sleep = time.sleep) -> None:
-        self.interval = 1.0 / per_second if per_second > 0 else 0.0
-        self._next = 0.0
-        self._lock = threading.Lock()
-        self._clock = clock
-        self._sleep = sleep
-
-    def acquire(self) -> None:
-        with self._lock:
-            now = self._clock()
-            wait = self._next - now
-            self._next = max(now, self._next) + self.interval
-        # Sleep outside the lock: the next caller has already booked its own later slot.
-        if wait > 0:
-            self._sleep(wait)
-
-
-# Quotas belong to a host or an API key, not to one client object, so limiters live for the process.
-_LIMITERS: dict[Hashable, RateLimiter] = {}
-_LIMITERS_LOCK = threading.Lock()
-
-
-def shared_limiter(key: Hashable, per_second: float, *, clock: Clock = time.monotonic,
-                   sleep: Sleep = time.sleep) -> RateLimiter:
-    """The process-wide limiter for `key`; the first caller's rate (and `clock` / `sleep`) wins."""
-    with _LIMITERS_LOCK:
-        if key not in _LIMITERS:
-            _LIMITERS[key] = RateLimiter(per_second, clock=clock, sleep=sleep)
-        return _LIMITERS[key]
 
 
 def parse_retry_after(value: str | None, max_wait: float, *, now: Clock = time.time) -> float | None:

@@ -1,7 +1,10 @@
 """Words shared by gene-mention extraction (graph/mentions.py) and the query side (retrieval/retrievers/genes.py,
 retrieval/question/router.py): one list, so a word that is not a gene when loading is not a gene when asking either."""
 
-# Upper-cased words that are also HGNC symbols or aliases and would otherwise be "mentions" everywhere.
+# Upper-cased words that are also HGNC symbols or aliases and would otherwise be "mentions" everywhere. Not a stop
+# list (that is core/text.py): it names words that collide with genes. Not derived from the stop list either: its
+# upper-cased words include HGNC tokens this list lets through (TYPE as a paper mention; IN, OF, AS, DO, IF, ON, UP,
+# HE, AM, AN as acronyms a question writes), so deriving it would change what is read as a gene.
 _COMMON_WORDS = (
     """
     AND ARE BUT CAN FOR HAS HIS HER ITS NOT NOW OUR OUT THE WAS WHO WHY YES ALL ANY ONE TWO SET MET CAT

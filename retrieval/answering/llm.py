@@ -21,16 +21,15 @@ from typing import Any, Self
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from dagster_project.core import http as core_http
 from dagster_project.core.http import (
     Clock,
     HttpClient,
     HttpRequestError,
     MalformedResponseError,
-    RateLimiter,
     Sleep,
     body_snippet,
 )
+from dagster_project.core.rate_limit import RateLimiter, shared_limiter
 from dagster_project.core.setting_groups import RetrievalSettings
 from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval.retrievers.context import header, tier_context
@@ -92,12 +91,11 @@ def _quota_key(base_url: str, api_key: str | None) -> tuple[str, str, str]:
     return ("llm", base_url.rstrip("/"), hashlib.sha256((api_key or "").encode()).hexdigest())
 
 
-def shared_limiter(base_url: str, api_key: str | None, requests_per_minute: float, *,
-                   clock: Clock = time.monotonic, sleep: Sleep = time.sleep) -> RateLimiter:
+def llm_limiter(base_url: str, api_key: str | None, requests_per_minute: float, *,
+                clock: Clock = time.monotonic, sleep: Sleep = time.sleep) -> RateLimiter:
     """The limiter for this endpoint and key; the first provider's rate (and `clock` / `sleep`) wins for the
     process."""
-    return core_http.shared_limiter(_quota_key(base_url, api_key), requests_per_minute / 60.0, clock=clock,
-                                    sleep=sleep)
+    return shared_limiter(_quota_key(base_url, api_key), requests_per_minute / 60.0, clock=clock, sleep=sleep)
 
 
 class _RewriteReply(BaseModel):

@@ -2,15 +2,16 @@
 
 Redis when it answers, an in-process LRU otherwise: a cache outage never fails a query. On a Redis error the cache
 switches to memory, logs once, and retries Redis at most every `retry_interval` seconds, so a restarted Redis is
-used again. A corrupt value is a miss. Requests with user/session/source filters are never cached (`cacheable`).
+used again (the shared CircuitBreaker, dagster_project/core/breaker.py). A corrupt value is a miss. Requests with
+user/session/source filters are never cached (`cacheable`).
 
 Semantic answer hits need cosine >= threshold **and** identical distinctive tokens, because embeddings put
-BRCA1/BRCA2 and type 1/type 2 diabetes next to each other.
+BRCA1/BRCA2 and type 1/type 2 diabetes next to each other. A lookup verifies only the entries an LSH index files
+near the query (semantic_index.py), not every cached question.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import logging
@@ -25,7 +26,10 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from dagster_project.core.breaker import CircuitBreaker
+from retrieval.caching import semantic_index
 from retrieval.caching.memory_store import MemoryStore
+from retrieval.caching.semantic_index import banding_for, decode_entry, encode_entry, unit_vector
 from retrieval.types import Filters
 
 if TYPE_CHECKING:
@@ -122,7 +126,6 @@ class Cache:
         self.semantic_threshold = semantic_threshold
         self.enabled = enabled
         self.namespace = namespace
-        self.retry_interval = retry_interval
         self.max_semantic_entries = max_semantic_entries
         self._clock = clock
         self._memory = MemoryStore(max_memory_entries, clock)
@@ -142,8 +145,9 @@ class Cache:
             except ValueError as exc:  # a malformed URL is a cache outage too, not a failed start
                 log.warning("invalid Redis URL (%s); using the in-process cache", exc)
         self._lock = threading.Lock()
-        self._redis_ok: bool | None = None  # None: not checked yet
-        self._next_retry = 0.0
+        # Open while Redis is down: calls use memory until one ping per `retry_interval` finds it back.
+        self._breaker = CircuitBreaker(retry_interval, clock)
+        self._redis_checked = False  # closed but never pinged: the first call pings before trusting Redis
         self._hits = dict.fromkeys(_KINDS, 0)
         self._misses = dict.fromkeys(_KINDS, 0)
         self._fallback_switches = 0
@@ -160,6 +164,10 @@ class Cache:
         )
 
     @property
+    def retry_interval(self) -> float:
+        return self._breaker.retry_after
+
+    @property
     def backend(self) -> Backend:
         if not self.enabled:
             return "disabled"
@@ -169,30 +177,31 @@ class Cache:
         if self._redis is None:
             return self._memory
         with self._lock:
-            ok, due = self._redis_ok, self._clock() >= self._next_retry
-        if ok:
+            checked = self._redis_checked
+        if checked and self._breaker.closed:
             return self._redis
-        if ok is False and not due:
+        if not self._breaker.allow():  # down, and not yet time (or not this caller's turn) to ping again
             return self._memory
         try:
             self._redis.ping()
         except _STORE_ERRORS as exc:
             self._mark_down(exc)
             return self._memory
+        except BaseException:
+            self._breaker.release()  # not a verdict on Redis: let the next call ping
+            raise
         with self._lock:
-            back, self._redis_ok = self._redis_ok is False, True
-        if back:
+            self._redis_checked = True
+        if self._breaker.record_success():
             log.info("Redis cache is reachable again; using it")
         return self._redis
 
     def _mark_down(self, exc: BaseException) -> None:
-        with self._lock:
-            switched = self._redis_ok is not False
-            self._redis_ok = False
-            self._next_retry = self._clock() + self.retry_interval
-            if switched:
-                self._fallback_switches += 1
+        # Only the failure that opens the breaker is a switch; failed re-pings and calls already in flight are not.
+        switched = self._breaker.record_failure(f"{type(exc).__name__}: {exc}")
         if switched:
+            with self._lock:
+                self._fallback_switches += 1
             log.warning(
                 "Redis cache unavailable (%s: %s); using the in-process cache, retrying every %.0fs",
                 type(exc).__name__,
@@ -296,25 +305,31 @@ class Cache:
         return (found, "semantic") if found is not None else None
 
     def _semantic_lookup(self, index_version: str, variant: str, query: str, vector: list[float]) -> dict | None:
-        q = _unit(vector)
+        q = unit_vector(vector)
         if q is None:
             return None
         tokens = sorted(distinctive_tokens(query))
         index_key = self.semantic_index_key(index_version, variant)
+        banding = banding_for(self.semantic_threshold)
+        # Only the entries sharing an LSH bucket with the query are read; each is then verified exactly as a full
+        # scan would: same shape, equal distinctive tokens, cosine >= threshold.
+        found = self._run(lambda s: semantic_index.candidates(s, index_key, q, banding))
         candidates: list[tuple[float, str]] = []
-        for field, raw in self._run(lambda s: s.hgetall(index_key)).items():
-            stored, stored_tokens, _ = _decode_entry(raw)
+        vectors: dict[str, np.ndarray] = {}
+        for field, raw in found:
+            stored, stored_tokens, _ = decode_entry(raw)
             if stored is None or stored_tokens != tokens or stored.shape != q.shape:
                 continue
             score = float(stored @ q)
             if score >= self.semantic_threshold:
                 candidates.append((score, field))
+                vectors[field] = stored
         for _, field in sorted(candidates, reverse=True):
             value = self._get_json(self._answer_key(index_version, variant, field))
             if isinstance(value, dict):
                 return value
-            # The answer expired or is corrupt while its index entry lived on: forget the entry.
-            self._run(lambda s, f=field: s.hdel(index_key, f))
+            # The answer expired or is corrupt while its index entry lived on: forget the entry and its buckets.
+            self._run(lambda s, f=field: semantic_index.forget(s, index_key, f, vectors[f], banding))
         return None
 
     def set_answer(
@@ -323,43 +338,15 @@ class Cache:
         if not self.enabled:
             return
         self._set_json(self.answer_key(index_version, variant, query), value, self.answer_ttl)
-        unit = _unit(query_vector) if query_vector is not None else None
+        unit = unit_vector(query_vector) if query_vector is not None else None
         if unit is None:
             return
-        # float32 base64 keeps a 384-d entry ~2 kB, which matters because lookups read the whole hash.
-        vector = base64.b64encode(unit.astype("<f4").tobytes()).decode("ascii")
-        entry = json.dumps({"vector": vector, "tokens": sorted(distinctive_tokens(query)), "ts": time.time()})
+        entry = encode_entry(unit, sorted(distinctive_tokens(query)))
         index_key = self.semantic_index_key(index_version, variant)
-        self._run(lambda s: self._index_add(s, index_key, query_key(query), entry))
+        self._run(lambda s: self._index_add(s, index_key, query_key(query), entry, unit))
 
-    def _index_add(self, store: Store, index_key: str, field: str, entry: str) -> None:
-        """Add an entry, refresh the hash's TTL, and keep only the newest `max_semantic_entries` (a lookup reads
-        the whole hash, so it must stay small)."""
-        store.hset(index_key, field, entry)
-        store.expire(index_key, self.answer_ttl)
-        if store.hlen(index_key) <= self.max_semantic_entries:
-            return
-        entries = store.hgetall(index_key)
-        by_age = sorted(entries, key=lambda f: _decode_entry(entries[f])[2])
-        store.hdel(index_key, *by_age[: len(entries) - self.max_semantic_entries])
-
-
-def _unit(vector: list[float] | None) -> np.ndarray | None:
-    if vector is None or len(vector) == 0:
-        return None
-    arr = np.asarray(vector, dtype=np.float32)
-    norm = float(np.linalg.norm(arr))
-    if arr.ndim != 1 or not np.isfinite(norm) or norm == 0.0:
-        return None
-    return arr / norm
-
-
-def _decode_entry(raw: str) -> tuple[np.ndarray | None, list[str], float]:
-    """(unit vector, sorted tokens, time stored); a corrupt entry decodes to (None, [], 0) and never matches."""
-    try:
-        data = json.loads(raw)
-        vector = np.frombuffer(base64.b64decode(data["vector"]), dtype="<f4")
-        tokens, ts = data["tokens"], float(data["ts"])
-    except (ValueError, TypeError, KeyError):
-        return None, [], 0.0
-    return (vector, tokens, ts) if isinstance(tokens, list) else (None, [], 0.0)
+    def _index_add(self, store: Store, index_key: str, field: str, entry: str, unit: np.ndarray) -> None:
+        """Add an entry and file it in its LSH buckets, refresh the TTLs, and keep only the newest
+        `max_semantic_entries` (the bound is on memory now: lookups read only their candidates)."""
+        banding = banding_for(self.semantic_threshold)
+        semantic_index.add(store, index_key, field, entry, unit, banding, self.answer_ttl, self.max_semantic_entries)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from dagster_project.core.text import words
 from retrieval.question.terms import STOPWORDS
 from retrieval.retrievers.genes import Gene, GeneLexicon, GeneMention
 
@@ -50,22 +51,23 @@ def candidates(mention: GeneMention) -> tuple[Gene, ...]:
     return mention.candidates or (mention.gene,)
 
 
-# Words a gene-fact question is made of; what is left names the gene.
+# Words a gene-fact question is made of, on top of the question stop words (terms.STOPWORDS, which already hold
+# "what", "which", "tell", "name", "type", "known" ...); what is left names the gene.
 _FACT_TEXT = """
-official approved current hgnc symbol symbols gene genes name names full stand stands chromosome chromosomal
+official approved current hgnc symbol symbols gene genes names full stand stands chromosome chromosomal
 cytoband cytogenetic location located lie lies map maps genome genomic protein coding non-coding noncoding pseudogene
-locus type kind sort class identifiers identifier ids id accession accessions uniprot entrez ncbi ensembl convert
-translate also known called alias aliases synonym synonyms previous previously renamed code codes encode encodes
-arm band give me tell please where which what
+locus sort class identifiers identifier ids id accession accessions uniprot entrez ncbi ensembl convert
+translate called alias aliases synonym synonyms previous previously renamed code codes encode encodes arm band
 """
-_FACT_WORDS = frozenset(_FACT_TEXT.split())
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
+_NOT_THE_GENE = STOPWORDS | frozenset(_FACT_TEXT.split())
+# Only '-' joins a word here: "TP53/MDM2" names two genes and "Reactome's" ends at the apostrophe.
+_GENE_WORD_JOINERS = "-"
 
 
 def named_gene(question: str, lexicon: GeneLexicon) -> tuple[GeneMention | None, str]:
     """In a gene-fact question, the gene named however it is written ("smac", "N-ras"), or the word that names
     an unknown one ("zqx61"); (None, "") when no word is left to name a gene."""
-    left = [w for w in _WORD.findall(question) if w.lower() not in _FACT_WORDS and w.lower() not in STOPWORDS]
+    left = [w for w in words(question, _GENE_WORD_JOINERS) if w.lower() not in _NOT_THE_GENE]
     for word in left:
         mention = lexicon.lookup_loose(word)
         if mention is not None:

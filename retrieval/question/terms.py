@@ -1,26 +1,24 @@
-"""Word-level helpers shared by the router, the offline provider and the judge: words, key terms, entities."""
+"""Word-level helpers shared by the router, the offline provider and the judge: words, key terms, entities.
+
+Words and the English stop words come from dagster_project/core/text.py, the one tokenizer and stop list; here they
+are extended with the words questions are phrased with, which are never key terms.
+"""
 
 from __future__ import annotations
 
-import re
+from dagster_project.core.text import STOPWORDS as ENGLISH_STOPWORDS
+from dagster_project.core.text import words
 
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'/-]*")
-# Question scaffolding and function words: never key terms.
-_STOPWORDS = """
-a about above after again against all also am an and any are as at be because been before being below between
-both but by can could did do does doing down during each few for from further had has have having he her here
-hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other
-our out over own same she should so some such than that the their them then there these they this those through
-to too under until up very was we were what when where which while who whom whose why will with would you your
+# Question scaffolding: how a question is asked, not what it is about.
+_QUESTION_WORDS = """
 tell explain describe give list show name known role involved involve relate related relationship function
 functions work works happen happens mean means please kind type types way ways much many one two
-play plays played contain contains containing correspond corresponds corresponding well does doing
+play plays played contain contains containing correspond corresponds corresponding well
 """
-STOPWORDS = frozenset(_STOPWORDS.split())
+QUESTION_WORDS = frozenset(_QUESTION_WORDS.split())
+STOPWORDS = ENGLISH_STOPWORDS | QUESTION_WORDS
 
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text)
+__all__ = ["QUESTION_WORDS", "STOPWORDS", "content_words", "entities", "key_terms", "stem", "words"]
 
 
 def content_words(text: str) -> list[str]:
@@ -36,7 +34,13 @@ def entities(text: str) -> list[str]:
 
 
 def stem(word: str) -> str:
-    """A crude prefix stem so 'glycolytic' meets 'glycolysis' and 'genes' meets 'gene' in coverage checks."""
+    """A crude prefix stem so 'glycolytic' meets 'glycolysis' and 'genes' meets 'gene' in coverage checks.
+
+    Deliberately not Snowball (PyStemmer): Snowball keeps 'glycolyt' apart from 'glycolysi' and a misspelt
+    'Glycolisis' apart from 'glycolysis', which the six-letter prefix joins. Measured on the 294 analyst questions
+    (dev + held-out) over the demo corpus, Snowball changed 25 offline-judge verdicts, 61 extractive answers and one
+    evidence-floor refusal, and 305 of the 2,000 PubMedQA coverages the judge threshold is fitted on; the judge's
+    and the floor's thresholds were fitted with this stem."""
     w = word.lower().strip("'")
     for suffix in ("ing", "ed", "es", "s"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:

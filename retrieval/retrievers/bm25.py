@@ -14,14 +14,20 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
+from dagster_project.core.text import SHORT_STOPWORDS
+
 IDS_FILE = "chunk_ids.json"
 META_FILE = "flux_meta.json"
+# The index is tokenized as bm25s (and scikit-learn) tokenize: Unicode words of two characters or more, with the short
+# stop list (the same words as bm25s' "english"). Not core.text.words or the full STOPWORDS: either changes the tokens
+# of the built indexes and which chunks a query ranks first. No stemming, for the same reason.
 _TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+_STOPWORDS = sorted(SHORT_STOPWORDS)
 
 
 def tokenize(texts: list[str]) -> list[list[str]]:
     """Lower-cased word tokens without English stopwords (the same function for the corpus and for queries)."""
-    return bm25s.tokenize(texts, lower=True, token_pattern=_TOKEN_PATTERN, stopwords="english",
+    return bm25s.tokenize(texts, lower=True, token_pattern=_TOKEN_PATTERN, stopwords=_STOPWORDS,
                           return_ids=False, show_progress=False)
 
 

@@ -4,15 +4,18 @@ over the demo platform's real stores."""
 from __future__ import annotations
 
 import logging
+import secrets
 
 import pytest
+from fastapi import HTTPException
 from fastapi.testclient import TestClient
 
 from dagster_project.core.settings import FluxSettings
 from retrieval.pipeline import Pipeline
 from serving.api import create_app
-from serving.security import key_hash
+from serving.security import ApiKeyGuard, key_hash
 from tests.integration.test_retrieval_pipeline import fresh_cache
+from tests.support.ports import free_port
 
 KEY = "flux_test_key_do_not_log_7f3a9c"
 QUESTION = {"question": "What does TP53 do in apoptosis?", "mode": "quick"}
@@ -47,13 +50,41 @@ def test_with_keys_every_endpoint_but_health_needs_a_bearer_key(demo_platform: F
 
 
 def test_each_key_has_a_rate_limit_with_retry_after(demo_platform: FluxSettings, pipeline: Pipeline) -> None:
-    with secured(demo_platform, pipeline, api_rate_limit_per_minute=2) as client:
-        auth = {"Authorization": f"Bearer {KEY}"}
+    key = f"flux_{secrets.token_urlsafe(16)}"  # a key of its own: the buckets live in Redis across runs
+    locked = demo_platform.evolve(api_keys=key_hash(key), api_rate_limit_per_minute=2)
+    with TestClient(create_app(locked, pipeline), raise_server_exceptions=False) as client:
+        auth = {"Authorization": f"Bearer {key}"}
         codes = [client.get("/metrics", headers=auth).status_code for _ in range(3)]
         assert codes == [200, 200, 429]
         limited = client.get("/metrics", headers=auth)
         assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
         assert "rate limit" in limited.json()["detail"]
+
+
+def test_the_rate_limit_holds_across_workers_through_redis_and_per_worker_without_it(
+        demo_platform: FluxSettings) -> None:
+    """Two guards are two API workers: with Redis they share one bucket per key, so 2 a minute is 2 in all, not 2
+    each; with Redis unreachable each falls back to its own bucket and still limits."""
+    key = f"flux_{secrets.token_urlsafe(16)}"
+    shared = demo_platform.evolve(api_keys=key_hash(key), api_rate_limit_per_minute=2)
+    first, second = ApiKeyGuard(shared), ApiKeyGuard(shared)
+    auth = f"Bearer {key}"
+    first.check(auth)
+    second.check(auth)
+    with pytest.raises(HTTPException) as limited:
+        second.check(auth)
+    assert limited.value.status_code == 429 and int(limited.value.headers["Retry-After"]) >= 1
+    with pytest.raises(HTTPException):
+        first.check(auth)
+
+    dead = shared.evolve(redis_url=f"redis://127.0.0.1:{free_port()}/0")
+    alone, other = ApiKeyGuard(dead), ApiKeyGuard(dead)
+    alone.check(auth)
+    alone.check(auth)
+    other.check(auth)  # its own bucket: Redis is not there to share one
+    with pytest.raises(HTTPException) as again:
+        alone.check(auth)
+    assert again.value.status_code == 429
 
 
 def test_cors_is_closed_unless_an_origin_is_configured(demo_platform: FluxSettings, pipeline: Pipeline) -> None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import uuid
 
+import numpy as np
 import pytest
 import redis
 
 from dagster_project.stack.redis import RedisService
 from retrieval.caching.cache import Cache
+from retrieval.caching.memory_store import MemoryStore
 from tests.support.clock import ManualClock
 
 DAY = 24 * 3600
@@ -105,3 +107,57 @@ def test_outage_falls_back_to_memory_and_recovers(cache: Cache, redis_service: R
     assert client.exists(cache.answer_key("v1", "quick", "What does KRAS do?"))
     assert cache.get_answer("v1", "quick", "What does KRAS do?", None) == ({"answer": "after"}, "exact")
     assert cache.stats()["fallback_switches"] == 1
+
+
+def unit(seed: int, dim: int = 384) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(dim)
+    return v / np.linalg.norm(v)
+
+
+def at_cosine(base: np.ndarray, cosine: float, seed: int) -> list[float]:
+    u = unit(seed, base.shape[0])
+    u -= (u @ base) * base
+    return (cosine * base + np.sqrt(1.0 - cosine**2) * u / np.linalg.norm(u)).tolist()
+
+
+def test_semantic_lookups_read_only_their_lsh_buckets_in_redis(cache: Cache, client: redis.Redis) -> None:
+    for i in range(300):
+        cache.set_answer("v1", "quick", f"What is topic {i}?", unit(i).tolist(), {"answer": str(i)})
+    index_key = cache.semantic_index_key("v1", "quick")
+    band_keys = sorted(client.scan_iter(f"{index_key}:lsh:*"))
+    assert len(band_keys) == 24 and client.hlen(index_key) == 300
+    for key in band_keys:  # one member per entry per band, expiring with the entry hash
+        assert client.zcard(key) == 300 and 30 * DAY - 60 <= client.ttl(key) <= 30 * DAY, key
+
+    reads: list[int] = []
+    real_hmget = cache._redis.hmget  # type: ignore[union-attr]
+
+    def counting_hmget(name: str, keys: list[str]) -> list[str | None]:
+        reads.append(len(keys))
+        return real_hmget(name, keys)
+
+    cache._redis.hmget = counting_hmget  # type: ignore[method-assign,union-attr]
+    query = at_cosine(unit(42), 0.96, seed=1000)
+    assert cache.get_answer("v1", "quick", "what is topic 42", query) == ({"answer": "42"}, "semantic")
+    assert sum(reads) < 15  # a handful of the 300 entries
+
+    # The answer expires before its index entry: a miss, and the entry leaves the hash and every band set.
+    client.delete(cache.answer_key("v1", "quick", "What is topic 42?"))
+    assert cache.get_answer("v1", "quick", "what is topic 42", query) is None
+    assert client.hlen(index_key) == 299
+    assert all(client.zcard(key) == 299 for key in band_keys)
+
+
+def test_the_in_process_store_answers_bucket_ranges_as_redis_does(client: redis.Redis) -> None:
+    members = ["abcd:1", "abcd:2", "abce:3", "abc:4", "abcd;5", "0000:9", "ffff:0"]
+    memory, key = MemoryStore(), f"flux-test-{uuid.uuid4().hex[:8]}:z"
+    for store in (memory, client):
+        store.zadd(key, dict.fromkeys(members, 0))
+    try:
+        for low, high in [("[abcd:", "(abcd;"), ("-", "+"), ("(abcd:1", "[abcd;5"), ("[0000:", "(0000;"),
+                          ("[zz", "+"), ("-", "(abc")]:
+            assert memory.zrangebylex(key, low, high) == client.zrangebylex(key, low, high), (low, high)
+        assert memory.zrem(key, "abcd:1", "nope") == client.zrem(key, "abcd:1", "nope") == 1
+        assert memory.zrangebylex(key, "-", "+") == client.zrangebylex(key, "-", "+")
+    finally:
+        client.delete(key)

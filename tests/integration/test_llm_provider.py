@@ -17,7 +17,7 @@ import pytest
 from dagster_project.core.settings import FluxConfigError, FluxSettings
 from retrieval.answering import answer
 from retrieval.answering.answer import validate_answer
-from retrieval.answering.llm import OpenAICompatibleProvider, shared_limiter
+from retrieval.answering.llm import OpenAICompatibleProvider, llm_limiter
 from retrieval.types import Evidence, ProviderError
 from tests.support.clock import ManualClock
 from tests.support.llm_server import LLMReply, LLMServer, citing_responder, evidence_ids
@@ -332,15 +332,15 @@ def test_providers_with_the_same_key_share_one_rate_limiter(llm_server: LLMServe
     first, second, third = (_provider(llm_server, api_key=k) for k in (key, key, other))
     assert first.limiter is second.limiter
     assert first.limiter is not third.limiter
-    assert shared_limiter(llm_server.base_url + "/", key, 1.0) is first.limiter
+    assert llm_limiter(llm_server.base_url + "/", key, 1.0) is first.limiter
     for client in (first, second, third):
         client.close()
 
 
-def test_the_shared_limiter_paces_requests_across_providers(llm_server: LLMServer) -> None:
+def test_the_llm_limiter_paces_requests_across_providers(llm_server: LLMServer) -> None:
     key = f"sk-{uuid.uuid4().hex}"  # a fresh key: its limiter registered here at 120/min (one start per 0.5 s)
     clock, waits = ManualClock(), []
-    limiter = shared_limiter(llm_server.base_url, key, 120, clock=clock, sleep=_sleep_on(clock, waits))
+    limiter = llm_limiter(llm_server.base_url, key, 120, clock=clock, sleep=_sleep_on(clock, waits))
     llm_server.responder = citing_responder
     with _provider(llm_server, api_key=key, requests_per_minute=120) as first, \
             _provider(llm_server, api_key=key, requests_per_minute=120) as second:

@@ -127,7 +127,7 @@ def test_repeated_question_hits_and_a_rebuilt_index_misses(demo_platform: FluxSe
             " FROM index_versions"
             " WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1"))
     try:
-        pipeline._index = None
+        pipeline.forget_index()
         third, _, _ = ask(pipeline, question)
         assert third.cached is None and third.index_version.startswith("rebuilt-")
         assert third.dagster_run_id == "rebuild-run"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from neo4j.exceptions import ServiceUnavailable
 
-from retrieval.graph_guard import RETRY_AFTER, GraphGuard, GraphUnavailable, degraded_warning
+from retrieval.retrievers.graph_guard import RETRY_AFTER, GraphGuard, GraphUnavailable, degraded_warning
 from tests.support.clock import ManualClock
 
 

@@ -22,10 +22,9 @@ from dagster_project.core.http import (
     HttpRequestError,
     HttpTimeoutError,
     MalformedResponseError,
-    RateLimiter,
     parse_retry_after,
-    shared_limiter,
 )
+from dagster_project.core.rate_limit import RateLimiter, shared_limiter
 from tests.support.clock import ManualClock
 from tests.support.fault_server import FaultServer, Reply
 from tests.support.ports import free_port

@@ -1,17 +1,20 @@
 """Neo4j outages in serving: answer from text evidence, fast, and say so.
 
 The first failure marks the graph down for `RETRY_AFTER` seconds, so the questions after it skip the graph at once
-instead of each paying the connect timeout; the first question after that window tries again.
+instead of each paying the connect timeout; the first question after that window tries again. The state machine is
+the shared CircuitBreaker (dagster_project/core/breaker.py); this module decides what counts as a graph failure
+and how it is worded.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from typing import TypeVar
 
 from neo4j.exceptions import DriverError, Neo4jError
+
+from dagster_project.core.breaker import CircuitBreaker
 
 T = TypeVar("T")
 RETRY_AFTER = 15.0
@@ -29,31 +32,33 @@ class GraphGuard:
     """
 
     def __init__(self, retry_after: float = RETRY_AFTER, clock: Callable[[], float] = time.monotonic) -> None:
-        self.retry_after = retry_after
-        self._clock = clock
-        self._down_until = 0.0
-        self._error = ""
-        self._lock = threading.Lock()
+        self._breaker = CircuitBreaker(retry_after, clock)
+
+    @property
+    def retry_after(self) -> float:
+        return self._breaker.retry_after
 
     @property
     def error(self) -> str:
-        return self._error
+        return self._breaker.error
 
     def call(self, read: Callable[[], T]) -> T:
         """Run a graph read; raises GraphUnavailable (at once while marked down)."""
-        with self._lock:
-            if self._clock() < self._down_until:
-                raise GraphUnavailable(self._error)
+        if not self._breaker.allow():
+            # `or`: a read that closed the breaker between these two calls must not yield an empty message.
+            raise GraphUnavailable(self._breaker.error or "Neo4j is unavailable")
         try:
             result = read()
         except GRAPH_ERRORS as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            with self._lock:
-                self._down_until = self._clock() + self.retry_after
-                self._error = f"Neo4j is unavailable: {first}"
-            raise GraphUnavailable(self._error) from exc
-        with self._lock:
-            self._down_until, self._error = 0.0, ""
+            error = f"Neo4j is unavailable: {first}"
+            self._breaker.record_failure(error)
+            raise GraphUnavailable(error) from exc
+        except BaseException:
+            # A bug in the read (or a cancellation) says nothing about Neo4j: leave the state as it was.
+            self._breaker.release()
+            raise
+        self._breaker.record_success()
         return result
 
 

@@ -1,0 +1,170 @@
+"""The answering half of the pipeline: from a classified question to a validated, stamped FinalAnswer.
+
+A graph question is answered from graph facts (typed answers); any other from text evidence: route → retrieve →
+judge loop (thinking mode) → relevance floor → generate → three-pass validation → grounding check (with a second,
+broader retrieval when too few claims are supported) → provenance stamps.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from neo4j import Driver
+
+from dagster_project.core.settings import FluxSettings
+from retrieval.answering import evidence_guard
+from retrieval.answering.answer import FinalAnswer, fallback_answer, uncited_answer, validate_answer
+from retrieval.answering.grounding import Retrieve, Verifier, grounded_answer
+from retrieval.answering.judge import aspect_queries, should_reretrieve
+from retrieval.answering.typed_answer import compose
+from retrieval.question import guardrails
+from retrieval.question.intent import TABLE_KINDS, Intent
+from retrieval.retriever import Retriever
+from retrieval.retrievers.context import shown_context
+from retrieval.retrievers.graph_facts import GraphFacts
+from retrieval.retrievers.graph_guard import GraphUnavailable, degraded_warning
+from retrieval.retrievers.index_state import IndexState
+from retrieval.retrievers.relevance import floor_for, nothing_relevant
+from retrieval.retrievers.table_facts import table_facts
+from retrieval.run import Run
+from retrieval.types import Evidence, Filters, JudgeResult, LLMProvider, Mode, ProviderError, RoutePlan
+
+log = logging.getLogger(__name__)
+
+
+class Answerer:
+    def __init__(self, settings: FluxSettings, retriever: Retriever, driver: Driver, provider: LLMProvider,
+                 verifier: Verifier) -> None:
+        self.settings = settings
+        self.retriever = retriever
+        self.driver = driver
+        self.provider = provider
+        self.verifier = verifier
+        # The provider's own instruction texts: an answer that repeats them is a leaked prompt.
+        self.echo_detector = evidence_guard.EchoDetector(getattr(provider, "instructions", ()))
+
+    # --- graph questions -----------------------------------------------------------------------------------
+    def typed(self, question: str, intent: Intent, index: IndexState, mode: Mode, run: Run) -> FinalAnswer | None:
+        """A graph question answered from graph facts; None (→ text evidence) when the graph cannot be read."""
+        with run.stage("graph_facts"):
+            try:
+                data = (table_facts(intent) if intent.kind in TABLE_KINDS
+                        else self.retriever.graph_guard.call(lambda: GraphFacts(self.driver).facts(intent)))
+            except GraphUnavailable as exc:
+                log.warning("graph facts unavailable for a %s question: %s", intent.kind, exc)
+                run.degrade(str(exc))
+                return None
+        composed, evidence = compose(data)
+        run.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
+        if not getattr(self.provider, "writes_prose", False) or not evidence:
+            with run.stage("validate"):
+                run.emit("generated", {"raw": composed})
+                answer = guardrails.scrub_answer(validate_answer(question, composed, evidence) if evidence
+                                                 else uncited_answer(question, composed))
+        else:  # an LLM writes the prose from the same facts (checked, never re-retrieved: the facts are complete)
+            answer = self._generate(question, evidence, run)[0]
+        plan = RoutePlan(strategy="direct", reason=intent.reason, queries=[question])
+        self._stamp(answer, index, plan, mode, 0, None)
+        answer.kind, answer.data = data.kind, data  # the facts may say "not found"
+        return answer
+
+    # --- literature questions ------------------------------------------------------------------------------
+    def literature(self, question: str, intent: Intent, index: IndexState, mode: Mode, filters: Filters | None,
+                   run: Run) -> FinalAnswer:
+        plan = self.retriever.plan(question, index, run)
+        run.emit("route", plan.model_dump())
+        evidence, _ = self.retriever.retrieve(plan.queries, index, filters, run)
+        judged, evidence, attempts = self._judge_loop(question, plan, evidence, index, filters, mode, run)
+        run.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
+        floor = floor_for(self.settings.index.embedding_model)
+        if floor is not None and floor.unrelated(question, evidence, intent.names):  # nothing relevant
+            answer = nothing_relevant(question, evidence, floor)
+            run.emit("relevance", {"unrelated": True, "warning": answer.warnings[0]})
+        else:
+            answer, evidence = self._generate(question, evidence, run,
+                                              self._second_retrieval(plan, index, filters, run))
+        self._stamp(answer, index, plan, mode, attempts, judged)
+        answer.kind = "literature"
+        if filters and filters.sources and answer.grounding and answer.grounding.answered_from != "first":
+            answer.warnings.append("too few claims were supported: a second retrieval looked beyond the "
+                                   "requested sources")
+        if withheld := evidence_guard.withheld_count(evidence):
+            answer.warnings.append(evidence_guard.withheld_warning(withheld))
+        if run.degraded:
+            answer.warnings.append(degraded_warning(run.degraded, intent.kind))
+        return answer
+
+    def _judge_loop(self, question: str, plan: RoutePlan, evidence: list[Evidence], index: IndexState,
+                    filters: Filters | None, mode: Mode, run: Run) -> tuple[JudgeResult | None, list[Evidence], int]:
+        if mode == "quick":
+            return None, evidence, 0
+        attempts = 0
+        asked = {q.lower() for q in plan.queries}
+        while True:
+            with run.stage("judge"):
+                try:
+                    result = self.provider.judge(question, evidence)
+                except ProviderError as exc:
+                    result = JudgeResult(verdict=None, rationale=f"judge unavailable: {exc}")
+            result.rationale = self.echo_detector.scrub(result.rationale)[0]
+            run.emit("judge", {"attempt": attempts, **result.model_dump()})
+            if not should_reretrieve(result, attempts, self.settings.retrieval.judge_max_attempts,
+                                     self.settings.retrieval.judge_min_confidence):
+                return result, evidence, attempts
+            attempts += 1
+            queries = aspect_queries(question, result.missing, asked) or [question]
+            asked |= {q.lower() for q in queries}
+            evidence, _ = self.retriever.retrieve(queries, index, filters, run, evidence)
+
+    def _second_retrieval(self, plan: RoutePlan, index: IndexState, filters: Filters | None, run: Run) -> Retrieve:
+        """The grounding retry's retrieval, added to what was found: no source filter (user/session scoping stays),
+        more candidates, for the plan's queries (broadened) or the unsupported claims (augmented)."""
+        broad = Filters(user=filters.user, session=filters.session) if filters else None
+        widen = self.settings.retrieval.grounding_broaden_factor
+
+        def retrieve(retry: str, queries: list[str], evidence: list[Evidence]) -> list[Evidence]:
+            tagged = run.tagged(retry=retry)
+            found, _ = self.retriever.retrieve(queries or plan.queries, index, broad, tagged, evidence, widen)
+            tagged.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in found]})
+            return found
+        return retrieve
+
+    # --- generation ----------------------------------------------------------------------------------------
+    def _generate(self, question: str, evidence: list[Evidence], run: Run, retrieve: Retrieve | None = None
+                  ) -> tuple[FinalAnswer, list[Evidence]]:
+        """The validated answer with its claims checked against what they cite, and the evidence it was given:
+        `retrieve` runs a second retrieval when too few claims are supported (answering/grounding.py)."""
+        if not self.settings.retrieval.grounding_check:
+            return self._generate_once(question, evidence, run)[0], evidence
+        return grounded_answer(lambda given: self._generate_once(question, given, run), evidence,
+                               self.verifier, retrieve, run.emit, run.stage)
+
+    def _generate_once(self, question: str, evidence: list[Evidence], run: Run
+                       ) -> tuple[FinalAnswer, dict[str, str]]:
+        """One generation and its validation; with it each evidence id's text as the provider showed it."""
+        # The pure function the provider formats its prompt with, on its budget: the tiers are the ones it used.
+        shown, tiers = shown_context(evidence, getattr(self.provider, "context_budget", None))
+        with run.stage("generate"):
+            try:
+                raw = self.provider.generate(question, evidence)
+            except ProviderError as exc:
+                return fallback_answer(question, f"answer generation failed: {exc}"), shown
+        run.emit("generated", {"raw": raw})
+        with run.stage("validate"):
+            # An item left out for the budget was never given: citing it is citing the unseen.
+            answer = guardrails.scrub_answer(validate_answer(question, raw, [e for e in evidence if e.id in shown]))
+            answer = evidence_guard.scrub_instruction_echo(answer, self.echo_detector)
+        answer.context_tiers = tiers
+        return answer, shown
+
+    def _stamp(self, answer: FinalAnswer, index: IndexState, plan: RoutePlan, mode: Mode, attempts: int,
+               judged: JudgeResult | None) -> None:
+        answer.dataset_version, answer.pipeline_version = index.dataset_version, index.pipeline_version
+        answer.index_version, answer.dagster_run_id = index.version, index.dagster_run_id
+        answer.mode, answer.route, answer.attempts = mode, plan.strategy, attempts
+        answer.reranker, answer.provider = self.retriever.reranker.name, self.provider.name
+        if judged is not None and judged.verdict is not None:
+            answer.retrieval_quality = judged.verdict
+            answer.judge_missing = judged.missing
+        elif judged is not None:
+            answer.warnings.append(f"no judge verdict ({judged.rationale}); answered anyway")
