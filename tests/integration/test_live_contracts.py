@@ -52,8 +52,9 @@ class LiveWorld:
     servers: dict[str, ContractServer]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def live(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveWorld]:
+    """Fresh provider servers and a fresh database per test: each test counts requests and rows from zero."""
     servers = provider_servers(SNAPSHOT, DEMO, openalex_key=OPENALEX_KEY, pubmed_records=PUBMED_RECORDS)
     for server in servers.values():
         server.start()
@@ -157,7 +158,7 @@ def test_a_refused_key_fails_its_asset_at_once_naming_the_setting_and_the_rest_l
     openalex = live.servers["openalex"]
     before = len(openalex.requests)
     wrong = live.settings.evolve(openalex_api_key="oa-revoked-key")
-    outcome = materialize_selection(wrong, "key:openalex_raw or key:kegg_raw")
+    outcome = materialize_selection(wrong, "key:postgres_schema or key:openalex_raw or key:kegg_raw")
     assert not outcome.success and "kegg_raw" in outcome.materialized and "openalex_raw" not in outcome.materialized
     assert openalex.statuses()[before:] == [401]  # one request: a 401 is not retried, by the client or the policy
     with dg.DagsterInstance.from_config(render_dagster_home(wrong)) as instance:
@@ -165,3 +166,20 @@ def test_a_refused_key_fails_its_asset_at_once_naming_the_setting_and_the_rest_l
                     e.dagster_event.event_type == dg.DagsterEventType.STEP_FAILURE]
     said = " ".join(str(e.dagster_event.step_failure_data.error) for e in failures if e.dagster_event)
     assert "OpenAlex: HTTP 401" in said and "FLUX_OPENALEX_API_KEY" in said and "oa-revoked-key" not in said
+
+
+def test_a_pull_into_a_database_without_tables_fails_at_once_and_the_next_run_records_it(live: LiveWorld) -> None:
+    kegg = live.servers["kegg"]
+    outcome = materialize_selection(live.settings, "key:kegg_raw")  # a fresh database: no migrations yet
+    assert not outcome.success and outcome.materialized == []
+    assert kegg.statuses().count(200) == len(kegg.requests)  # one pull, not one per retry
+    pulled = len(kegg.requests)
+    with dg.DagsterInstance.from_config(render_dagster_home(live.settings)) as instance:
+        said = " ".join(str(e.dagster_event.step_failure_data.error) for e in instance.all_logs(outcome.run_id)
+                        if e.dagster_event and e.dagster_event.event_type == dg.DagsterEventType.STEP_FAILURE)
+    assert "materialize postgres_schema first" in said
+
+    again = materialize_selection(live.settings, "key:postgres_schema or key:kegg_raw")
+    assert again.success
+    assert len(kegg.requests) == 2 * pulled  # the files had not changed: the pull written before is the one kept
+    assert _counts(live.settings)["raw_pulls"] == {"kegg": 1}  # ... and it is recorded now, once

@@ -4,13 +4,15 @@ raw zone with release and retrieval time. Together these make up the dataset ver
 import time
 
 import dagster as dg
+from psycopg.errors import UndefinedTable
+from sqlalchemy.exc import ProgrammingError
 
 from dagster_project.core.http import HttpRequestError
 from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.sources import registry
-from dagster_project.sources.raw import RawPull, unchanged_since, write_pull
+from dagster_project.sources.raw import Manifest, RawPull, unchanged_since, write_pull
 from dagster_project.sources.source import SourcePullError, SourceSetupError
 from dagster_project.storage.loaders import record_raw_pull
 
@@ -46,8 +48,10 @@ def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefin
             context.log.info(f"{source}: unchanged since {previous.retrieved_at} ({previous.uri})")
         else:
             manifest = write_pull(pulled, settings.raw_root_path)
-            record_raw_pull(postgres.get_engine(), manifest, settings.sources.source_mode, byte_count)
             context.log.info(f"{source}: {len(pulled.files)} files, {byte_count} bytes → {manifest.uri}")
+        # Recorded on both paths (an upsert on source + retrieval time): a pull written by an attempt that failed
+        # before recording it is recorded by the retry, never twice.
+        _record(postgres, manifest, settings, byte_count)
         # The data version names the pull: a pull that found nothing new keeps it, so automation carries only
         # new data downstream (automation.py).
         return dg.MaterializeResult(data_version=dg.DataVersion(manifest.dataset_version), metadata={
@@ -85,6 +89,17 @@ def _pull(source: str, settings: FluxSettings) -> RawPull:
             raise
         raise dg.Failure(description=f"{source}: {exc}", allow_retries=False,
                          metadata={"status": exc.status} if exc.status is not None else None) from None
+
+
+def _record(postgres: PostgresResource, manifest: Manifest, settings: FluxSettings, byte_count: int) -> None:
+    try:
+        record_raw_pull(postgres.get_engine(), manifest, settings.sources.source_mode, byte_count)
+    except ProgrammingError as exc:
+        if not isinstance(exc.orig, UndefinedTable):
+            raise
+        raise dg.Failure(description="the platform tables are missing from the database: materialize "
+                         "postgres_schema first (flux materialize --select postgres_schema)",
+                         allow_retries=False) from None
 
 
 def build_raw_assets(settings: FluxSettings) -> list[dg.AssetsDefinition]:
