@@ -12,14 +12,40 @@ no-change run's wall time over the cold one's (goal: at most 5 %).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import threading
 import time
 from collections import defaultdict
 
 import dagster as dg
+import psutil
 
 from dagster_project.core.settings import get_settings
 from dagster_project.defs.materialize import materialize_selection
 from dagster_project.ops.instance import render_dagster_home
+
+
+class PeakRss:
+    """The largest summed resident memory of this process and all its descendants, sampled in a thread."""
+
+    def __init__(self, every_s: float = 1.0) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, args=(every_s,), daemon=True)
+        self._thread.start()
+
+    def _sample(self, every_s: float) -> None:
+        me = psutil.Process()
+        while not self._stop.wait(every_s):
+            total = 0
+            for process in [me, *me.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    total += process.memory_info().rss
+            self.peak = max(self.peak, total)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def step_seconds(instance: dg.DagsterInstance, run_id: str) -> dict[str, float]:
@@ -41,8 +67,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cold-run-id", default=None, help="report this earlier cold run instead of making one")
     parser.add_argument("--no-rerun", action="store_true", help="report the cold run only")
+    parser.add_argument("--floor-seconds", type=float, default=None,
+                        help="the encoder's floor (benchmarks/encode_floor.py): steps are also given as multiples")
     args = parser.parse_args()
     settings = get_settings()
+    peak = PeakRss()
     runs: dict[str, tuple[str, float]] = {}
     if args.cold_run_id:
         runs["cold"] = (args.cold_run_id, float("nan"))
@@ -64,6 +93,13 @@ def main() -> None:
     print("| **Dagster run** | " + " | ".join(f"**{totals[n]:.1f} s**" for n in names) + " |")
     if "no change" in totals:
         print(f"\nno change / cold: {totals['no change'] / totals['cold']:.3f} (Dagster run times; goal <= 0.05)")
+    if args.floor_seconds:
+        for key in ("chunks", "retrieval_scorecard", "answer_scorecard"):
+            print(f"{key}: {steps['cold'].get(key, 0.0) / args.floor_seconds:.2f}x the encoder floor")
+        print(f"cold build: {totals['cold'] / args.floor_seconds:.2f}x the encoder floor")
+    peak.stop()
+    print(f"peak RSS of the run: {peak.peak / 2**30:.2f} GiB (this process and its descendants, Ray's workers "
+          "included, sampled each second; the Postgres, Neo4j and Redis servers are not descendants)")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from loglog import save_loglog
 from pgvector.psycopg import register_vector
 from sqlalchemy import text
 
-from dagster_project.core.settings import get_settings
+from dagster_project.core.settings import FluxSettings, get_settings
 from dagster_project.core.stores import engine_for
 from dagster_project.index.encoder import load_sentence_model
 from dagster_project.index.tables import as_sql, qualified
@@ -40,6 +40,19 @@ def synthetic(base: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     noise *= 0.5 / np.linalg.norm(noise, axis=1, keepdims=True)
     out = base[rng.integers(0, len(base), n)] + noise
     return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def real_vectors_and_queries(settings: FluxSettings, n_queries: int) -> tuple[np.ndarray, np.ndarray]:
+    """The served index's chunk vectors, and `n_queries` PubMed titles embedded with the configured model."""
+    engine = engine_for(settings.platform_database_url)
+    with engine.connect() as conn:
+        table = as_sql(qualified(current_index(engine).chunk_table))
+        base = np.array([np.asarray(v, dtype=np.float32) for v in conn.execute(
+            text(f"SELECT embedding::real[] FROM {table}")).scalars()])
+        questions = conn.execute(text("SELECT title FROM documents WHERE source = 'pubmed' ORDER BY external_id"
+                                      " LIMIT :n"), {"n": n_queries}).scalars().all()
+    encoder = load_sentence_model(settings.index.embedding_model)
+    return base, np.asarray(encoder.encode(list(questions), normalize_embeddings=True), dtype=np.float32)
 
 
 def load_table(conn: psycopg.Connection, vectors: np.ndarray, dim: int) -> None:
@@ -87,15 +100,7 @@ def main() -> None:
     parser.add_argument("--exact-only", action="store_true", help="time the sequential scans only (no index)")
     args = parser.parse_args()
     settings = get_settings()
-    engine = engine_for(settings.platform_database_url)
-    with engine.connect() as conn:
-        table = as_sql(qualified(current_index(engine).chunk_table))
-        base = np.array([np.asarray(v, dtype=np.float32) for v in conn.execute(
-            text(f"SELECT embedding::real[] FROM {table}")).scalars()])
-        questions = conn.execute(text("SELECT title FROM documents WHERE source = 'pubmed' ORDER BY external_id"
-                                      " LIMIT :n"), {"n": args.queries}).scalars().all()
-    encoder = load_sentence_model(settings.index.embedding_model)
-    queries = np.asarray(encoder.encode(list(questions), normalize_embeddings=True), dtype=np.float32)
+    base, queries = real_vectors_and_queries(settings, args.queries)
     m, ef_construction = settings.index.hnsw_m, settings.index.hnsw_ef_construction
     print(f"{len(base)} real chunk vectors → synthetic tables; {len(queries)} queries; m={m}, "
           f"ef_construction={ef_construction}, ef_search={EF_SEARCH}")

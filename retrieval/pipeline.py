@@ -47,8 +47,10 @@ def question_hash(question: str) -> str:
 class Pipeline:
     def __init__(self, settings: FluxSettings, engine: Engine, driver: Driver, cache: Cache, reranker: Reranker,
                  provider: LLMProvider, embed: Callable[[str], list[float]],
-                 embed_texts: Embed | None = None) -> None:
+                 embed_texts: Embed | None = None,
+                 embed_queries: Callable[[list[str]], list[list[float]]] | None = None) -> None:
         self.settings = settings
+        self._embed_queries = embed_queries
         self.retriever = Retriever(settings, engine, driver, cache, reranker, provider, embed)
         # The grounding check embeds claims and sentences in one batch per answer, uncached (they are no queries).
         verifier = Verifier.from_settings(settings, embed_texts or one_by_one(embed))
@@ -76,7 +78,7 @@ class Pipeline:
         return cls(settings, engine_for(settings.resolved_serving_database_url), driver,
                    cache or Cache.from_settings(settings),
                    build_reranker(settings), provider, lambda q: embedder.embed_query(q).tolist(),
-                   embedder.embed_documents)
+                   embedder.embed_documents, lambda qs: embedder.embed_queries(qs).tolist())
 
     # --- what the halves share, for serving, the evals and tests -----------------------------------------
     @property
@@ -130,6 +132,12 @@ class Pipeline:
 
     def embed(self, query: str) -> list[float]:
         return self.retriever.embed(query)
+
+    def embed_many(self, queries: list[str]) -> list[list[float]]:
+        """Query vectors in one batched encode, uncached (the evals: many queries, caches off)."""
+        if self._embed_queries is None:
+            return [self.embed(q) for q in queries]
+        return self._embed_queries(queries)
 
     def postgres_retriever(self, index: IndexState, widen: int = 1) -> PostgresRetriever:
         return self.retriever.postgres_retriever(index, widen)

@@ -172,6 +172,8 @@ class EvalSettings(_Group):
     eval_retrieval_questions: int = Field(default=1000, ge=1, description="PubMedQA questions in the retrieval card.")
     eval_answer_pubmedqa: int = Field(default=50, ge=0, description="PubMedQA questions in the answer card.")
     eval_tolerance: float = Field(default=0.02, ge=0.0, le=1.0, description="Allowed drop of a gated metric.")
+    eval_reuse_unchanged: bool = Field(
+        default=True, description="A scorecard whose inputs all match an earlier run's reuses that result.")
     resolution_curation: Path | None = Field(
         default=None, description="Expert KEGG↔Reactome curation (dev half); default <snapshot_dir>/compath_dev.")
 

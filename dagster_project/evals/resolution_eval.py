@@ -48,6 +48,13 @@ def load_mappings(engine: Engine) -> pd.DataFrame:
             " FROM pathway_mappings ORDER BY reactome_id, kegg_id"), conn)
 
 
+def mappings_digest(engine: Engine) -> str:
+    """A hash of every stored mapping row: the resolution scorecard's input besides the curation."""
+    with engine.connect() as conn:
+        return str(conn.execute(text("SELECT coalesce(md5(string_agg(m::text, '|' ORDER BY m.reactome_id, m.kegg_id)),"
+                                     " '-') FROM pathway_mappings m")).scalar_one())
+
+
 def _prefixed(prefix: str, metrics: dict[str, float]) -> dict[str, float]:
     return {f"{prefix}_{k}": v for k, v in metrics.items()}
 

@@ -143,20 +143,70 @@ def chunk_list(title: str, label: str, items: list[str], max_chars: int) -> list
     return chunks
 
 
-def chunk_document(title: str, content: str, embed: EmbedFn, config: ChunkerConfig) -> list[str]:
-    """The chunk texts of one document, in order. Never empty when title or content is non-empty."""
+@dataclass(frozen=True)
+class DocumentPlan:
+    """What chunking one document needs before any model work: its list, or its sentences and whether the
+    percentile rule needs their vectors (a short document or a list needs none)."""
+
+    listed: tuple[str, list[str]] | None
+    sentences: list[str]
+    needs_vectors: bool
+
+
+def plan_document(content: str, config: ChunkerConfig) -> DocumentPlan:
     listed = parse_list(content)
     if listed is not None:
-        return chunk_list(title, *listed, config.max_chars)
+        return DocumentPlan(listed, [], False)
     sentences = split_sentences(content)
-    if len(sentences) <= 2 or len(content) <= config.min_chars:
+    return DocumentPlan(None, sentences, len(sentences) > 2 and len(content) > config.min_chars)
+
+
+def finish_document(title: str, plan: DocumentPlan, sentence_vectors: np.ndarray | None,
+                    config: ChunkerConfig) -> list[str]:
+    """The chunk texts of a planned document, given its sentences' vectors when the plan needs them."""
+    if plan.listed is not None:
+        return chunk_list(title, *plan.listed, config.max_chars)
+    sentences = plan.sentences
+    if not plan.needs_vectors:
         chunks = [" ".join(sentences)] if sentences else []
     else:
-        cuts = breakpoints(np.asarray(embed(sentences)), config.percentile)
+        if sentence_vectors is None:
+            raise ValueError("this document's plan needs its sentence vectors")
+        cuts = breakpoints(np.asarray(sentence_vectors), config.percentile)
         chunks = _merge_small(_group(sentences, cuts), config.min_chars, config.max_chars)
     chunks = [piece for chunk in chunks for piece in
               (_split_long(chunk, config.max_chars) if len(chunk) > config.max_chars else [chunk])]
     return _with_title(title.strip(), chunks, config.max_chars)
+
+
+def chunk_document(title: str, content: str, embed: EmbedFn, config: ChunkerConfig) -> list[str]:
+    """The chunk texts of one document, in order. Never empty when title or content is non-empty."""
+    plan = plan_document(content, config)
+    vectors = np.asarray(embed(plan.sentences)) if plan.needs_vectors else None
+    return finish_document(title, plan, vectors, config)
+
+
+def chunk_block(documents: Sequence[tuple[str, str]], encode: EmbedFn, config: ChunkerConfig,
+                dimension: int) -> tuple[list[list[str]], np.ndarray]:
+    """Each (title, content) document's chunk texts, and one vector per chunk text (in order), from at most two
+    encode calls for the whole block: every sentence the percentile rule needs, then every chunk text not already
+    encoded. One call over many documents lets the model batch by length; a text is encoded once per block, so a
+    chunk that is one sentence reuses that sentence's vector."""
+    plans = [plan_document(content, config) for _, content in documents]
+    vectors = _encode_new([s for plan in plans if plan.needs_vectors for s in plan.sentences], encode, {})
+    chunks = [finish_document(title, plan,
+                              np.stack([vectors[s] for s in plan.sentences]) if plan.needs_vectors else None, config)
+              for (title, _), plan in zip(documents, plans, strict=True)]
+    texts = [text for document in chunks for text in document]
+    vectors = _encode_new(texts, encode, vectors)
+    if not texts:
+        return chunks, np.zeros((0, dimension), dtype=np.float32)
+    return chunks, np.stack([vectors[t] for t in texts]).astype(np.float32, copy=False)
+
+
+def _encode_new(texts: list[str], encode: EmbedFn, known: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    new = [t for t in dict.fromkeys(texts) if t not in known]
+    return known | dict(zip(new, np.asarray(encode(new)), strict=True)) if new else known
 
 
 def _with_title(title: str, chunks: list[str], max_chars: int) -> list[str]:

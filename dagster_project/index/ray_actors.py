@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dagster_project.index.chunker import ChunkerConfig, chunk_document
+from dagster_project.index.chunker import ChunkerConfig, chunk_block
 
 MAX_THREADS_PER_ACTOR = 4  # past this, one more actor beats more threads for a MiniLM-sized model
 BLOCKS_PER_ACTOR = 4  # small inputs are still cut so that every actor gets work
@@ -98,7 +98,8 @@ class EmbedBatch(_ModelActor):
 
 
 class ChunkAndEmbed(_ModelActor):
-    """Documents → chunk texts (semantic split on sentence vectors) → chunk vectors, one model for both encodes.
+    """Documents → chunk texts (semantic split on sentence vectors) → chunk vectors, one model for both encodes,
+    each over the whole block (`chunk_block`).
 
     Every document's chunks leave in the same output batch, each row carrying the document's chunk count so the
     driver can tell when a document is complete whatever batches Ray hands it."""
@@ -109,15 +110,15 @@ class ChunkAndEmbed(_ModelActor):
         self.config = ChunkerConfig(min_chars, max_chars)
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        documents, indexes, totals, texts = [], [], [], []
-        for document, title, content in zip(batch["document_id"], batch["title"], batch["content"], strict=True):
-            chunks = chunk_document(str(title), str(content), lambda s: self.encode(list(s)), self.config)
+        pairs = [(str(t), str(c)) for t, c in zip(batch["title"], batch["content"], strict=True)]
+        chunked, vectors = chunk_block(pairs, lambda s: self.encode(list(s)), self.config,
+                                       self.model.get_sentence_embedding_dimension())
+        documents, indexes, totals = [], [], []
+        for document, chunks in zip(batch["document_id"], chunked, strict=True):
             documents += [int(document)] * len(chunks)
             indexes += list(range(len(chunks)))
             totals += [len(chunks)] * len(chunks)
-            texts += chunks
-        vectors = self.encode(texts) if texts else np.zeros((0, self.model.get_sentence_embedding_dimension()),
-                                                            dtype=np.float32)
+        texts = [text for chunks in chunked for text in chunks]
         return {"document_id": np.array(documents, dtype=np.int64), "chunk_index": np.array(indexes, dtype=np.int64),
                 "chunk_total": np.array(totals, dtype=np.int64), "content": np.array(texts, dtype=object),
                 "embedding": vectors, **self.where(len(texts))}

@@ -67,18 +67,27 @@ class BM25Index:
 
     def search(self, query: str, k: int, sources: list[str] | None = None) -> list[tuple[str, float]]:
         """(chunk_id, bm25 score) best first; only positive scores. `sources` filters by the chunk id prefix."""
-        tokens = tokenize([query])
-        if not tokens[0] or not self.chunk_ids:
-            return []
+        return self.search_many([query], k, sources)[0]
+
+    def search_many(self, queries: list[str], k: int, sources: list[str] | None = None
+                    ) -> list[list[tuple[str, float]]]:
+        """`search` for each query, scored in one bm25s call (each query's ranking is its own)."""
+        tokens = tokenize(queries)
+        found: list[list[tuple[str, float]]] = [[] for _ in queries]
+        asked = [i for i, t in enumerate(tokens) if t]
+        if not asked or not self.chunk_ids:
+            return found
         wanted = k * 8 if sources else k  # over-fetch, then filter by source
-        docs, scores = self.retriever.retrieve(tokens, k=min(wanted, len(self.chunk_ids)), show_progress=False,
-                                               n_threads=1)
-        hits = [(self.chunk_ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0], strict=True)
-                if s > 0 and np.isfinite(s)]
-        if sources:
-            prefixes = tuple(f"{s}_" for s in sources)
-            hits = [h for h in hits if h[0].startswith(prefixes)]
-        return hits[:k]
+        docs, scores = self.retriever.retrieve([tokens[i] for i in asked], k=min(wanted, len(self.chunk_ids)),
+                                               show_progress=False, n_threads=1)
+        prefixes = tuple(f"{s}_" for s in sources or ())
+        for row, i in enumerate(asked):
+            hits = [(self.chunk_ids[int(d)], float(s)) for d, s in zip(docs[row], scores[row], strict=True)
+                    if s > 0 and np.isfinite(s)]
+            if sources:
+                hits = [h for h in hits if h[0].startswith(prefixes)]
+            found[i] = hits[:k]
+        return found
 
 
 _loaded: dict[Path, BM25Index] = {}

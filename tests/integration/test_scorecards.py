@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import dagster as dg
 import pytest
 from mlflow.tracking import MlflowClient
 from sqlalchemy import text
@@ -16,6 +17,7 @@ from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.gate import GATED_RETRIEVAL_TASKS, compare
 from dagster_project.evals.questions import retrieval_tasks, title_questions
 from dagster_project.evals.store import accept_latest, latest
+from dagster_project.ops.instance import render_dagster_home
 from retrieval.caching.cache import Cache
 from retrieval.pipeline import Pipeline
 from retrieval.retrievers.index_state import IndexState, current_index, latest_candidate
@@ -153,6 +155,49 @@ def test_a_candidate_without_bm25_fails_the_retrieval_gate(demo_platform: FluxSe
     failed = {c.metric for c in compare("retrieval", worse, served, demo_platform.evals.eval_tolerance) if c.failed}
     assert {f"{t}_bm25_hit_at_5" for t in gated} <= failed
     assert not any(c.failed for c in compare("retrieval", served, served, demo_platform.evals.eval_tolerance))
+
+
+def _without_latency(rows: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k != "latency_ms"} for r in rows]
+
+
+def test_the_bulk_retrieval_scorecard_ranks_every_question_as_one_at_a_time(demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    pipeline = eval_pipeline(demo_platform, latest_candidate(engine))
+    baseline = retrieval_eval.Baseline.build(pipeline)
+    for task, questions in retrieval_tasks(demo_platform, engine, 60).items():
+        bulk, bulk_rows = retrieval_eval.evaluate(pipeline, questions, baseline)
+        alone, alone_rows = retrieval_eval.evaluate_one_at_a_time(pipeline, questions, baseline)
+        assert len(bulk_rows) == len(VARIANTS) * len(questions) > 0, task
+        assert _without_latency(bulk_rows) == _without_latency(alone_rows), task  # every ranking, question by question
+        quality = {k: v for k, v in alone.items() if not k.endswith("_ms")}
+        assert {k: bulk[k] for k in quality} == quality, task
+        assert bulk["latency_sample"] == min(len(questions), retrieval_eval.LATENCY_SAMPLE)
+
+
+def test_a_scorecard_with_unchanged_inputs_is_reused_and_a_changed_input_re_evaluates(
+        demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    first = materialize_selection(demo_platform, "key:retrieval_scorecard")
+    again = materialize_selection(demo_platform, "key:retrieval_scorecard")
+    assert first.success and again.success
+    before, reused = latest(engine, "retrieval", first.run_id), latest(engine, "retrieval", again.run_id)
+    assert before and reused and reused.id != before.id
+    assert reused.reused_from == (before.reused_from or before.id) and reused.metrics == before.metrics
+    with engine.connect() as conn:
+        counts = [conn.execute(text("SELECT count(*) FROM eval_question_results WHERE eval_run_id = :i"),
+                               {"i": run.id}).scalar_one() for run in (before, reused)]
+    assert counts[0] == counts[1] > 0  # the question rows come along: the run can be read like any other
+    with dg.DagsterInstance.from_config(render_dagster_home(demo_platform)) as instance:
+        event = instance.get_latest_materialization_event(dg.AssetKey("retrieval_scorecard"))
+        assert event and event.asset_materialization
+        assert event.asset_materialization.metadata["reused"].value is True
+
+    for changed in (demo_platform.evolve(rrf_k=demo_platform.retrieval.rrf_k + 1),  # a setting that ranks
+                    demo_platform.evolve(eval_reuse_unchanged=False)):  # or reuse switched off
+        outcome = materialize_selection(changed, "key:retrieval_scorecard")  # its gate may pass or not: not asked
+        run = latest(engine, "retrieval", outcome.run_id)
+        assert run and run.reused_from is None
 
 
 def test_judge_calibration_pairs_each_question_with_its_study_and_a_hard_negative(

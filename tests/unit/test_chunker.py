@@ -7,7 +7,14 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from dagster_project.index.chunker import ChunkerConfig, breakpoints, chunk_document, parse_list, split_sentences
+from dagster_project.index.chunker import (
+    ChunkerConfig,
+    breakpoints,
+    chunk_block,
+    chunk_document,
+    parse_list,
+    split_sentences,
+)
 
 TOPICS = ("glycolysis", "apoptosis", "insulin", "kinase")
 
@@ -90,3 +97,45 @@ def test_member_lists_are_packed_not_split_by_percentile() -> None:
 @pytest.mark.parametrize("text", ["Dr. Smith et al. showed that p53 (i.e. TP53) binds DNA. A second one."])
 def test_sentence_splitter_respects_abbreviations(text: str) -> None:
     assert len(split_sentences(text)) == 2
+
+
+class CountingEncoder:
+    """topic_embed plus a per-text component, recording every text it was asked to encode."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(texts))
+        return np.column_stack([topic_embed(texts), [len(t) / 1000 for t in texts]])
+
+
+def test_a_block_chunks_as_each_document_alone_in_two_encodes_each_text_once() -> None:
+    long_sentence = "A single sentence about kinase signalling that is long enough to stand alone " * 3
+    documents = [
+        ("Glycolysis and insulin", " ".join(sentences("glycolysis", 4) + sentences("insulin", 4))),
+        ("", " ".join([*sentences("apoptosis", 3), long_sentence.strip() + ".", *sentences("insulin", 3)])),
+        ("Members", "Member genes: TP53, MDM2, CDKN1A, BAX"),
+        ("Short", "One sentence about p53."),
+        ("", ""),
+        ("Repeat", " ".join(sentences("glycolysis", 4) + sentences("insulin", 4))),  # the same sentences again
+    ]
+    config = ChunkerConfig(min_chars=120, max_chars=400)
+    encoder = CountingEncoder()
+    chunked, vectors = chunk_block(documents, encoder, config, dimension=len(TOPICS) + 2)
+
+    alone = CountingEncoder()
+    assert chunked == [chunk_document(t, c, alone, config) for t, c in documents]
+    texts = [t for chunks in chunked for t in chunks]
+    assert len(encoder.calls) == 2  # the block's sentences, then the chunk texts not yet encoded
+    encoded = [t for call in encoder.calls for t in call]
+    assert len(encoded) == len(set(encoded))  # no text encoded twice, even across documents
+    assert np.allclose(vectors, CountingEncoder()(texts))  # every chunk has its own text's vector, in order
+    reused = [t for t in texts if t in encoder.calls[0]]
+    assert reused and not set(reused) & set(encoder.calls[1])  # a one-sentence chunk reuses its sentence's vector
+
+
+def test_a_block_without_text_encodes_nothing() -> None:
+    encoder = CountingEncoder()
+    chunked, vectors = chunk_block([("", ""), ("", "  ")], encoder, LOOSE, dimension=7)
+    assert chunked == [[], []] and vectors.shape == (0, 7) and encoder.calls == []

@@ -2,6 +2,8 @@
 `retrieval/` exactly as serving reads it. Each is stored in Postgres, logged as one MLflow run and shown as
 Markdown + plot metadata; blocking regression checks (checks/scorecards.py) stand between them and publishing."""
 
+from collections.abc import Iterable
+
 import dagster as dg
 
 from dagster_project.core.settings import FluxSettings
@@ -18,6 +20,7 @@ from dagster_project.evals import (
     retrieval_eval,
 )
 from dagster_project.evals.answer_eval import eval_pipeline
+from dagster_project.evals.fingerprint import file_digest, scorecard_inputs
 from dagster_project.evals.gate import GATED
 from dagster_project.evals.grounding import fitted_rule
 from dagster_project.evals.kind_truth import load_truth
@@ -31,7 +34,7 @@ from dagster_project.evals.report import (
     metrics_markdown,
     precision_recall_plot,
 )
-from dagster_project.evals.store import save_run, set_mlflow_run
+from dagster_project.evals.store import input_fingerprint, reuse_run, save_run, set_mlflow_run
 from dagster_project.index.encoder import Embedder
 from retrieval.pipeline import Pipeline
 from retrieval.retrievers.index_state import IndexState, latest_candidate
@@ -44,17 +47,45 @@ def _candidate(postgres: PostgresResource, settings: FluxSettings) -> tuple[Inde
     return index, eval_pipeline(settings, index)
 
 
+def _fingerprint(settings: FluxSettings, scorecard: str, index: IndexState, questions: Iterable[object],
+                 **extra: object) -> str:
+    return input_fingerprint(scorecard, scorecard_inputs(settings, index.version, index.dataset_version, questions,
+                                                         **extra))
+
+
+def _reused(context: dg.AssetExecutionContext, postgres: PostgresResource, settings: FluxSettings, scorecard: str,
+            fingerprint: str, gated: Iterable[str]) -> dg.MaterializeResult | None:
+    """The stored result of an earlier run with the same inputs, as this run's; None when there is none (or when
+    FLUX_EVAL_REUSE_UNCHANGED is off)."""
+    if not settings.evals.eval_reuse_unchanged:
+        return None
+    run = reuse_run(postgres.get_engine(), scorecard, fingerprint, context.run_id)
+    if run is None:
+        return None
+    context.log.info(f"{scorecard} scorecard: inputs unchanged since eval run {run.reused_from} "
+                     f"(fingerprint {fingerprint}); its result is reused, not re-evaluated")
+    return dg.MaterializeResult(metadata={
+        "eval_run_id": run.id, "reused": True, "reused_from_eval_run": run.reused_from,
+        "input_fingerprint": fingerprint, "index_version": run.index_version,
+        "questions": int(run.metrics.get("questions", 0)),
+        "scorecard": dg.MetadataValue.md(f"Reused from eval run {run.reused_from}: candidate index, dataset, "
+                                         "questions, settings, scoring code and libraries unchanged.\n\n"
+                                         f"{metrics_markdown(run.metrics)}"),
+        **{k: run.metrics[k] for k in gated if k in run.metrics}})
+
+
 def _record(context: dg.AssetExecutionContext, postgres: PostgresResource, settings: FluxSettings, scorecard: str,
-            index: IndexState, params: dict, metrics: dict[str, float], rows: list[dict], image: bytes) -> dict:
+            index: IndexState, params: dict, metrics: dict[str, float], rows: list[dict], image: bytes,
+            fingerprint: str) -> dict:
     engine = postgres.get_engine()
     eval_id = save_run(engine, scorecard, context.run_id, index.version, index.dataset_version, pipeline_version(),
-                       params, metrics, rows)
+                       params, metrics, rows, input_fingerprint=fingerprint)
     mlflow_id = log_to_mlflow(settings, f"{scorecard}-scorecard", {**params, "index_version": index.version,
                               "dataset_version": index.dataset_version, "pipeline_version": pipeline_version()},
                               metrics, image, rows)
     set_mlflow_run(engine, eval_id, mlflow_id)
     return {"eval_run_id": eval_id, "mlflow_run_id": mlflow_id, "index_version": index.version,
-            "questions": int(metrics.get("questions", len(rows)))}
+            "questions": int(metrics.get("questions", len(rows))), "reused": False, "input_fingerprint": fingerprint}
 
 
 @dg.asset(group_name=EVAL_GROUP, kinds={"python", "mlflow"}, deps=[candidate_index],
@@ -68,6 +99,10 @@ def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRes
     tasks = retrieval_tasks(settings, pipeline.engine, settings.evals.eval_retrieval_questions)
     if not any(tasks.values()):
         raise dg.Failure("no retrieval questions: the corpus has neither PubMedQA abstracts nor papers")
+    fingerprint = _fingerprint(settings, "retrieval", index, [(t, q) for t, qs in tasks.items() for q in qs])
+    gated = [f"{t}_hybrid_rerank_mrr_at_10" for t in tasks]
+    if (reused := _reused(context, postgres, settings, "retrieval", fingerprint, gated)) is not None:
+        return reused
 
     def progress(n: int, total: int) -> None:
         context.log.info(f"retrieval scorecard {n}/{total}")
@@ -82,13 +117,13 @@ def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRes
     params = {"tasks": ",".join(f"{t}:{len(q)}" for t, q in tasks.items()),
               "embedding_model": settings.index.embedding_model, "reranker": pipeline.reranker.name,
               "dense_top_k": settings.retrieval.dense_top_k, "bm25_top_k": settings.retrieval.bm25_top_k}
-    meta = _record(context, postgres, settings, "retrieval", index, params, metrics, rows, image)
+    meta = _record(context, postgres, settings, "retrieval", index, params, metrics, rows, image, fingerprint)
     tables = "\n\n".join(f"**{t}** ({len(q)} queries, verbatim rate {metrics[f'{t}_verbatim_rate']:.3f})\n\n"
                           + ablation_markdown(metrics, retrieval_eval.VARIANTS, prefix=f"{t}_")
                           for t, q in tasks.items())
     return dg.MaterializeResult(metadata={
         **meta, "scorecard": dg.MetadataValue.md(f"{tables}\n\n{image_markdown(image, 'retrieval scorecard')}"),
-        **{f"{t}_hybrid_rerank_mrr_at_10": metrics[f"{t}_hybrid_rerank_mrr_at_10"] for t in tasks}})
+        **{k: metrics[k] for k in gated}})
 
 
 JUDGE_LOOP_QUESTIONS = 50  # per lookup task
@@ -118,6 +153,9 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
     truth = load_truth(pipeline.driver, pipeline.engine)
     kinds = kind_questions.generate(truth)
     questions = pubmedqa + relational + lookups + kinds
+    fingerprint = _fingerprint(settings, "answer", index, questions, provider=pipeline.provider.name)
+    if (reused := _reused(context, postgres, settings, "answer", fingerprint, GATED["answer"])) is not None:
+        return reused
     embed = Embedder(model_name=settings.index.embedding_model, dimension=settings.index.embedding_dim).embed_documents
     rule, rule_cv = fitted_rule(embed)
     context.log.info(f"grounding rule {rule} (cross-validated accuracy {rule_cv:.2f} on labelled examples)")
@@ -135,7 +173,8 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
               "relational_questions": len(relational), "kind_questions": len(kinds),
               "grounding_rule": f"lexical>={rule.lexical_min} or cosine>={rule.semantic_min}",
               "judge_calibration_questions": len(pubmedqa)}
-    meta = _record(context, postgres, settings, "answer", index, params, metrics, rows + judge_rows, image)
+    meta = _record(context, postgres, settings, "answer", index, params, metrics, rows + judge_rows, image,
+                   fingerprint)
     return dg.MaterializeResult(metadata={
         **meta, "scorecard": dg.MetadataValue.md(f"{metrics_markdown(metrics)}\n\n"
                                                  f"{image_markdown(image, 'answer scorecard')}"),
@@ -150,6 +189,12 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
 def resolution_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource,
                          settings: FluxSettingsParam) -> dg.MaterializeResult:
     index = latest_candidate(postgres.get_engine())
+    gated = ("cv_equivalence_recall", "cv_equivalence_precision_strict", "cv_equivalence_precision_lenient")
+    fingerprint = _fingerprint(settings, "resolution", index, [],
+                               curation=file_digest(settings.resolution_curation_path),
+                               mappings=resolution_eval.mappings_digest(postgres.get_engine()))
+    if (reused := _reused(context, postgres, settings, "resolution", fingerprint, gated)) is not None:
+        return reused
     evaluation = resolution_eval.evaluate(postgres.get_engine(), settings.resolution_curation_path)
     for note in evaluation.notes:
         context.log.warning(note)
@@ -165,15 +210,15 @@ def resolution_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRe
     versions = evaluation.mappings["method_version"].unique().tolist()
     params = {"method_version": ",".join(versions), "curation": str(settings.resolution_curation_path),
               "cv_folds": 5, "notes": " | ".join(evaluation.notes) or "-"}
-    meta = _record(context, postgres, settings, "resolution", index, params, metrics, evaluation.rows, image)
+    meta = _record(context, postgres, settings, "resolution", index, params, metrics, evaluation.rows, image,
+                   fingerprint)
     keys = sorted(k for k in metrics if k.startswith(("cv_", "baseline_equivalence", "in_sample_equivalence",
                                                       "known_", "pairs_")))
     return dg.MaterializeResult(metadata={
         **meta, "method_version": ",".join(versions),
         "scorecard": dg.MetadataValue.md(f"{metrics_markdown(metrics, keys)}\n\n"
                                          f"{image_markdown(image, 'resolution precision-recall')}"),
-        **{k: metrics[k] for k in ("cv_equivalence_recall", "cv_equivalence_precision_strict",
-                                   "cv_equivalence_precision_lenient") if k in metrics}})
+        **{k: metrics[k] for k in gated if k in metrics}})
 
 
 SCORECARD_ASSETS = [retrieval_scorecard, answer_scorecard, resolution_scorecard]
