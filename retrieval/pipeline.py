@@ -67,7 +67,7 @@ class Pipeline:
 
         index = settings.index
         embedder = Embedder(model_name=index.embedding_model, dimension=index.embedding_dim,
-                            query_prefix=index.embedding_query_prefix)
+                            batch_size=index.embedding_batch_size, query_prefix=index.embedding_query_prefix)
         embedder.model()  # load (and check the dimension) once, up front
         if provider is None:
             provider = (OpenAICompatibleProvider.from_settings(settings) if settings.llm.llm_base_url

@@ -25,7 +25,7 @@ from retrieval.retrievers.graph_guard import GraphGuard, GraphUnavailable
 from retrieval.retrievers.graph_retriever import GraphRetriever
 from retrieval.retrievers.index_state import IndexState, current_index
 from retrieval.retrievers.pathways import PathwayLexicon, load_pathways
-from retrieval.retrievers.pg_retriever import PostgresRetriever
+from retrieval.retrievers.pg_retriever import PostgresRetriever, served_ef_search
 from retrieval.retrievers.rerank import Reranker
 from retrieval.run import EventSink, Run
 from retrieval.types import Evidence, Filters, LLMProvider, RoutePlan
@@ -98,7 +98,7 @@ class Retriever:
         s = self.settings.retrieval
         return PostgresRetriever(self.engine, index.chunk_table, load_index(index.bm25_path), self.reranker,
                                  dense_k=s.dense_top_k * widen, bm25_k=s.bm25_top_k * widen, keep=s.rerank_keep * widen,
-                                 ef_search=self.settings.index.hnsw_ef_search)
+                                 ef_search=served_ef_search(index.vector_count, self.settings.index.hnsw_ef_search))
 
     # --- retrieval -----------------------------------------------------------------------------------------
     def plan(self, question: str, index: IndexState, run: Run) -> RoutePlan:

@@ -91,7 +91,8 @@ class IndexSettings(_Group):
 
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_dim: int = Field(default=384, ge=1, le=16000)
-    embedding_batch_size: int = 64
+    # 16 encodes fastest on CPU (less padding per batch; benchmarks/encode_floor.py sweep); raise it on a GPU.
+    embedding_batch_size: int = 16
     embedding_query_prefix: str = ""
     embedding_actors: int | None = Field(default=None, ge=1, description="Ray actors that each hold one model "
                                          "copy; unset = from the cluster joined (one per GPU, else per CPU group).")

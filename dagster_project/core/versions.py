@@ -1,10 +1,14 @@
-"""Pipeline version: the package version plus the git commit it runs from (stamped on chunks and answers)."""
+"""Pipeline version: the package version plus the git commit it runs from (stamped on chunks and answers); and a
+digest of the code that computes and scores, for skipping work whose inputs are unchanged."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import subprocess
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from dagster_project.core.settings import REPO_ROOT
 
@@ -21,3 +25,23 @@ def pipeline_version() -> str:
     except (OSError, subprocess.SubprocessError):
         sha = "nogit"
     return f"{package}+{sha}"
+
+
+# The packages whose code decides what the platform computes and scores; the CLI, HTTP layer and Dagster wiring do not.
+SCORED_CODE = ("retrieval", "dagster_project.core", "dagster_project.evals", "dagster_project.index",
+               "dagster_project.resolution", "dagster_project.graph")
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A hash of the files of SCORED_CODE as they are on disk (an uncommitted edit counts, a docs change does not)."""
+    digest = hashlib.sha256()
+    for package in SCORED_CODE:
+        spec = importlib.util.find_spec(package)  # found, not imported: the core imports nothing above it
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        root = Path(next(iter(spec.submodule_search_locations)))
+        for path in sorted(p for p in root.rglob("*") if p.suffix in {".py", ".json", ".sql"} and p.is_file()):
+            digest.update(f"{package}/{path.relative_to(root)}\n".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

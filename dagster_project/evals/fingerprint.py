@@ -9,30 +9,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Iterable
-from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-import dagster_project
-import retrieval
 from dagster_project.core.settings import FluxSettings
+from dagster_project.core.versions import code_digest
 
-# The packages whose code decides a scorecard's numbers; the CLI, the HTTP layer and Dagster wiring do not.
-CODE = (Path(retrieval.__file__).parent,
-        *(Path(dagster_project.__file__).parent / name for name in ("core", "evals", "index", "resolution", "graph")))
 LIBRARIES = ("bm25s", "sentence-transformers", "transformers", "torch", "numpy", "scipy", "scikit-learn")
 SETTING_GROUPS = ("index", "retrieval", "llm", "evals", "graph")
-
-
-@lru_cache(maxsize=1)
-def code_digest() -> str:
-    digest = hashlib.sha256()
-    for root in CODE:
-        for path in sorted(p for p in root.rglob("*") if p.suffix in {".py", ".json", ".sql"} and p.is_file()):
-            digest.update(f"{path.relative_to(root.parent)}\n".encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def library_versions() -> dict[str, str]:

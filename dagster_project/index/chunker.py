@@ -187,12 +187,14 @@ def chunk_document(title: str, content: str, embed: EmbedFn, config: ChunkerConf
 
 
 def chunk_block(documents: Sequence[tuple[str, str]], encode: EmbedFn, config: ChunkerConfig,
-                dimension: int) -> tuple[list[list[str]], np.ndarray]:
+                dimension: int, plans: Sequence[DocumentPlan] | None = None) -> tuple[list[list[str]], np.ndarray]:
     """Each (title, content) document's chunk texts, and one vector per chunk text (in order), from at most two
     encode calls for the whole block: every sentence the percentile rule needs, then every chunk text not already
     encoded. One call over many documents lets the model batch by length; a text is encoded once per block, so a
-    chunk that is one sentence reuses that sentence's vector."""
-    plans = [plan_document(content, config) for _, content in documents]
+    chunk that is one sentence reuses that sentence's vector. `plans` (`plan_document` of each content), when
+    given, were made elsewhere: sentence splitting can run beside the model instead of before it."""
+    if plans is None:
+        plans = [plan_document(content, config) for _, content in documents]
     vectors = _encode_new([s for plan in plans if plan.needs_vectors for s in plan.sentences], encode, {})
     chunks = [finish_document(title, plan,
                               np.stack([vectors[s] for s in plan.sentences]) if plan.needs_vectors else None, config)

@@ -34,7 +34,7 @@ def load_sentence_model(model_name: str, device: str | None = None) -> SentenceT
 class Embedder:
     model_name: str = DEFAULT_MODEL
     dimension: int = 384
-    batch_size: int = 64
+    batch_size: int = 16
     query_prefix: str = ""
 
     def model(self) -> SentenceTransformer:

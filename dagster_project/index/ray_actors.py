@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dagster_project.index.chunker import ChunkerConfig, chunk_block
+from dagster_project.index.chunker import ChunkerConfig, chunk_block, plan_document
 
 MAX_THREADS_PER_ACTOR = 4  # past this, one more actor beats more threads for a MiniLM-sized model
 BLOCKS_PER_ACTOR = 4  # small inputs are still cut so that every actor gets work
@@ -111,8 +111,9 @@ class ChunkAndEmbed(_ModelActor):
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         pairs = [(str(t), str(c)) for t, c in zip(batch["title"], batch["content"], strict=True)]
+        plans = list(batch["plan"]) if "plan" in batch else None  # split by the driver, beside the model
         chunked, vectors = chunk_block(pairs, lambda s: self.encode(list(s)), self.config,
-                                       self.model.get_sentence_embedding_dimension())
+                                       self.model.get_sentence_embedding_dimension(), plans)
         documents, indexes, totals = [], [], []
         for document, chunks in zip(batch["document_id"], chunked, strict=True):
             documents += [int(document)] * len(chunks)
@@ -191,7 +192,7 @@ def start_chunk_actors(model_name: str, layout: RayLayout, batch_size: int, conf
 
 
 def chunk_and_embed_on_ray(documents: pd.DataFrame, model_name: str, layout: RayLayout, batch_size: int,
-                           config: ChunkerConfig, documents_per_block: int = 48,
+                           config: ChunkerConfig, documents_per_block: int = 128,
                            actors: list[Any] | None = None) -> Iterator[ChunkedDocument]:
     """Each document of `documents` (document_id, title, content) with its chunk texts and their vectors, as soon
     as its block comes back. Runs on `actors` when given (the caller keeps them), else on actors of its own.
@@ -206,14 +207,24 @@ def chunk_and_embed_on_ray(documents: pd.DataFrame, model_name: str, layout: Ray
     pool = start_chunk_actors(model_name, layout, batch_size, config) if actors is None else actors
     per_block = max(1, min(documents_per_block, -(-len(documents) // (len(pool) * BLOCKS_PER_ACTOR))))
     columns = {name: documents[name].to_numpy() for name in ("document_id", "title", "content")}
-    blocks = [{name: values[i:i + per_block] for name, values in columns.items()}
-              for i in range(0, len(documents), per_block)]
+    blocks = ({name: values[i:i + per_block] for name, values in columns.items()}
+              for i in range(0, len(documents), per_block))
     try:
-        for batch in ActorPool(pool).map_unordered(lambda actor, block: actor.map.remote(block), blocks):
+        # The pool takes a block as soon as it is planned: the driver splits the next blocks into sentences
+        # while the actors encode the first ones.
+        for batch in ActorPool(pool).map_unordered(lambda actor, block: actor.map.remote(block),
+                                                   _planned(blocks, config)):
             yield from _documents_in(batch)
     finally:
         if own:
             release(pool)
+
+
+def _planned(blocks: Iterator[dict[str, np.ndarray]], config: ChunkerConfig) -> Iterator[dict[str, np.ndarray]]:
+    for block in blocks:
+        plans = np.empty(len(block["content"]), dtype=object)
+        plans[:] = [plan_document(str(content), config) for content in block["content"]]
+        yield block | {"plan": plans}
 
 
 def release(actors: list[Any]) -> None:

@@ -3,6 +3,7 @@ both sides' member sets in UniProt space, their pair scores, Reactome's hierarch
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -62,9 +63,32 @@ def load_hierarchy(engine: Engine) -> Hierarchy:
     return Hierarchy.from_parents(load_reactome_parents(engine))
 
 
-def load_resolution_inputs(engine: Engine, embed: Embed) -> ResolutionInputs:
-    reactome, kegg = load_sets(engine, "reactome"), load_sets(engine, "kegg")
+@dataclass(frozen=True)
+class ResolutionSources:
+    """What resolution reads from Postgres, before any model work: both sides' member sets and the hierarchy."""
+
+    reactome: PathwaySets
+    kegg: PathwaySets
+    parents: dict[str, list[str]]
+
+    def digest(self) -> str:
+        digest = hashlib.sha256()
+        for side in (self.reactome, self.kegg):
+            for pathway, name, members in sorted(zip(side.ids, side.names, side.members, strict=True)):
+                digest.update(f"{pathway}\t{name}\t{','.join(sorted(members))}\n".encode())
+        for child in sorted(self.parents):
+            digest.update(f"{child}<{','.join(sorted(self.parents[child]))}\n".encode())
+        return digest.hexdigest()[:24]
+
+
+def load_sources(engine: Engine) -> ResolutionSources:
+    return ResolutionSources(load_sets(engine, "reactome"), load_sets(engine, "kegg"), load_reactome_parents(engine))
+
+
+def load_resolution_inputs(engine: Engine, embed: Embed, sources: ResolutionSources | None = None) -> ResolutionInputs:
+    sources = sources or load_sources(engine)
+    reactome, kegg = sources.reactome, sources.kegg
     scores = score_pairs(reactome, kegg)
     cosine = name_cosines(scores, name_vectors(embed, reactome, kegg))
-    features = pair_features(scores, load_hierarchy(engine), cosine)
+    features = pair_features(scores, Hierarchy.from_parents(sources.parents), cosine)
     return ResolutionInputs(reactome, kegg, scores, features)

@@ -4,6 +4,7 @@ is one candidate carrying both ranks), reranked, best `keep` returned as citable
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +59,19 @@ class ChunkQueries:
         )
 
 
+EF_SCALE_FROM = 100_000  # vectors: up to here the configured ef_search holds recall@10 ≥ 0.99
+EF_PER_DECADE = 2.5  # beyond, ef_search grows by 2.5 times the configured value per tenfold vectors (350 at 1M)
+
+
+def served_ef_search(vectors: int, configured: int) -> int:
+    """ef_search for a chunk table of `vectors` rows. HNSW recall at a fixed ef_search falls as the graph grows
+    (0.963 at 100, 0.98 at about 350, on 1M vectors: BENCHMARKS.md, `benchmarks/hnsw_sweep.py`), so the served
+    value scales with the table's size from the configured one, up to pgvector's maximum of 1000."""
+    if vectors <= EF_SCALE_FROM:
+        return configured
+    return min(1000, math.ceil(configured * (1 + EF_PER_DECADE * math.log10(vectors / EF_SCALE_FROM))))
+
+
 def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
     return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
 
@@ -93,6 +107,9 @@ class PostgresRetriever:
     def lexical(self, query: str, sources: list[str] | None) -> list[tuple[str, float]]:
         return self.bm25.search(query, self.bm25_k, sources)
 
+    def lexical_many(self, queries: list[str]) -> list[list[tuple[str, float]]]:
+        return self.bm25.search_many(queries, self.bm25_k)
+
     def candidates(self, query: str, vector: Sequence[float], sources: list[str] | None = None) -> list[Evidence]:
         """The union of both searches, before reranking; each candidate carries the ranks that found it."""
         literal = vector_literal(vector)
@@ -109,7 +126,7 @@ class PostgresRetriever:
         """`candidates` for many queries (no source filter) in two statements and one BM25 call: each query's dense
         rows, its BM25 hits and its candidates, exactly as the one-query path finds them."""
         literals = [vector_literal(v) for v in vectors]
-        lexical = self.bm25.search_many(queries, self.bm25_k)
+        lexical = self.lexical_many(queries)
         dense: list[list[Any]] = [[] for _ in queries]
         with self.engine.begin() as conn:
             self.scan_settings(conn)

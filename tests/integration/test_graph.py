@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dagster as dg
 from neo4j import Driver
 from sqlalchemy import text
 
@@ -10,6 +11,7 @@ from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.defs.materialize import materialize_selection
 from dagster_project.graph import loader
 from dagster_project.index.encoder import load_sentence_model
+from dagster_project.ops.instance import render_dagster_home
 
 GRAPH = "group:graph"
 
@@ -117,3 +119,27 @@ def test_dbt_mart_matches_the_resolution_and_dbt_build_runs_on_its_own(demo_plat
                             timeout=300)
     assert result.returncode == 0, result.stdout[-2000:]
     assert "ERROR=0" in result.stdout and "unit test" in result.stdout
+
+
+def test_resolution_with_unchanged_inputs_scores_nothing_and_a_lost_edge_is_rescored(
+        demo_platform: FluxSettings) -> None:
+    driver = graph_driver(demo_platform)
+    assert materialize_selection(demo_platform, "key:pathway_resolution").success
+    again = materialize_selection(demo_platform, "key:pathway_resolution")
+    assert again.success and _resolution_metadata(demo_platform, again.run_id)["unchanged"] is True
+    edges = driver.execute_query(EDGE_COUNT).records[0]["n"]
+    assert edges > 0
+    driver.execute_query("MATCH (:Pathway)-[r:EQUIVALENT_TO]->(:Pathway) WITH r LIMIT 1 DELETE r")
+    repaired = materialize_selection(demo_platform, "key:pathway_resolution")
+    assert _resolution_metadata(demo_platform, repaired.run_id)["unchanged"] is False  # what it wrote is not all there
+    assert driver.execute_query(EDGE_COUNT).records[0]["n"] == edges
+
+
+EDGE_COUNT = "MATCH (:Pathway)-[r:EQUIVALENT_TO|PART_OF]->(:Pathway) RETURN count(r) AS n"
+
+
+def _resolution_metadata(settings: FluxSettings, run_id: str) -> dict[str, object]:
+    with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
+        event = instance.get_latest_materialization_event(dg.AssetKey("pathway_resolution"))
+        assert event and event.run_id == run_id and event.asset_materialization
+        return {k: v.value for k, v in event.asset_materialization.metadata.items()}

@@ -140,6 +140,7 @@ class _WithoutBM25(Pipeline):
     def postgres_retriever(self, index: IndexState) -> PostgresRetriever:
         retriever = super().postgres_retriever(index)
         retriever.lexical = lambda query, sources: []  # type: ignore[method-assign]
+        retriever.lexical_many = lambda queries: [[] for _ in queries]  # type: ignore[method-assign]
         return retriever
 
 
