@@ -10,6 +10,9 @@ from typing import Any
 from neo4j import Driver, ManagedTransaction
 
 BATCH = 5000
+# What the projection (knowledge_graph) writes; other assets add edges (the resolution) or properties (vectors).
+PROJECTED_LABELS = frozenset({"Pathway", "Species", "Reaction", "Gene", "Compound", "Paper"})
+PROJECTED_TYPES = frozenset({"IN_SPECIES", "SUBPATHWAY_OF", "HAS_REACTION", "HAS_MEMBER", "MENTIONS"})
 
 MERGE_PATHWAYS = """
 UNWIND $rows AS row

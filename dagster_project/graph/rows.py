@@ -57,10 +57,12 @@ def fetch(engine: Engine, query: str) -> list[dict[str, Any]]:
         return [dict(row._mapping) for row in conn.execute(text(query))]
 
 
+MENTION_DICTIONARY = "SELECT hgnc_id, symbol, aliases FROM gene_identifiers WHERE status = 'Approved'"
+
+
 def paper_rows(engine: Engine) -> list[dict[str, Any]]:
     with engine.connect() as conn:
-        genes = conn.execute(text("SELECT hgnc_id, symbol, aliases FROM gene_identifiers"
-                                  " WHERE status = 'Approved'")).all()
+        genes = conn.execute(text(MENTION_DICTIONARY)).all()
     dictionary = build_dictionary((g.hgnc_id, g.symbol, list(g.aliases)) for g in genes)
     papers = fetch(engine, PAPERS)
     for paper in papers:
@@ -82,3 +84,10 @@ LOAD_STEPS: tuple[tuple[str, str, str | None], ...] = (
 
 def step_rows(engine: Engine, sql: str | None) -> list[dict[str, Any]]:
     return paper_rows(engine) if sql is None else fetch(engine, sql)
+
+# Everything the graph is projected from, for its digest: each step's rows, the papers and the mention dictionary.
+INPUT_QUERIES: dict[str, str] = {
+    **{name: sql for name, _, sql in LOAD_STEPS if sql is not None},
+    "papers": PAPERS,
+    "mention_dictionary": MENTION_DICTIONARY,
+}

@@ -138,8 +138,50 @@ def test_resolution_with_unchanged_inputs_scores_nothing_and_a_lost_edge_is_resc
 EDGE_COUNT = "MATCH (:Pathway)-[r:EQUIVALENT_TO|PART_OF]->(:Pathway) RETURN count(r) AS n"
 
 
-def _resolution_metadata(settings: FluxSettings, run_id: str) -> dict[str, object]:
+def _resolution_metadata(settings: FluxSettings, run_id: str, asset: str = "pathway_resolution") -> dict[str, object]:
     with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
-        event = instance.get_latest_materialization_event(dg.AssetKey("pathway_resolution"))
+        event = instance.get_latest_materialization_event(dg.AssetKey(asset))
         assert event and event.run_id == run_id and event.asset_materialization
         return {k: v.value for k, v in event.asset_materialization.metadata.items()}
+
+
+def test_a_graph_load_with_unchanged_inputs_merges_nothing_and_a_lost_node_is_loaded_again(
+        demo_platform: FluxSettings) -> None:
+    driver = graph_driver(demo_platform)
+    assert materialize_selection(demo_platform, "key:knowledge_graph").success
+    counts = loader.graph_counts(driver)
+    again = materialize_selection(demo_platform, "key:knowledge_graph")
+    metadata = _resolution_metadata(demo_platform, again.run_id, "knowledge_graph")
+    assert again.success and metadata["unchanged"] is True and metadata["rows_gene_members"] == 0
+    driver.execute_query("MATCH (g:Gene)<-[:HAS_MEMBER]-(:Pathway) WITH g LIMIT 1 DETACH DELETE g")
+    assert loader.graph_counts(driver) != counts
+    repaired = materialize_selection(demo_platform, "key:knowledge_graph")
+    assert _resolution_metadata(demo_platform, repaired.run_id, "knowledge_graph")["unchanged"] is False
+    assert loader.graph_counts(driver) == counts
+
+
+def test_a_dbt_run_builds_only_the_models_whose_definition_sources_or_relation_changed(
+        demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    assert materialize_selection(demo_platform, "group:dbt").success  # whatever earlier tests left stale
+    again = materialize_selection(demo_platform, "group:dbt")
+    assert again.success and again.materialized == [] and again.checks_total == 0
+    with engine.begin() as conn:
+        hgnc_id, name = conn.execute(text("SELECT hgnc_id, name FROM gene_identifiers ORDER BY hgnc_id LIMIT 1")).one()
+        conn.execute(text("UPDATE gene_identifiers SET name = name || ' (edited)' WHERE hgnc_id = :h"), {"h": hgnc_id})
+    # The models reading gene_identifiers, directly or through another model; none over pathways alone or eval_runs.
+    readers = ["int_pathway_pair_overlaps", "int_pathway_uniprot_sets", "pathway_equivalences", "stg_gene_identifiers"]
+    try:
+        edited = materialize_selection(demo_platform, "group:dbt")
+        assert edited.success and edited.materialized == readers and edited.checks_total > 0
+    finally:
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE gene_identifiers SET name = :n WHERE hgnc_id = :h"), {"n": name, "h": hgnc_id})
+        assert materialize_selection(demo_platform, "group:dbt").materialized == readers
+    with engine.begin() as conn:
+        resolved = conn.execute(text("SELECT count(*) FROM analytics.pathway_equivalences")).scalar_one()
+        conn.execute(text("DROP TABLE analytics.pathway_equivalences"))
+    dropped = materialize_selection(demo_platform, "group:dbt")
+    assert dropped.success and dropped.materialized == ["pathway_equivalences"]
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM analytics.pathway_equivalences")).scalar_one() == resolved

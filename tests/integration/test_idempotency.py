@@ -22,7 +22,9 @@ from dagster_project.storage.checksums import graph_checksums, table_checksums, 
 RUN_LOG_TABLES = frozenset({"eval_runs", "eval_question_results"})  # one row set per Dagster run, by design
 SERVING_TABLES = frozenset({"answers", "conversations"})  # written by questions, not by assets
 # Re-confirmations, not rewrites: the same index version recorded again, the same bad record seen again.
-TIMESTAMPS = {"index_versions": ["candidate_at", "published_at"], "quarantine": ["last_seen_at", "run_id"]}
+# dbt's build record: the run log changed, so the models over it were built again from its new digest.
+TIMESTAMPS = {"index_versions": ["candidate_at", "published_at"], "quarantine": ["last_seen_at", "run_id"],
+              "dbt_model_builds": ["source_digests", "dagster_run_id", "built_at"]}
 # Metadata keys in which an asset reports what it wrote; a second run must report 0 for each.
 # ("quarantined" counts bad records met, not rows: meeting one again adds no row, which the checksums show.)
 WRITE_KEY = re.compile(r"inserted|updated|upserted|written|embedded|chunked|removed|pruned|dropped")

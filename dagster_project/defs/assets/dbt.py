@@ -15,7 +15,12 @@ from dagster_dbt import DagsterDbtTranslator, DbtProject, dbt_assets
 from dagster_dbt.errors import DagsterDbtManifestNotFoundError
 
 # The module, not its attributes: a test can point DBT_PROJECT at another folder before importing this one.
+from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources import dbt as dbt_project_config
+from dagster_project.defs.resources.postgres import platform_tables_required
+from dagster_project.storage import dbt_builds
+from dagster_project.storage.dbt_builds import upstream_sources
+from dagster_project.storage.digests import table_digests
 
 Manifest = Mapping[str, Any]
 
@@ -40,22 +45,6 @@ def source_writers(source: Mapping[str, Any]) -> list[dg.AssetKey]:
             f"dbt source {source['unique_id']} ({source['original_file_path']}) has no config.meta.dagster.writers:"
             " list the Dagster assets that write the table.")
     return [dg.AssetKey.from_user_string(writer) for writer in writers]
-
-
-def upstream_sources(manifest: Manifest, unique_id: str) -> set[str]:
-    """Every source a dbt node reads, directly or through the models it selects from."""
-    found: set[str] = set()
-    seen: set[str] = set()
-    pending = [unique_id]
-    while pending:
-        node = manifest["nodes"].get(pending.pop(), {})
-        for parent in node.get("depends_on", {}).get("nodes", []):
-            if parent.startswith("source."):
-                found.add(parent)
-            elif parent not in seen:
-                seen.add(parent)
-                pending.append(parent)
-    return found
 
 
 def model_writer_deps(manifest: Manifest, unique_id: str) -> list[dg.AssetKey]:
@@ -104,7 +93,41 @@ MANIFEST = load_manifest(dbt_project_config.DBT_PROJECT)
 SOURCE_TABLE_SPECS = source_table_specs(MANIFEST, TRANSLATOR)
 
 
+MODEL_IDS = {TRANSLATOR.get_asset_key(node): uid for uid, node in MANIFEST["nodes"].items()
+             if node["resource_type"] == "model"}
+
+
+class DbtBuildConfig(dg.Config):
+    """`full: true` builds every selected model, current or not (the Launchpad's run config)."""
+
+    full: bool = False
+
+
 @dbt_assets(manifest=MANIFEST, project=dbt_project_config.DBT_PROJECT, dagster_dbt_translator=TRANSLATOR)
-def flux_dbt_models(context: dg.AssetExecutionContext, dbt: dbt_project_config.FluxDbtResource) -> Iterator[Any]:
-    """dbt build: models, then their data and unit tests (reported as asset checks)."""
-    yield from dbt.cli(["build"], context=context).stream()
+def flux_dbt_models(context: dg.AssetExecutionContext, dbt: dbt_project_config.FluxDbtResource,
+                    postgres: PostgresResource, config: DbtBuildConfig) -> Iterator[Any]:
+    """dbt build of the selected models that are not current (storage/dbt_builds.py), then their data and unit
+    tests (reported as asset checks). A current model is left out and observed as such; with nothing stale dbt
+    is not started."""
+    engine = postgres.get_engine()
+    selected = sorted(MODEL_IDS[key] for key in context.selected_asset_keys if key in MODEL_IDS)
+    tables = {dbt_builds.source_table(MANIFEST, s) for uid in selected for s in upstream_sources(MANIFEST, uid)}
+    with platform_tables_required():
+        digests = table_digests(engine, tables)
+        recorded = dbt_builds.recorded_builds(engine)
+    stale = dict.fromkeys(selected, "full build") if config.full else dbt_builds.stale_models(
+        MANIFEST, selected, digests, recorded, dbt_builds.existing_relations(engine, MANIFEST, selected))
+    current = [uid for uid in selected if uid not in stale]
+    for uid in current:
+        since = recorded[uid].dagster_run_id or "-"
+        yield dg.AssetObservation(asset_key=TRANSLATOR.get_asset_key(MANIFEST["nodes"][uid]), metadata={
+            "unchanged": True, "built_by_run": since, "source_digests": recorded[uid].source_digests})
+    for uid, reason in stale.items():
+        context.log.info(f"dbt: {MANIFEST['nodes'][uid]['name']} to build ({reason})")
+    context.log.info(f"dbt: {len(stale)} of {len(selected)} models to build; {len(current)} current "
+                     "(same definition, same source contents)")
+    if not stale:
+        return
+    excluded = ["--exclude", " ".join(MANIFEST["nodes"][uid]["name"] for uid in current)] if current else []
+    yield from dbt.cli(["build", *excluded], context=context).stream()
+    dbt_builds.record_builds(engine, MANIFEST, stale, digests, context.run_id)

@@ -4,12 +4,11 @@ raw zone with release and retrieval time. Together these make up the dataset ver
 import time
 
 import dagster as dg
-from psycopg.errors import UndefinedTable
-from sqlalchemy.exc import ProgrammingError
 
 from dagster_project.core.http import HttpRequestError
 from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.resources import PostgresResource
+from dagster_project.defs.resources.postgres import platform_tables_required
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.sources import registry
 from dagster_project.sources.raw import Manifest, RawPull, unchanged_since, write_pull
@@ -92,14 +91,8 @@ def _pull(source: str, settings: FluxSettings) -> RawPull:
 
 
 def _record(postgres: PostgresResource, manifest: Manifest, settings: FluxSettings, byte_count: int) -> None:
-    try:
+    with platform_tables_required():
         record_raw_pull(postgres.get_engine(), manifest, settings.sources.source_mode, byte_count)
-    except ProgrammingError as exc:
-        if not isinstance(exc.orig, UndefinedTable):
-            raise
-        raise dg.Failure(description="the platform tables are missing from the database: materialize "
-                         "postgres_schema first (flux materialize --select postgres_schema)",
-                         allow_retries=False) from None
 
 
 def build_raw_assets(settings: FluxSettings) -> list[dg.AssetsDefinition]:
