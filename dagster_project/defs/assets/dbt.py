@@ -129,5 +129,7 @@ def flux_dbt_models(context: dg.AssetExecutionContext, dbt: dbt_project_config.F
     if not stale:
         return
     excluded = ["--exclude", " ".join(MANIFEST["nodes"][uid]["name"] for uid in current)] if current else []
-    yield from dbt.cli(["build", *excluded], context=context).stream()
+    invocation = dbt.cli(["build", *excluded], context=context)
+    yield from invocation.stream()
     dbt_builds.record_builds(engine, MANIFEST, stale, digests, context.run_id)
+    dbt.keep_parse_state(invocation)
