@@ -15,17 +15,15 @@ cold build (`benchmarks/cold_build.py`); it is printed as a multiple of the floo
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
-from sqlalchemy import text
 
-from dagster_project.core.settings import get_settings
-from dagster_project.core.stores import engine_for
 from dagster_project.index.chunker import ChunkerConfig, finish_document, plan_document
-from dagster_project.index.encoder import load_sentence_model
 
 Encode = Callable[[list[str], int], np.ndarray]
 
@@ -43,36 +41,23 @@ def best_batch_size(encode: Encode, texts: list[str], sizes: list[int], sample: 
     return max(rates, key=lambda size: rates[size]), rates
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sample", type=int, default=1500, help="texts per kind for the batch-size sweep")
-    parser.add_argument("--batch-sizes", default="16,32,64,128,256")
-    parser.add_argument("--chunks-seconds", type=float, default=None, help="a cold build's `chunks` step")
-    args = parser.parse_args()
-    settings = get_settings()
-    with engine_for(settings.platform_database_url).connect() as conn:
-        documents = conn.execute(text("SELECT title, content FROM documents WHERE status = 'active'")).all()
-    config = ChunkerConfig(settings.index.chunk_min_chars, settings.index.chunk_max_chars)
-    model = load_sentence_model(settings.index.embedding_model)
-
-    def encode(texts: list[str], batch_size: int) -> np.ndarray:
-        return model.encode(texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
-
+def measure(documents: Sequence[tuple[str, str]], config: ChunkerConfig, encode: Encode, sizes: list[int],
+            sample: int, chunks_seconds: float | None = None) -> float:
+    """Prints the floor for `documents` (title, content) with `encode`, and returns it in seconds."""
     encode(["warm-up"] * 64, 64)
     start = time.perf_counter()
-    plans = [plan_document(d.content, config) for d in documents]
+    plans = [plan_document(content, config) for _, content in documents]
     split_seconds = time.perf_counter() - start
     sentences = list(dict.fromkeys(s for p in plans if p.needs_vectors for s in p.sentences))
-    sizes = [int(s) for s in args.batch_sizes.split(",")]
-    sentence_batch, sentence_rates = best_batch_size(encode, sentences, sizes, args.sample)
+    sentence_batch, sentence_rates = best_batch_size(encode, sentences, sizes, sample)
     sentence_seconds, vectors = timed(encode, sentences, sentence_batch)
     by_text = dict(zip(sentences, vectors, strict=True))
     start = time.perf_counter()
-    chunk_texts = [t for d, p in zip(documents, plans, strict=True) for t in finish_document(
-        d.title, p, np.stack([by_text[s] for s in p.sentences]) if p.needs_vectors else None, config)]
+    chunk_texts = [t for (title, _), p in zip(documents, plans, strict=True) for t in finish_document(
+        title, p, np.stack([by_text[s] for s in p.sentences]) if p.needs_vectors else None, config)]
     finish_seconds = time.perf_counter() - start
     to_encode = [t for t in dict.fromkeys(chunk_texts) if t not in by_text]
-    chunk_batch, chunk_rates = best_batch_size(encode, to_encode, sizes, args.sample)
+    chunk_batch, chunk_rates = best_batch_size(encode, to_encode, sizes, sample)
     chunk_seconds, _ = timed(encode, to_encode, chunk_batch)
     floor = sentence_seconds + chunk_seconds
 
@@ -88,9 +73,46 @@ def main() -> None:
     print(f"{'encoder floor':<28}{floor:>8.1f} s")
     print(f"{'beside it: sentence split':<28}{split_seconds:>8.1f} s  ({split_seconds / floor:.2f}x the floor)")
     print(f"{'beside it: chunk assembly':<28}{finish_seconds:>8.1f} s")
-    if args.chunks_seconds:
-        print(f"{'chunks step of a cold build':<28}{args.chunks_seconds:>8.1f} s  "
-              f"= {args.chunks_seconds / floor:.2f}x the floor (goal ≤ 1.3x)")
+    if chunks_seconds:
+        print(f"{'chunks step of a cold build':<28}{chunks_seconds:>8.1f} s  "
+              f"= {chunks_seconds / floor:.2f}x the floor (goal ≤ 1.3x)")
+    return floor
+
+
+def main() -> None:
+    # The platform's modules are imported here, not above: gpu_floor.py reuses `measure` on a machine without them.
+    from sqlalchemy import text
+
+    from dagster_project.core.settings import get_settings
+    from dagster_project.core.stores import engine_for
+    from dagster_project.index.encoder import load_sentence_model
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sample", type=int, default=1500, help="texts per kind for the batch-size sweep")
+    parser.add_argument("--batch-sizes", default="16,32,64,128,256")
+    parser.add_argument("--chunks-seconds", type=float, default=None, help="a cold build's `chunks` step")
+    parser.add_argument("--export", type=Path, default=None,
+                        help="write the documents and the chunker's settings to this JSON file (for gpu_floor.py) "
+                        "and stop")
+    args = parser.parse_args()
+    settings = get_settings()
+    with engine_for(settings.platform_database_url).connect() as conn:
+        documents = [(d.title, d.content) for d in conn.execute(text(
+            "SELECT title, content FROM documents WHERE status = 'active'")).all()]
+    config = ChunkerConfig(settings.index.chunk_min_chars, settings.index.chunk_max_chars)
+    if args.export:
+        args.export.parent.mkdir(parents=True, exist_ok=True)
+        args.export.write_text(json.dumps({"min_chars": config.min_chars, "max_chars": config.max_chars,
+                                           "documents": documents}))
+        print(f"{len(documents)} documents written to {args.export}")
+        return
+    model = load_sentence_model(settings.index.embedding_model)
+
+    def encode(texts: list[str], batch_size: int) -> np.ndarray:
+        return model.encode(texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
+
+    measure(documents, config, encode, [int(s) for s in args.batch_sizes.split(",")], args.sample,
+            args.chunks_seconds)
 
 
 if __name__ == "__main__":

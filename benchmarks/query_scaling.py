@@ -74,7 +74,7 @@ def build_table(settings: FluxSettings, served: IndexState, size: int, seed: int
         conn.execute(f"CREATE TABLE {SCHEMA}.{table} AS SELECT * FROM {SCHEMA}.{served.chunk_table}")
         rows = conn.execute(f"SELECT id, embedding FROM {SCHEMA}.{served.chunk_table} ORDER BY id").fetchall()
         ids = [r[0] for r in rows]
-        base = np.asarray([r[1] for r in rows], dtype=np.float32)
+        base = np.asarray([r[1].to_numpy() for r in rows], dtype=np.float32)
         conn.execute(f"CREATE TEMP TABLE synthetic (id text, base_id text, embedding vector({base.shape[1]}))")
         remaining, copied = size - len(ids), 0
         while remaining > 0:
@@ -139,8 +139,9 @@ def resident_mib(pid: int) -> float:
     return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)]) / 2**20
 
 
-def measure(questions: list[str], warmup: int) -> dict[str, float]:
-    """A fresh `flux serve`, each question once on /search and on /query; its resident memory at the end."""
+def measure(questions: list[str], warmup: int, chunks: int) -> dict[str, float]:
+    """A fresh `flux serve`, each question once on /search and on /query; its resident memory at the end. Its
+    /health must report the `chunks` of the version published for this size."""
     port = free_port()
     env = {**os.environ, "FLUX_CACHE_ENABLED": "false", "FLUX_API_RATE_LIMIT_PER_MINUTE": "1000000",
            "FLUX_LOG_QUERIES_TO_MLFLOW": "false"}
@@ -169,6 +170,9 @@ def measure(questions: list[str], warmup: int) -> dict[str, float]:
                     client.post(f"/{route}", json=body).raise_for_status()
                     timings[route].append((time.perf_counter() - started) * 1000)
             rss = resident_mib(server.pid)
+            health = client.get("/health").text
+            if f"{chunks}" not in health:
+                raise RuntimeError(f"flux serve is not serving the {chunks}-chunk index: {health[:300]}")
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -190,14 +194,14 @@ def main() -> None:
     served = current_index(engine_for(settings.platform_database_url))
     questions = questions_from_pubmedqa(settings, args.questions + args.warmup)
     print(f"served index {served.version}: {served.chunk_count} chunks; {len(questions) - args.warmup} questions")
-    results = {served.chunk_count: measure(questions, args.warmup)}
+    results = {served.chunk_count: measure(questions, args.warmup, served.chunk_count)}
     try:
         for size in sorted(args.sizes):
             table, table_s = build_table(settings, served, size, seed=size)
             bm25, bm25_s = build_bm25(settings, table, size)
             publish(settings, served, size, table, bm25)
             print(f"{size:>9} chunks: table + HNSW {table_s:.0f} s, BM25 {bm25_s:.0f} s", flush=True)
-            results[size] = measure(questions, args.warmup)
+            results[size] = measure(questions, args.warmup, size)
     finally:
         restore(settings, served, sorted(args.sizes))
     baseline = results[served.chunk_count]

@@ -14,8 +14,9 @@ import dagster as dg
 from dagster_dbt import DagsterDbtTranslator, DbtProject, dbt_assets
 from dagster_dbt.errors import DagsterDbtManifestNotFoundError
 
-# The module, not its attributes: a test can point DBT_PROJECT at another folder before importing this one.
 from dagster_project.defs.resources import PostgresResource
+
+# The module, not its attributes: a test can point DBT_PROJECT at another folder before importing this one.
 from dagster_project.defs.resources import dbt as dbt_project_config
 from dagster_project.defs.resources.postgres import platform_tables_required
 from dagster_project.storage import dbt_builds

@@ -11,6 +11,7 @@ from sqlalchemy import text
 from dagster_project.core.versions import code_digest
 from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
 from dagster_project.defs.assets.vector_index import chunk_vector_index
+from dagster_project.defs.last_run import previous_metadata
 from dagster_project.defs.resources import Neo4jResource, PostgresResource
 from dagster_project.graph import loader
 from dagster_project.graph.rows import INPUT_QUERIES, LOAD_STEPS, step_rows
@@ -65,9 +66,7 @@ def _unchanged(context: dg.AssetExecutionContext, driver: object, fingerprint: s
     """The previous load's result when the rows it would read (every LOAD_STEPS query, the papers and the gene
     dictionary their mentions come from) and the graph code are the same as then, and the graph still holds what
     that load counted, label for label and type for type; else None (load)."""
-    event = context.instance.get_latest_materialization_event(context.asset_key)
-    previous = {k: v.value for k, v in event.asset_materialization.metadata.items()} if (
-        event and event.asset_materialization) else {}
+    previous = previous_metadata(context)
     if previous.get("input_fingerprint") != fingerprint:
         return None
     labels, types = loader.graph_counts(driver)  # type: ignore[arg-type]

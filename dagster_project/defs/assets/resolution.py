@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from dagster_project.core.versions import code_digest
 from dagster_project.defs.assets.graph import GRAPH_GROUP, knowledge_graph
+from dagster_project.defs.last_run import previous_metadata
 from dagster_project.defs.resources import EmbedderResource, Neo4jResource, PostgresResource
 from dagster_project.graph import loader
 from dagster_project.resolution.inputs import ResolutionInputs, load_resolution_inputs, load_sources
@@ -104,9 +105,7 @@ def _unchanged(context: dg.AssetExecutionContext, engine: object, driver: object
                ) -> dg.MaterializeResult | None:
     """The previous materialization's result when its inputs (pathways, members, model, embedding model, code)
     are this run's and what it wrote is still there, row for row and edge for edge; else None."""
-    event = context.instance.get_latest_materialization_event(context.asset_key)
-    previous = {k: v.value for k, v in event.asset_materialization.metadata.items()} if (
-        event and event.asset_materialization) else {}
+    previous = previous_metadata(context)
     if previous.get("input_fingerprint") != fingerprint:
         return None
     with engine.connect() as conn:  # type: ignore[attr-defined]
