@@ -87,8 +87,9 @@ class FluxDbtResource(dg.ConfigurableResource):
         return dbt.cli(args, context=context, target_path=target)
 
     def keep_parse_state(self, invocation: DbtCliInvocation) -> None:
-        """Saves the invocation's partial-parse state for the next one (replaced atomically) and removes its
-        target folder (its artifacts were streamed to Dagster)."""
+        """Saves a successful invocation's partial-parse state for the next one (replaced atomically) and removes
+        its target folder (its artifacts were streamed to Dagster). A failed invocation's folder is kept, with
+        dbt's log in it."""
         produced = invocation.target_path / PARTIAL_PARSE
         if produced.exists():
             staging = self.settings.home / "dbt" / f".{PARTIAL_PARSE}.{uuid.uuid4().hex[:8]}"
