@@ -81,11 +81,13 @@ def recorded_builds(engine: Engine) -> dict[str, ModelBuild]:
 
 
 def existing_relations(engine: Engine, manifest: Manifest, models: Iterable[str]) -> set[str]:
-    """The models whose table or view is in the database now."""
+    """The models whose table or view is in the database now (one catalog query)."""
     names = {uid: f'"{manifest["nodes"][uid]["schema"]}"."{manifest["nodes"][uid]["alias"]}"' for uid in models}
     with engine.connect() as conn:
-        return {uid for uid, name in names.items()
-                if conn.execute(text("SELECT to_regclass(:name)"), {"name": name}).scalar_one() is not None}
+        found = conn.execute(text("SELECT name FROM unnest(CAST(:names AS text[])) AS name"
+                                  " WHERE to_regclass(name) IS NOT NULL"), {"names": list(names.values())})
+        present = {row.name for row in found}
+    return {uid for uid, name in names.items() if name in present}
 
 
 def stale_models(manifest: Manifest, models: Iterable[str], digests: Mapping[str, str],
