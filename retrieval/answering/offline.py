@@ -26,6 +26,7 @@ Candidate = tuple[float, int, str, str, set[str]]
 # Fitted on PubMedQA right vs hard-negative abstracts (`flux evals fit-judge`; dagster_project/evals/judge_fit.py).
 GOOD_COVERAGE = 0.575
 PARTIAL_COVERAGE = 0.4
+SENTENCE_CACHE = 8_192  # evidence texts whose sentences are remembered (~25 MB at most)
 
 
 @lru_cache(maxsize=1)
@@ -34,11 +35,17 @@ def _segmenter() -> pysbd.Segmenter:
 
 
 def sentences(text: str) -> list[str]:
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=SENTENCE_CACHE)
+def _sentences(text: str) -> tuple[str, ...]:
+    # The same chunk is evidence for many questions (and for each re-retrieval of one); pysbd takes ~10 ms a text.
     # Graph evidence is '. '-separated facts with ids containing dots; pysbd handles both.
     # Questions (a PubMed title is often one) are not claims.
     # Bracketed notices ("[instruction-like text withheld]") are not statements to quote.
-    return [s.strip() for s in _segmenter().segment(text)
-            if len(s.strip()) > 20 and not s.strip().endswith("?") and not s.strip().startswith("[")]
+    return tuple(s.strip() for s in _segmenter().segment(text)
+                 if len(s.strip()) > 20 and not s.strip().endswith("?") and not s.strip().startswith("["))
 
 
 def _stems(text: str) -> set[str]:

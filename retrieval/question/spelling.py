@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 # British → American, as a few suffix and prefix rules plus the words no rule covers.
 _WORDS = {"tumour": "tumor", "tumours": "tumors", "colour": "color", "behaviour": "behavior", "favour": "favor",
@@ -23,6 +24,7 @@ _RULES = ((re.compile(r"(?<=[a-z])lling$"), "ling"), (re.compile(r"(?<=[a-z])lle
 _NOT_PLURAL = ("ss", "is", "us", "os", "as", "ys")
 MIN_TYPO_LENGTH = 5
 TYPO_CUTOFF = 0.8  # difflib ratio: one edit in a 5-9 letter word, two in a long one
+CORRECTION_CACHE = 65_536  # distinct unknown words remembered per vocabulary
 
 
 def canonical(word: str) -> str:
@@ -62,14 +64,28 @@ class TypoCorrector:
 
     def __init__(self, vocabulary: Iterable[str], keep: Iterable[str] = ()) -> None:
         words = set(vocabulary) | QUESTION_WORDS
-        self._vocabulary = sorted({w for w in words if len(w) >= MIN_TYPO_LENGTH and w.isalpha()})
+        self._by_length: dict[int, list[str]] = {}
+        for w in sorted(w for w in words if len(w) >= MIN_TYPO_LENGTH and w.isalpha()):
+            self._by_length.setdefault(len(w), []).append(w)
         self._known = words | set(keep)
+        # Questions repeat their words (and a question is read several times while it is classified).
+        self._closest = lru_cache(maxsize=CORRECTION_CACHE)(self._closest_once)
 
     def correct(self, word: str) -> str:
         if word in self._known or len(word) < MIN_TYPO_LENGTH or not word.isalpha():
             return word
-        close = difflib.get_close_matches(word, self._vocabulary, n=1, cutoff=TYPO_CUTOFF)
+        return self._closest(word)
+
+    def _closest_once(self, word: str) -> str:
+        close = difflib.get_close_matches(word, self._candidates(len(word)), n=1, cutoff=TYPO_CUTOFF)
         return close[0] if close else word
+
+    def _candidates(self, length: int) -> list[str]:
+        """The vocabulary words whose length alone allows a ratio at the cutoff: 2·min(a, b) / (a + b) is the
+        best ratio two lengths can give (difflib's real_quick_ratio), so the answer is the same as over the whole
+        vocabulary, without scoring the words that could never pass."""
+        return [w for n, ws in self._by_length.items() if 2 * min(n, length) / (n + length) >= TYPO_CUTOFF
+                for w in ws]
 
     def corrections(self, question: str) -> dict[str, str]:
         """Question word (lower case, as written) → the known word it was read as, for the words that changed.

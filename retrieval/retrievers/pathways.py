@@ -127,13 +127,17 @@ class PathwayLexicon:
         symbols), so 'plant hormone signal transduction' does not become 'Signal Transduction'."""
         words, _ = self.read(_ID.sub(" ", question))
         have = {w for w in words if w not in _GENERIC and len(w) > 1}
+        # Gene names and symbol-like words (TP53, 2) the name lacks are not part of the name asked.
+        plain = {w for w in have if w not in ignore and not any(ch.isdigit() for ch in w)}
+        symbols = have - plain
         best: tuple[float, int, str] | None = None
         for pid, name in self._tokens.items():
             if not name or (source and self.by_id[pid].source != source):
                 continue
             shared = len(name & have)
-            # Gene names and symbol-like words (TP53, 2) the name lacks are not part of the name asked.
-            asked = len({w for w in have if w in name or (w not in ignore and not any(ch.isdigit() for ch in w))})
+            if not shared and minimum > 0:
+                continue  # shares no word: below any minimum
+            asked = len(plain) + len(symbols & name)
             candidate = (shared / len(name), len(name), pid)
             if shared / max(asked, 1) >= minimum and (best is None or candidate[:2] > best[:2]):
                 best = candidate
