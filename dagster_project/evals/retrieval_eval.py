@@ -16,7 +16,9 @@ from pathlib import Path
 
 import numpy as np
 from sqlalchemy import text
+from sqlalchemy.engine import Engine
 
+from dagster_project.evals.baseline_vectors import document_vectors
 from dagster_project.evals.questions import EvalQuestion
 from retrieval.pipeline import Pipeline
 from retrieval.retrievers.bm25 import BM25Index, tokenize
@@ -59,27 +61,38 @@ class Baseline:
     matrix: np.ndarray
     bm25: BM25Index
     build_seconds: float
+    encoded: int = 0  # documents encoded for this build; the others' vectors were stored by an earlier one
 
     @classmethod
-    def build(cls, pipeline: Pipeline) -> Baseline:
+    def build(cls, pipeline: Pipeline, store: Engine | None = None) -> Baseline:
+        """`store`: a platform connection that may write (the pipeline's is serving's read-only role), to keep the
+        vectors for the next build; without it every document is encoded."""
         import bm25s
 
         started = time.perf_counter()
         with pipeline.engine.connect() as conn:
-            rows = conn.execute(text("SELECT source || '_' || external_id AS key, title || '. ' || content AS body"
-                                     " FROM documents WHERE status = 'active' ORDER BY 1")).all()
+            rows = conn.execute(text(
+                "SELECT key, body, md5(body) AS hash FROM (SELECT source || '_' || external_id AS key,"
+                " title || '. ' || content AS body FROM documents WHERE status = 'active') d ORDER BY 1")).all()
         keys, bodies = [r.key for r in rows], [r.body for r in rows]
-        from dagster_project.index.encoder import load_sentence_model
-
         index = pipeline.settings.index
-        model = load_sentence_model(index.embedding_model)
-        matrix = model.encode(bodies, batch_size=index.embedding_batch_size, normalize_embeddings=True,
-                              show_progress_bar=False)
+
+        def encode(texts: list[str]) -> np.ndarray:
+            from dagster_project.index.encoder import load_sentence_model
+
+            return load_sentence_model(index.embedding_model).encode(
+                texts, batch_size=index.embedding_batch_size, normalize_embeddings=True, show_progress_bar=False)
+
+        if store is None:
+            matrix, encoded = np.asarray(encode(bodies), dtype=np.float32), len(bodies)
+        else:
+            encoder = f"{index.embedding_model}/{index.embedding_dim}"
+            matrix, encoded = document_vectors(store, encoder, [r.hash for r in rows], bodies, encode)
         retriever = bm25s.BM25(k1=pipeline.settings.retrieval.bm25_k1, b=pipeline.settings.retrieval.bm25_b)
         retriever.index(tokenize(bodies), show_progress=False)
         # BM25Index maps bm25s rows to ids; here the ids are document keys with a dummy chunk suffix.
-        index = BM25Index(directory=Path("in-memory"), retriever=retriever, chunk_ids=[f"{k}_0" for k in keys])
-        return cls(keys, np.asarray(matrix), index, time.perf_counter() - started)
+        lexical = BM25Index(directory=Path("in-memory"), retriever=retriever, chunk_ids=[f"{k}_0" for k in keys])
+        return cls(keys, matrix, lexical, time.perf_counter() - started, encoded)
 
     def dense(self, vector: list[float], k: int = 10) -> list[str]:
         scores = self.matrix @ np.asarray(vector, dtype=self.matrix.dtype)
@@ -110,11 +123,13 @@ def verbatim_rate(pipeline: Pipeline, questions: list[EvalQuestion]) -> float:
     return sum(_normalized(q.question) in haystack for q in questions) / len(questions)
 
 
-def evaluate_tasks(pipeline: Pipeline, tasks: dict[str, list[EvalQuestion]], progress: Progress | None = None
-                   ) -> tuple[dict[str, float], list[dict]]:
-    """Every task against one baseline build; metrics as `{task}_{variant}_{metric}` plus `{task}_verbatim_rate`."""
-    baseline = Baseline.build(pipeline)
-    metrics: dict[str, float] = {"baseline_build_seconds": round(baseline.build_seconds, 2)}
+def evaluate_tasks(pipeline: Pipeline, tasks: dict[str, list[EvalQuestion]], progress: Progress | None = None,
+                   store: Engine | None = None) -> tuple[dict[str, float], list[dict]]:
+    """Every task against one baseline build; metrics as `{task}_{variant}_{metric}` plus `{task}_verbatim_rate`.
+    `store` keeps the baseline's document vectors between runs (Baseline.build)."""
+    baseline = Baseline.build(pipeline, store)
+    metrics: dict[str, float] = {"baseline_build_seconds": round(baseline.build_seconds, 2),
+                                 "baseline_documents_encoded": float(baseline.encoded)}
     rows: list[dict] = []
     for task, questions in tasks.items():
         task_metrics, task_rows = evaluate(pipeline, questions, baseline, progress)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dagster as dg
+import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 from sqlalchemy import text
@@ -14,6 +15,7 @@ from dagster_project.core.stores import engine_for
 from dagster_project.defs.materialize import materialize_selection
 from dagster_project.evals import judge_calibration, retrieval_eval
 from dagster_project.evals.answer_eval import eval_pipeline
+from dagster_project.evals.baseline_vectors import document_vectors
 from dagster_project.evals.gate import GATED_RETRIEVAL_TASKS, compare
 from dagster_project.evals.questions import retrieval_tasks, title_questions
 from dagster_project.evals.store import accept_latest, latest
@@ -101,7 +103,8 @@ def test_regression_gate_passes_unchanged_and_fails_against_a_better_baseline(de
                           " '{keywords_to_paper_hybrid_rerank_hit_at_5}', '1.5')"
                           " WHERE scorecard = 'retrieval' AND accepted"))
     try:
-        worse = materialize_selection(demo_platform, "key:retrieval_scorecard")
+        # Measured afresh: a reused result may be the very run whose metrics were raised above.
+        worse = materialize_selection(demo_platform.evolve(eval_reuse_unchanged=False), "key:retrieval_scorecard")
         assert worse.checks_total == 1 and worse.checks_passed == 0
         assert not worse.success  # a failed blocking check fails the run: it is visible as a failed run
     finally:
@@ -174,6 +177,45 @@ def test_the_bulk_retrieval_scorecard_ranks_every_question_as_one_at_a_time(demo
         quality = {k: v for k, v in alone.items() if not k.endswith("_ms")}
         assert {k: bulk[k] for k in quality} == quality, task
         assert bulk["latency_sample"] == min(len(questions), retrieval_eval.LATENCY_SAMPLE)
+
+
+def test_the_whole_document_baseline_encodes_a_text_once_and_reads_it_back_exactly(
+        demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    pipeline = eval_pipeline(demo_platform, latest_candidate(engine))
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM eval_baseline_vectors"))
+    first = retrieval_eval.Baseline.build(pipeline, store=engine)
+    again = retrieval_eval.Baseline.build(pipeline, store=engine)
+    unstored = retrieval_eval.Baseline.build(pipeline)
+    assert first.encoded == len(first.keys) == unstored.encoded > 0 and again.encoded == 0
+    assert first.keys == again.keys and np.array_equal(first.matrix, again.matrix)
+    assert np.allclose(first.matrix, unstored.matrix, atol=1e-5)  # what is read back is what the encoder gives
+    assert first.matrix.dtype == np.float32 and np.allclose(np.linalg.norm(first.matrix, axis=1), 1.0, atol=1e-5)
+
+
+def test_baseline_vectors_are_encoded_for_new_texts_only_and_gone_texts_are_dropped(
+        demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    asked: list[list[str]] = []
+
+    def encode(texts: list[str]) -> np.ndarray:  # a text's length and first letter: enough to tell rows apart
+        asked.append(texts)
+        return np.array([[len(t), ord(t[0]), 1.0] for t in texts], dtype=np.float32)
+
+    bodies = ["alpha text", "beta text", "alpha text", "gamma"]
+    hashes = [f"test-{b}" for b in bodies]
+    matrix, encoded = document_vectors(engine, "test-encoder/3", hashes, bodies, encode)
+    assert encoded == 3 and asked == [["alpha text", "beta text", "gamma"]]  # a repeated text is encoded once
+    assert matrix.tolist() == [[10, 97, 1], [9, 98, 1], [10, 97, 1], [5, 103, 1]]
+    # The next corpus: "alpha text" is gone, "delta" is new. (Every other stored text is dropped as well.)
+    matrix, encoded = document_vectors(engine, "test-encoder/3", ["test-beta text", "test-gamma", "test-delta"],
+                                       ["beta text", "gamma", "delta"], encode)
+    assert encoded == 1 and asked[-1] == ["delta"]
+    assert matrix.tolist() == [[9, 98, 1], [5, 103, 1], [5, 100, 1]]
+    with engine.connect() as conn:
+        kept = set(conn.execute(text("SELECT content_hash FROM eval_baseline_vectors")).scalars())
+    assert kept == {"test-beta text", "test-gamma", "test-delta"}
 
 
 def test_a_scorecard_with_unchanged_inputs_is_reused_and_a_changed_input_re_evaluates(

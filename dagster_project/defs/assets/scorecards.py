@@ -107,7 +107,7 @@ def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRes
     def progress(n: int, total: int) -> None:
         context.log.info(f"retrieval scorecard {n}/{total}")
 
-    metrics, rows = retrieval_eval.evaluate_tasks(pipeline, tasks, progress)
+    metrics, rows = retrieval_eval.evaluate_tasks(pipeline, tasks, progress, store=postgres.get_engine())
     served = {f"{t} ({len(qs)})": {"served hit@1": metrics[f"{t}_hybrid_rerank_hit_at_1"],
                                    "served MRR@10": metrics[f"{t}_hybrid_rerank_mrr_at_10"],
                                    "best baseline MRR@10": max(metrics[f"{t}_baseline_dense_mrr_at_10"],
