@@ -15,7 +15,8 @@ Encode = Callable[[list[str]], np.ndarray]
 def document_vectors(engine: Engine, encoder: str, hashes: Sequence[str], bodies: Sequence[str], encode: Encode
                      ) -> tuple[np.ndarray, int]:
     """One float32 row per body (in order) and how many were encoded now; the rest come from earlier runs."""
-    stored = _stored(engine, encoder, sorted(set(hashes)))
+    current = sorted(set(hashes))
+    stored = _stored(engine, encoder, current)
     missing = list(dict.fromkeys(h for h in hashes if h not in stored))
     if missing:
         first_body = {h: b for h, b in zip(hashes, bodies, strict=True)}
@@ -23,7 +24,7 @@ def document_vectors(engine: Engine, encoder: str, hashes: Sequence[str], bodies
         fresh = dict(zip(missing, vectors, strict=True))
         _store(engine, encoder, fresh)
         stored |= fresh
-    _prune(engine, sorted(set(hashes)))
+    _prune(engine, current)
     return np.stack([stored[h] for h in hashes]) if hashes else np.zeros((0, 0), np.float32), len(missing)
 
 
@@ -43,6 +44,7 @@ def _store(engine: Engine, encoder: str, vectors: dict[str, np.ndarray]) -> None
 
 
 def _prune(engine: Engine, current: list[str]) -> None:
-    """Texts no active document has any longer: the table stays the size of the corpus (per encoder used)."""
+    """Texts no active document has any longer, under every encoder: the table stays the size of the corpus for
+    each encoder still in use."""
     with engine.begin() as conn:
         conn.execute(text("DELETE FROM eval_baseline_vectors WHERE NOT (content_hash = ANY(:h))"), {"h": current})
