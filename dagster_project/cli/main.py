@@ -18,6 +18,7 @@ from dagster_project.cli.index import index_app
 from dagster_project.cli.keys import keys_app
 from dagster_project.cli.materialize import materialize, summary
 from dagster_project.cli.output import err_console
+from dagster_project.cli.releases import releases_app
 from dagster_project.cli.resolution import resolution_app
 from dagster_project.cli.sources import sources_app
 from dagster_project.cli.stack import env, migrate, stack_app
@@ -26,7 +27,7 @@ from serving.commands import ask, chat, serve
 
 app = typer.Typer(help="Flux: biology sources → documents, pgvector and a Neo4j graph.", no_args_is_help=True)
 for name, group in (("stack", stack_app), ("evals", evals_app), ("keys", keys_app), ("resolution", resolution_app),
-                    ("index", index_app), ("sources", sources_app)):
+                    ("index", index_app), ("sources", sources_app), ("releases", releases_app)):
     app.add_typer(group, name=name)
 for name, command in (("env", env), ("migrate", migrate), ("materialize", materialize), ("summary", summary),
                       ("backup", backup_command), ("restore", restore_command), ("ask", ask), ("chat", chat),

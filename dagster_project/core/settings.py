@@ -28,6 +28,7 @@ from dagster_project.core.setting_groups import (
     LlmSettings,
     OpsSettings,
     PostgresSettings,
+    ReleaseSettings,
     RetrievalSettings,
     ServingSettings,
     SourceSettings,
@@ -75,6 +76,7 @@ class FluxSettings(BaseSettings):
     llm: LlmSettings
     evals: EvalSettings
     ops: OpsSettings
+    releases: ReleaseSettings
 
     @model_validator(mode="before")
     @classmethod

@@ -23,7 +23,7 @@ def pull(name: str, settings: FluxSettings) -> RawPull:
     if settings.sources.source_mode == "live":
         return source.pull_live(settings)
     if settings.sources.source_mode == "snapshot":
-        return source.pull_snapshot(Path(settings.sources.snapshot_dir))
+        return source.pull_snapshot(Path(settings.sources.snapshot_dir), settings.releases.snapshot_release)
     return source.pull_demo(Path(settings.sources.demo_dir))
 
 

@@ -30,7 +30,7 @@ class Source(Protocol):
 
     def pull_live(self, settings: FluxSettings) -> RawPull: ...
 
-    def pull_snapshot(self, snapshot_dir: Path) -> RawPull: ...
+    def pull_snapshot(self, snapshot_dir: Path, era: str = "current") -> RawPull: ...
 
     def pull_demo(self, demo_dir: Path) -> RawPull: ...
 
@@ -42,8 +42,8 @@ class ClientFileSource:
 
     client: ModuleType
 
-    def pull_snapshot(self, snapshot_dir: Path) -> RawPull:
-        return self.client.snapshot_pull(snapshot_dir)
+    def pull_snapshot(self, snapshot_dir: Path, era: str = "current") -> RawPull:
+        return self.client.snapshot_pull(snapshot_dir, era)
 
     def pull_demo(self, demo_dir: Path) -> RawPull:
         return self.client.demo_pull(demo_dir)

@@ -10,7 +10,8 @@ from dagster_project.defs.assets.dbt import MANIFEST, MODEL_IDS
 from dagster_project.storage.dbt_builds import ModelBuild, definition, source_table, stale_models, upstream_sources
 
 MODELS = sorted(MODEL_IDS.values())
-TABLES = ("pathways", "pathway_members", "gene_identifiers", "kegg_gene_uniprot", "pathway_mappings", "eval_runs")
+TABLES = ("pathways", "pathway_members", "gene_identifiers", "kegg_gene_uniprot", "pathway_mappings", "eval_runs",
+          "release_changes", "source_releases")
 DIGESTS = {table: f"10:{table}" for table in TABLES}
 
 

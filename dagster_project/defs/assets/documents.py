@@ -5,8 +5,10 @@ from collections import Counter
 
 import dagster as dg
 
+from dagster_project.defs.assets.releases import RELEASE_SOURCES
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
+from dagster_project.releases import store as releases
 from dagster_project.sources import registry
 from dagster_project.sources.hgnc.normalizer import normalize_genes
 from dagster_project.sources.kegg.normalizer import normalize_pathways as normalize_kegg
@@ -58,7 +60,8 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         name=f"{source}_documents",
         group_name=SOURCES_GROUP,
         kinds={"postgres"},
-        deps=[f"{source}_raw", "postgres_schema"],
+        # A kept source's release passes its blocking churn check before its rows become the served ones.
+        deps=[f"{source}_raw", "postgres_schema", *([f"{source}_release"] if source in RELEASE_SOURCES else [])],
         description=f"{source}: the latest raw pull parsed and normalized into the one document shape "
         "(upserted on (source, external_id), rewritten only when content_hash changes, gone records marked) "
         "plus its structured rows; unparseable records go to the quarantine table with their reason.",
@@ -72,6 +75,8 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         meta = _load(source, records, parsed.kegg_uniprot, engine, dv)
         docs = _documents(source, records)
         counts = loaders.upsert_documents(engine, source, docs, dv)
+        if source in RELEASE_SOURCES:  # the served rows are this release's now
+            releases.mark_served(engine, source, releases.release_key(manifest))
         quarantined = loaders.record_quarantine(engine, records.quarantined, context.run_id)
         parsed_count = len(docs) + len(records.genes)
         rate = quarantined / max(parsed_count + quarantined, 1)

@@ -57,16 +57,23 @@ def _mapping_fingerprint(conn: Connection) -> str:
 
 
 def dataset_version(conn: Connection) -> str:
-    """The latest release pulled per source, e.g. `hgnc=demo-2026-01;kegg=demo-R98`."""
-    rows = conn.execute(text(
-        "SELECT DISTINCT ON (source) source, release FROM raw_pulls ORDER BY source, retrieved_at DESC")).all()
+    """The release each source's served rows come from, e.g. `hgnc=HGNC export 2024-07-23 #c5483047;kegg=…`: a
+    kept source's served release (a newer pull its churn check stopped is not served), else its latest pull."""
+    rows = conn.execute(text("""
+        SELECT DISTINCT ON (source) source, release FROM (
+            SELECT source, release_key AS release, served_at AS at, 0 AS kept FROM source_releases
+            WHERE served_at IS NOT NULL
+            UNION ALL
+            SELECT source, release, retrieved_at, 1 FROM raw_pulls) AS r
+        ORDER BY source, kept, at DESC""")).all()
     return ";".join(f"{r.source}={r.release}" for r in rows) or "unknown"
 
 
 @dg.asset(
     group_name=SERVING_GROUP,
     kinds={"postgres"},
-    deps=[chunk_vector_index, chunk_bm25_index, pathway_vectors, pathway_resolution],
+    # resolution_release: its blocking churn check stops a candidate built on a resolution that lost too much.
+    deps=[chunk_vector_index, chunk_bm25_index, pathway_vectors, pathway_resolution, "resolution_release"],
     description="Records the retrieval index (vectors, BM25, graph mapping) as a candidate version with its "
     "counts, dataset / pipeline versions and this Dagster run id. The scorecards measure it; published_index "
     "makes it the one serving reads.",

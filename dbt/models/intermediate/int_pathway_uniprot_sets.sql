@@ -1,6 +1,6 @@
 -- Both sources' gene members in one identifier space: UniProt accessions.
--- Reactome members are UniProt already; KEGG Entrez numbers and HGNC symbols go through the HGNC table,
--- plus KEGG's own conv/uniprot/hsa pairs where a pull brought them.
+-- Reactome members are UniProt already (HGNC symbols in its 2019 gene sets); KEGG Entrez numbers and either
+-- source's HGNC symbols go through the HGNC table, plus KEGG's own conv/uniprot/hsa pairs where a pull had them.
 with members as (
     select m.pathway_id, p.source, m.id_space, m.member_id
     from {{ ref('stg_pathway_members') }} as m
@@ -25,10 +25,9 @@ kegg_by_entrez as (
     where m.source = 'kegg'
 ),
 
-kegg_by_symbol as (
+by_symbol as (
     select m.pathway_id, m.source, h.uniprot
     from members as m join hgnc_uniprot as h on m.id_space = 'hgnc_symbol' and h.symbol = m.member_id
-    where m.source = 'kegg'
 ),
 
 kegg_by_conv as (
@@ -42,6 +41,6 @@ select pathway_id, source, uniprot from reactome
 union
 select pathway_id, source, uniprot from kegg_by_entrez
 union
-select pathway_id, source, uniprot from kegg_by_symbol
+select pathway_id, source, uniprot from by_symbol
 union
 select pathway_id, source, uniprot from kegg_by_conv
