@@ -16,7 +16,7 @@ from retrieval.answering import evidence_guard
 from retrieval.answering.answer import FinalAnswer, fallback_answer, uncited_answer, validate_answer
 from retrieval.answering.grounding import Retrieve, Verifier, grounded_answer
 from retrieval.answering.judge import aspect_queries, should_reretrieve
-from retrieval.answering.typed_answer import compose
+from retrieval.answering.typed_answer import cited_releases, compose, release_note
 from retrieval.question import guardrails
 from retrieval.question.intent import TABLE_KINDS, Intent
 from retrieval.retriever import Retriever
@@ -48,7 +48,7 @@ class Answerer:
         """A graph question answered from graph facts; None (→ text evidence) when the graph cannot be read."""
         with run.stage("graph_facts"):
             try:
-                data = (table_facts(intent) if intent.kind in TABLE_KINDS
+                data = (table_facts(intent, self.retriever.engine) if intent.kind in TABLE_KINDS
                         else self.retriever.graph_guard.call(lambda: GraphFacts(self.driver).facts(intent)))
             except GraphUnavailable as exc:
                 log.warning("graph facts unavailable for a %s question: %s", intent.kind, exc)
@@ -66,6 +66,9 @@ class Answerer:
         plan = RoutePlan(strategy="direct", reason=intent.reason, queries=[question])
         self._stamp(answer, index, plan, mode, 0, None)
         answer.kind, answer.data = data.kind, data  # the facts may say "not found"
+        answer.releases = cited_releases(index.dataset_version, evidence)
+        if answer.releases:  # which release the cited facts are from, in the prose as well as the fields
+            answer.answer = f"{answer.answer}\n\n{release_note(answer.releases)}"
         return answer
 
     # --- literature questions ------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from retrieval.conversation import UnknownConversation, ask_in_conversation
 from retrieval.pipeline import EventSink, SearchResult
 from retrieval.retrievers.graph_guard import GraphUnavailable
 from retrieval.retrievers.neighbourhood import MAX_SEEDS, Neighbourhood, neighbourhood
+from retrieval.retrievers.release_facts import ReleaseChanges, latest_changes
 from serving.contract import SSE_EVENT, PrometheusResponse, error_responses
 from serving.dependencies import (
     AnswerStoreDep,
@@ -86,6 +87,13 @@ def graph_neighbourhood(pipeline: PipelineDep, ids: SeedIds) -> Neighbourhood:
         return pipeline.graph_guard.call(lambda: neighbourhood(pipeline.driver, ids))
     except GraphUnavailable as exc:
         raise HTTPException(status_code=503, detail=str(exc)) from None
+
+
+@router.get("/releases/changes", response_model=ReleaseChanges, summary="What the last refresh of each source "
+            "changed", responses=error_responses(401, 429, 503))
+def release_changes(pipeline: PipelineDep) -> ReleaseChanges:
+    with outages_as_503():
+        return latest_changes(pipeline.engine)
 
 
 @router.get("/answers/{answer_id}", response_model=FinalAnswer, summary="A stored answer; ?format=md for Markdown",

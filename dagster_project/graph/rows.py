@@ -37,14 +37,18 @@ WITH acc AS (SELECT unnest(uniprot_ids) AS member_id, hgnc_id FROM gene_identifi
         LEFT JOIN sym ON m.id_space = 'hgnc_symbol' AND sym.member_id = m.member_id
         LEFT JOIN ent ON m.id_space = 'entrez' AND ent.member_id = m.member_id
         WHERE p.status = 'active' AND m.member_kind = 'gene')
-SELECT pathway_id AS pathway, array_agg(DISTINCT hgnc_id ORDER BY hgnc_id) AS members
-FROM mapped WHERE hgnc_id IS NOT NULL GROUP BY pathway_id
+-- Every active pathway has a row, an empty one when none of its members is placed: its stale edges go too.
+SELECT p.pathway_id AS pathway,
+       coalesce(array_agg(DISTINCT mapped.hgnc_id ORDER BY mapped.hgnc_id)
+                FILTER (WHERE mapped.hgnc_id IS NOT NULL), '{}') AS members
+FROM pathways p LEFT JOIN mapped USING (pathway_id) WHERE p.status = 'active' GROUP BY p.pathway_id
 """
 COMPOUND_MEMBERS = """
-SELECT m.pathway_id AS pathway,
-       array_agg(DISTINCT CASE m.id_space WHEN 'chebi' THEN m.member_id ELSE 'KEGG:' || m.member_id END) AS members
-FROM pathway_members m JOIN pathways p USING (pathway_id)
-WHERE p.status = 'active' AND m.member_kind = 'compound' GROUP BY m.pathway_id
+SELECT p.pathway_id AS pathway,
+       coalesce(array_agg(DISTINCT CASE m.id_space WHEN 'chebi' THEN m.member_id ELSE 'KEGG:' || m.member_id END)
+                FILTER (WHERE m.member_id IS NOT NULL), '{}') AS members
+FROM pathways p LEFT JOIN pathway_members m ON m.pathway_id = p.pathway_id AND m.member_kind = 'compound'
+WHERE p.status = 'active' GROUP BY p.pathway_id
 """
 PAPERS = """
 SELECT source || ':' || external_id AS id, source, title, content, (metadata ->> 'year')::int AS year

@@ -8,39 +8,37 @@ from sqlalchemy import Engine, text
 
 from dagster_project.resolution.scores import PathwaySets
 
-REACTOME_UNIPROT = """
+# Gene members in UniProt: Reactome's are UniProt already (HGNC symbols in its 2019 gene sets); KEGG's are Entrez
+# numbers and, in the snapshot, HGNC symbols. Entrez numbers and symbols go through the HGNC table, plus KEGG's own
+# conv/uniprot/hsa pairs where a live or demo pull brought them. One query for either source (:source).
+MEMBER_UNIPROT = """
 SELECT m.pathway_id, m.member_id AS uniprot
 FROM pathway_members m JOIN pathways p USING (pathway_id)
-WHERE p.source = 'reactome' AND p.status = 'active' AND m.id_space = 'uniprot'
-"""
-
-# KEGG genes are Entrez numbers (and, in the snapshot, HGNC symbols): map both through the HGNC table, and add
-# KEGG's own conv/uniprot/hsa pairs where a live or demo pull brought them.
-KEGG_UNIPROT = """
+WHERE p.source = :source AND p.status = 'active' AND m.id_space = 'uniprot'
+UNION
 SELECT m.pathway_id, u.uniprot
 FROM pathway_members m JOIN pathways p USING (pathway_id)
 JOIN gene_identifiers g ON g.entrez_id = m.member_id
 CROSS JOIN LATERAL unnest(g.uniprot_ids) AS u (uniprot)
-WHERE p.source = 'kegg' AND p.status = 'active' AND m.id_space = 'entrez'
+WHERE p.source = :source AND p.status = 'active' AND m.id_space = 'entrez'
 UNION
 SELECT m.pathway_id, u.uniprot
 FROM pathway_members m JOIN pathways p USING (pathway_id)
 JOIN gene_identifiers g ON g.symbol = m.member_id
 CROSS JOIN LATERAL unnest(g.uniprot_ids) AS u (uniprot)
-WHERE p.source = 'kegg' AND p.status = 'active' AND m.id_space = 'hgnc_symbol'
+WHERE p.source = :source AND p.status = 'active' AND m.id_space = 'hgnc_symbol'
 UNION
 SELECT m.pathway_id, k.uniprot_id
 FROM pathway_members m JOIN pathways p USING (pathway_id)
 JOIN kegg_gene_uniprot k ON k.entrez_id = m.member_id
-WHERE p.source = 'kegg' AND p.status = 'active' AND m.id_space = 'entrez'
+WHERE p.source = :source AND p.status = 'active' AND m.id_space = 'entrez'
 """
 
 
 def load_sets(engine: Engine, source: str) -> PathwaySets:
-    query = REACTOME_UNIPROT if source == "reactome" else KEGG_UNIPROT
     members: dict[str, set[str]] = defaultdict(set)
     with engine.connect() as conn:
-        for pathway_id, uniprot in conn.execute(text(query)):
+        for pathway_id, uniprot in conn.execute(text(MEMBER_UNIPROT), {"source": source}):
             members[pathway_id].add(uniprot)
         names = dict(conn.execute(text("SELECT pathway_id, name FROM pathways WHERE source = :s"
                                        " AND status = 'active'"), {"s": source}).all())

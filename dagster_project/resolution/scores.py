@@ -172,7 +172,7 @@ def _pair_name_similarity(r_names: Sequence[str], k_names: Sequence[str], ri: np
     """Token Jaccard of the two names of each pair (`name_similarity`), from sparse token sets."""
     r_tokens, k_tokens = [name_tokens(n) for n in r_names], [name_tokens(n) for n in k_names]
     vocabulary = {t: i for i, t in enumerate(sorted(set().union(*r_tokens, *k_tokens)))}
-    if not vocabulary:
+    if not vocabulary or not len(ri):  # no pair: scipy would index an empty product into a sparse matrix
         return np.zeros(len(ri))
     r_mat, k_mat = _incidence(r_tokens, vocabulary), _incidence(k_tokens, vocabulary)
     shared = np.asarray((r_mat @ k_mat.T).tocsr()[ri, ki], dtype=np.float64).ravel()

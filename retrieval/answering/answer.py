@@ -78,6 +78,8 @@ class FinalAnswer(BaseModel):
     reasoning_summary: str = ""
     # Provenance: which data, code and Dagster run produced the index this answer was read from.
     dataset_version: str = ""
+    releases: dict[str, str] = Field(default_factory=dict, description="Typed answers: the release of each source "
+                                     "whose facts the answer cites (source → release).")
     pipeline_version: str = ""
     index_version: str = ""
     dagster_run_id: str = ""

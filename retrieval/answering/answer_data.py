@@ -161,6 +161,19 @@ class ComparisonData(BaseModel):
     table: str = Field(description="The comparison as a Markdown table.")
 
 
+class ReleaseChangesData(BaseModel):
+    kind: Literal["release_changes"] = "release_changes"
+    pathway: NodeRef
+    release: str = Field(description="The served release of the pathway's source.")
+    previous_release: str = Field(default="", description="The release served before it (empty: none is kept).")
+    change: Literal["changed", "unchanged", "added", "no_previous"]
+    renamed_from: str = Field(default="", description="Its name in the previous release, when it changed.")
+    gained: list[str] = Field(default_factory=list, description="Member genes (HGNC symbols) it gained.")
+    lost: list[str] = Field(default_factory=list, description="Member genes it lost.")
+    genes_renamed: int = Field(default=0, description="Members HGNC renamed, followed to the same gene (neither "
+                                                      "gained nor lost).")
+
+
 AnswerData = Annotated[MembersData | GenePathwaysData | CounterpartData | SharedGenesData | HierarchyData
                        | ComparisonData | GeneFactsData | CompoundPathwaysData | DifferenceData | OverviewData
-                       | NotFoundData, Field(discriminator="kind")]
+                       | ReleaseChangesData | NotFoundData, Field(discriminator="kind")]

@@ -24,6 +24,7 @@ from retrieval.answering.answer_data import (
     NodeRef,
     NotFoundData,
     OverviewData,
+    ReleaseChangesData,
     SharedGenesData,
 )
 from retrieval.answering.gene_facts_text import gene_fact_claims
@@ -207,10 +208,36 @@ def _compare(data: ComparisonData) -> list[Claim]:
     return claims
 
 
+def _release_changes(data: ReleaseChangesData) -> list[Claim]:
+    name, cited = _name(data.pathway), [data.pathway.id]
+    if data.change == "no_previous":
+        return [(f"{name} comes from release {data.release}; no earlier release of "
+                 f"{SOURCE_LABEL.get(data.pathway.source, data.pathway.source)} is kept to compare it with.", cited)]
+    if data.change == "added":
+        return [(f"{name} is new in release {data.release}: release {data.previous_release} did not have it.",
+                 cited)]
+    if data.change == "unchanged":
+        return [(f"{name} has the same name and gene members in release {data.release} as in release "
+                 f"{data.previous_release}.", cited)]
+    claims = []
+    if data.gained or data.lost:
+        moved = [f"gained {len(data.gained)} genes ({_listing(data.gained, 30)})" if data.gained else "",
+                 f"lost {len(data.lost)} genes ({_listing(data.lost, 30)})" if data.lost else ""]
+        claims.append((f"From release {data.previous_release} to release {data.release}, {name} "
+                       f"{' and '.join(m for m in moved if m)}.", cited))
+    if data.renamed_from:
+        claims.append((f"Its name changed: it was \"{data.renamed_from}\" in release {data.previous_release}.",
+                       cited))
+    if data.genes_renamed:
+        claims.append((f"{data.genes_renamed} of its member symbols were renamed by HGNC and count as the same "
+                       "genes, neither gained nor lost.", cited))
+    return claims
+
+
 COMPOSERS = {"members": _members, "gene_pathways": _gene_pathways, "counterpart": _counterpart,
              "shared_genes": _shared_genes, "hierarchy": _hierarchy, "compare": _compare,
              "compound_pathways": _compound_pathways, "difference": _difference, "overview": _overview,
-             "gene_facts": _gene_facts, "not_found": _not_found}
+             "gene_facts": _gene_facts, "release_changes": _release_changes, "not_found": _not_found}
 
 
 def claims_for(data: AnswerData) -> list[Claim]:
@@ -242,3 +269,14 @@ def compose(data: AnswerData) -> tuple[str, list[Evidence]]:
              "citations": list(dict.fromkeys(i for _, c in claims for i in c)), "confidence": 0.95,
              "reasoning_summary": f"Composed from graph facts ({data.kind}); every claim cites the nodes it reads."}
     return json.dumps(reply), evidence_for(claims, data)
+
+
+def cited_releases(dataset_version: str, evidence: list[Evidence]) -> dict[str, str]:
+    """source → release, for the sources of the cited facts (an index's dataset version names each source's
+    served release: `hgnc=…;kegg=…`)."""
+    served = dict(part.split("=", 1) for part in dataset_version.split(";") if "=" in part)
+    return {source: served[source] for source in sorted({e.source for e in evidence}) if source in served}
+
+
+def release_note(releases: dict[str, str]) -> str:
+    return "Releases: " + "; ".join(f"{SOURCE_LABEL.get(s, s)} {r}" for s, r in releases.items()) + "."

@@ -4,7 +4,8 @@ Kinds answered from the graph: `members` (genes of a pathway), `gene_pathways` (
 `counterpart` (a pathway's match in the other database), `shared_genes` (genes two pathways share), `difference`
 (genes of one pathway the other lacks), `compare` (two pathways or two genes side by side), `hierarchy` (parents
 and sub-pathways), `compound_pathways` (pathways holding a compound), `overview` ("tell me about" a pathway).
-Answered from the HGNC table: `gene_facts` (official symbol, identifiers, locus type, chromosome band). `count`
+Answered from the HGNC table: `gene_facts` (official symbol, identifiers, locus type, chromosome band); from
+the release history: `release_changes` (what a pathway's latest release changed). `count`
 marks a "how many" question of any of these. `not_found`: the question asks one of these about a pathway, gene or
 id the index does not hold; the answer says so and names the closest ones, never another pathway's facts as the
 one asked. Everything else is `literature`, answered from text evidence.
@@ -17,15 +18,16 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from retrieval.question.gene_questions import asked_fact, candidates, named_gene, unknown_gene_tokens
+from retrieval.question.release_questions import asks_release_change
 from retrieval.question.spelling import apply_corrections, fold
 from retrieval.retrievers.genes import Gene, GeneLexicon
 from retrieval.retrievers.pathways import PathwayLexicon, PathwayRef
 
 Kind = Literal["members", "gene_pathways", "counterpart", "shared_genes", "difference", "compare", "hierarchy",
-               "compound_pathways", "overview", "gene_facts", "not_found", "literature"]
+               "compound_pathways", "overview", "gene_facts", "release_changes", "not_found", "literature"]
 GRAPH_KINDS: tuple[Kind, ...] = ("members", "gene_pathways", "counterpart", "shared_genes", "difference", "compare",
                                  "hierarchy", "compound_pathways", "overview")
-TABLE_KINDS: tuple[Kind, ...] = ("gene_facts", "not_found")  # answered without the graph
+TABLE_KINDS: tuple[Kind, ...] = ("gene_facts", "release_changes", "not_found")  # answered without the graph
 TYPED_KINDS: tuple[Kind, ...] = GRAPH_KINDS + TABLE_KINDS
 
 _COMPARE = re.compile(r"\bcompare\b|\bcomparison\b|\bvs\.?(?=\s)|\bversus\b|\bdiffer|\bdifference|\bcontrast\b|"
@@ -177,8 +179,9 @@ def classify(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Int
     question = apply_corrections(question, found_typos)  # the rules below read the corrected words
     read = _Read(question, genes, pathways)
     count = bool(_COUNT.search(question))
-    for rule in (_foreign_ids, _other_species, _gene_facts, _compound_pathways, _difference, _shared, _compare,
-                 _hierarchy, _counterpart_rule, _membership, _gene_pathways, _unknown_gene, _overview, _members):
+    for rule in (_foreign_ids, _other_species, _release_changes, _gene_facts, _compound_pathways, _difference,
+                 _shared, _compare, _hierarchy, _counterpart_rule, _membership, _gene_pathways, _unknown_gene,
+                 _overview, _members):
         intent = rule(read, count)
         if intent is not None:
             return replace(intent, count=count or intent.count, corrections=corrections)
@@ -205,6 +208,15 @@ def _other_species(read: _Read, count: bool) -> Intent | None:
         return None
     return _not_found(read, "pathway", "", f"Flux holds human pathways; the question asks about {named.group(0)}",
                       asked=_asked_phrase(fold(read.question)))
+
+
+def _release_changes(read: _Read, count: bool) -> Intent | None:
+    found = read.found or read.fuzzy(1)
+    if not found or not asks_release_change(read.question):
+        return None
+    source = _single_source(read.question)
+    chosen = next((p for p in found if p.source == source), found[0])
+    return Intent("release_changes", f"what the latest release changed in {chosen.id}", (chosen,))
 
 
 def _gene_facts(read: _Read, count: bool) -> Intent | None:

@@ -1,11 +1,15 @@
 """Facts for typed answers that need no graph: a gene's row of the HGNC table (the lexicon holds it, read from
-Postgres), and what a question asked about that the index does not hold."""
+Postgres), what the latest release changed in a pathway (the release history), and what a question asked about
+that the index does not hold."""
 
 from __future__ import annotations
+
+from sqlalchemy import Engine
 
 from retrieval.answering.answer_data import AnswerData, GeneFacts, GeneFactsData, NodeRef, NotFoundData
 from retrieval.question.intent import Intent
 from retrieval.retrievers.genes import Gene
+from retrieval.retrievers.release_facts import release_changes
 
 
 def gene_facts(gene: Gene, asked_as: str = "", matched_by: str = "") -> GeneFacts:
@@ -15,7 +19,11 @@ def gene_facts(gene: Gene, asked_as: str = "", matched_by: str = "") -> GeneFact
                      previous_symbols=list(gene.previous_symbols), asked_as=asked_as, matched_by=matched_by)
 
 
-def table_facts(intent: Intent) -> AnswerData:
+def table_facts(intent: Intent, engine: Engine | None = None) -> AnswerData:
+    if intent.kind == "release_changes":
+        if engine is None:
+            raise ValueError("release_changes facts are read from the platform database: pass its engine")
+        return release_changes(engine, intent)
     if intent.kind == "gene_facts":
         return GeneFactsData(fact=intent.fact,  # type: ignore[arg-type]
                              genes=[gene_facts(g, intent.asked_as, intent.matched_by) for g in intent.genes],

@@ -125,6 +125,12 @@ function tableSpec(data) {
         ["symbol", "HGNC id", "name", "locus type", "location", "Entrez", "UniProt", "Ensembl"],
         data.genes.map((g) => [g.symbol, g.hgnc_id, g.name, g.locus_type, g.location, g.entrez_id ?? "",
           g.uniprot_ids.join(" "), g.ensembl_id])];
+    case "release_changes":
+      return [`${name(data.pathway)}: ${data.change.replace("_", " ")}`, ["what", "value"],
+        [["release", data.release], ["previous release", data.previous_release || "none kept"],
+          ...(data.renamed_from ? [["previous name", data.renamed_from]] : []),
+          ...data.gained.map((g) => ["gained", g]), ...data.lost.map((g) => ["lost", g]),
+          ...(data.genes_renamed ? [["members renamed by HGNC", String(data.genes_renamed)]] : [])]];
     case "not_found":
       return [`Not in the index: ${data.asked}; closest names`, ["id", "name", "source"],
         data.closest.map((p) => [p.id, p.name, p.source])];

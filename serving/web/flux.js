@@ -13,8 +13,14 @@ const EXAMPLES = [
   ["count", "How many genes are in KEGG's cell cycle?"],
   ["compounds", "Which pathways use pyruvate (C00022)?"],
   ["difference", "Which genes are in KEGG cell cycle but not in Reactome's Cell Cycle, Mitotic?"],
+  ["release changes", "What changed in KEGG's cell cycle pathway since the previous release?"],
   ["literature", "What does TP53 do in apoptosis?"],
 ];
+const CHANGE_LABELS = {
+  pathway_added: "pathways added", pathway_removed: "pathways removed", pathway_renamed: "pathways renamed",
+  members_changed: "pathways whose genes changed", gene_added: "genes added", gene_removed: "genes removed",
+  gene_renamed: "genes renamed",
+};
 const state = { conversationId: null, turns: 0, busy: false };
 
 // --- one question and its answer -----------------------------------------------------------------------------
@@ -92,6 +98,29 @@ async function ask(question, mode) {
   }
 }
 
+// --- what the last refresh changed (loaded when opened: it needs the API key) ----------------------------------
+function releaseBlock(item) {
+  const head = el("h3", { text: `${item.source}: ${item.release}` });
+  if (!item.previous_release) {
+    return el("div", { class: "release" }, head, el("p", { class: "muted", text: "No earlier release is kept." }));
+  }
+  const counts = Object.entries(item.counts).map(([kind, n]) => `${n} ${CHANGE_LABELS[kind] || kind}`);
+  const moves = item.largest.map((m) => el("li", { text: `${m.pathway_id} ${m.name}: +${m.gained} / −${m.lost} genes` }));
+  return el("div", { class: "release" }, head,
+    el("p", { text: `Since ${item.previous_release}: ${counts.length ? counts.join(", ") : "nothing changed"}.` }),
+    ...(moves.length ? [el("ul", { "aria-label": "Largest member changes" }, ...moves)] : []));
+}
+
+async function loadReleaseChanges() {
+  try {
+    const response = await api("/releases/changes");
+    const data = await response.json();
+    $("releases-body").replaceChildren(...data.sources.map(releaseBlock));
+  } catch (error) {
+    $("releases-body").replaceChildren(el("p", { class: "muted", text: `Not available: ${error.message}` }));
+  }
+}
+
 // --- wiring -----------------------------------------------------------------------------------------------------
 function mode() {
   return document.querySelector('input[name="mode"]:checked').value;
@@ -125,6 +154,7 @@ document.addEventListener("DOMContentLoaded", () => {
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && !$("evidence-panel").hidden) $("evidence-panel").hidden = true;
   });
+  $("releases-box").addEventListener("toggle", () => { if ($("releases-box").open) loadReleaseChanges(); });
   refreshHealth();
   window.setInterval(refreshHealth, HEALTH_EVERY_MS);
 });

@@ -22,7 +22,7 @@ CHROMIUM = os.environ.get("FLUX_CHROMIUM") or shutil.which("chromium") or shutil
 KINDS = {"members": "members", "gene pathways": "gene_pathways", "counterpart": "counterpart",
          "shared genes": "shared_genes", "compare": "compare", "hierarchy": "hierarchy", "gene facts": "gene_facts",
          "count": "members", "compounds": "compound_pathways", "difference": "difference",
-         "literature": "literature"}
+         "release changes": "release_changes", "literature": "literature"}
 KEY = "flux_browser_test_key"
 
 

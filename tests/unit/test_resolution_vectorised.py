@@ -74,3 +74,11 @@ def test_features_of_pairs_without_any_hierarchy_are_all_peaks() -> None:
                            "shared": [2, 5], "kegg_size": [10, 10], "reactome_size": [3, 5]})
     features = pair_features(scores, Hierarchy.from_parents({}), np.zeros(2))
     assert features["hierarchy_peak"].tolist() == [1.0, 1.0]
+
+
+def test_sources_that_share_no_protein_score_no_pair() -> None:
+    # A release whose members HGNC cannot place yet (or an empty side) leaves no pair: an empty frame, no error.
+    reactome = PathwaySets(["R-HSA-1"], ["Cell Cycle"], [frozenset({"P1"})])
+    kegg = PathwaySets(["hsa04110"], ["Cell cycle"], [frozenset({"P2"})])
+    assert score_pairs(reactome, kegg).empty
+    assert score_pairs(PathwaySets([], [], []), kegg).empty
