@@ -113,6 +113,16 @@ def test_health_reports_stores_and_counts(client: TestClient) -> None:
     assert body["services"]["redis"]["cache_backend"] == "redis"
 
 
+def test_release_changes_name_each_kept_source_and_its_served_release(client: TestClient) -> None:
+    response = client.get("/releases/changes")
+    assert response.status_code == 200, response.text
+    sources = {item["source"]: item for item in response.json()["sources"]}
+    assert set(sources) == {"hgnc", "kegg", "reactome"}
+    # The demo's releases are the first kept: nothing earlier to compare with, no change counted.
+    assert all(item["release"].startswith("Flux demo") and item["previous_release"] == "" and not item["counts"]
+               for item in sources.values())
+
+
 def test_metrics_count_requests_by_endpoint(client: TestClient) -> None:
     client.post("/query", json={"question": ""})
     text = client.get("/metrics").text

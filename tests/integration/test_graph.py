@@ -160,6 +160,30 @@ def test_a_graph_load_with_unchanged_inputs_merges_nothing_and_a_lost_node_is_lo
     assert loader.graph_counts(driver) == counts
 
 
+def test_a_pathway_left_without_members_loses_its_member_edges(demo_platform: FluxSettings) -> None:
+    """A release in which a pathway keeps its node but none of its genes (or compounds) are placed: the stale
+    HAS_MEMBER edges go, and come back with the members."""
+    driver, engine = graph_driver(demo_platform), engine_for(demo_platform.platform_database_url)
+    edges = "MATCH (:Pathway {id: $id})-[r:HAS_MEMBER]->() RETURN count(r) AS n"
+    with engine.connect() as conn:
+        pathway = conn.execute(text("SELECT pathway_id FROM pathway_members m JOIN pathways p USING (pathway_id)"
+                                    " WHERE p.source = 'kegg' AND m.member_kind = 'compound' ORDER BY 1 LIMIT 1")
+                               ).scalar_one()
+    assert materialize_selection(demo_platform, "key:knowledge_graph").success
+    before = driver.execute_query(edges, id=pathway).records[0]["n"]
+    assert before > 0
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM pathway_members WHERE pathway_id = :p"), {"p": pathway})
+    try:
+        emptied = materialize_selection(demo_platform, "key:knowledge_graph")
+        assert emptied.success and emptied.checks_passed == emptied.checks_total
+        assert driver.execute_query(edges, id=pathway).records[0]["n"] == 0
+    finally:
+        assert materialize_selection(demo_platform, "key:kegg_documents").success  # the members again
+    assert materialize_selection(demo_platform, "key:knowledge_graph").success
+    assert driver.execute_query(edges, id=pathway).records[0]["n"] == before
+
+
 def test_a_dbt_run_builds_only_the_models_whose_definition_sources_or_relation_changed(
         demo_platform: FluxSettings) -> None:
     engine = engine_for(demo_platform.platform_database_url)
