@@ -179,8 +179,8 @@ def _run_count(settings: FluxSettings) -> int:
 
 @pytest.mark.parametrize(
     ("selection", "message"),
-    [("group:nope", "'group:nope' selects no asset (groups: dbt, evals, graph, index, platform, raw, serving,"
-                    " sources)"),
+    [("group:nope", "'group:nope' selects no asset (groups: dbt, evals, graph, index, platform, raw, releases,"
+                    " serving, sources)"),
      ("bogus_asset", "'bogus_asset' is not a valid asset selection: AssetKey(s) ['bogus_asset'] were selected,"
                      " but no AssetsDefinition objects supply these keys"),
      ("key:a+++", "'key:a+++' is not a valid asset selection: Invalid selection string: key:a+++")],
