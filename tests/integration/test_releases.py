@@ -5,6 +5,7 @@ when the limit is raised, and `flux releases` reading what was kept."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import dagster as dg
 import psycopg
@@ -25,10 +26,11 @@ LOAD = " or ".join(["key:postgres_schema", *(f"key:{s}_{stage}" for s in SOURCES
 KEGG_ONLY = "key:kegg_release or key:kegg_documents"  # no raw pull: the test writes the raw files itself
 
 
-@pytest.fixture(scope="module")
-def releases_db(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FluxSettings]:
-    database = f"{stack.postgres.pg_database}_releases"
-    settings = stack.evolve(pg_database=database, source_mode="demo", raw_root=str(tmp_path_factory.mktemp("raw")))
+@pytest.fixture
+def releases_db(stack: FluxSettings, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[FluxSettings]:
+    """A database and raw zone of the test's own, so neither test depends on what the other left."""
+    database = f"{stack.postgres.pg_database}_rel_{request.node.name[5:20]}"
+    settings = stack.evolve(pg_database=database, source_mode="demo", raw_root=str(tmp_path / "raw"))
     ensure_databases(settings)
     yield settings
     with psycopg.connect(admin_conninfo(stack), autocommit=True) as conn:
@@ -93,6 +95,8 @@ def test_each_release_is_kept_once_and_served(releases_db: FluxSettings) -> None
 
 def test_truncated_release_is_stopped_and_the_previous_keeps_serving(releases_db: FluxSettings) -> None:
     s = releases_db
+    loaded = materialize_selection(s, LOAD)
+    assert loaded.success, loaded
     served_before = _rows(s, "SELECT pathway_id FROM pathways WHERE source = 'kegg' AND status = 'active'"
                              " ORDER BY 1")
     assert len(served_before) >= 8
