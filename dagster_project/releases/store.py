@@ -113,8 +113,7 @@ def mark_served(engine: Engine, source: str, key: str) -> None:
     """The release whose rows the served tables now hold (a documents load, a resolution build). Loading the
     release that serves already changes nothing, so a rerun leaves the history as it was."""
     with engine.begin() as conn:
-        latest = conn.execute(text(_LATEST_SERVED[_scope(source)]), {"source": source, "key": ""}).scalar_one_or_none()
-        if latest != key:
+        if _served_before(conn, source, "") != key:
             conn.execute(text(_SERVE[_scope(source)]), {"source": source, "key": key})
 
 
