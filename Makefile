@@ -166,7 +166,7 @@ unit: $(STAMP) $(DBT_MANIFEST)
 T ?= tests/integration
 integration: setup
 	@set +e; $(PYTEST) $(T) $(if $(filter tests/integration tests/integration/,$(T)),$(FAST)) $(PYTEST_ARGS); \
-	  $(call pytest_verdict,$$?)
+	  rc=$$?; $(call pytest_verdict,$$rc)
 
 test-extended: setup
 	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
@@ -179,7 +179,8 @@ test-reversed: setup
 	@set +e; $(PYTEST) tests/integration $(FAST) --reverse $(PYTEST_ARGS); \
 	  rc=$$?; $(TEST_ENV) $(FLUX) stack down >/dev/null; $(call pytest_verdict,$$rc)
 
-# $(1): the exit codes of the pytest sessions. Fails when every one collected nothing (5), or on any other failure.
+# $(1): the exit codes of the pytest sessions, as variables (a `$$?` here would be read after the first command of
+# the macro, not after pytest). Fails when every one collected nothing (5), or on any other failure.
 define pytest_verdict
 	none=true; for rc in $(1); do [ $$rc -eq 5 ] || none=false; done; \
 	if $$none; then echo "pytest collected no tests: that is a failure, not a pass" >&2; exit 1; fi; \

@@ -1,31 +1,71 @@
 """Whole-document vectors for the retrieval scorecard's baseline, kept in Postgres by encoder and content hash: a
-re-evaluation after a refresh encodes only the documents whose text is new, not all of them again."""
+re-evaluation after a refresh encodes only the documents whose text is new, not all of them again.
+
+A document the index holds as one chunk already has its vector: that chunk is the whole document (title, blank line,
+content), so when the model reads the same tokens from both texts the chunk's vector is the document's, and even a
+cold build encodes only the documents that were split."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 Encode = Callable[[list[str]], np.ndarray]
+Tokenize = Callable[[list[str]], list[list[int]]]
 
 
-def document_vectors(engine: Engine, encoder: str, hashes: Sequence[str], bodies: Sequence[str], encode: Encode
-                     ) -> tuple[np.ndarray, int]:
-    """One float32 row per body (in order) and how many were encoded now; the rest come from earlier runs."""
+def document_vectors(engine: Engine | None, encoder: str, hashes: Sequence[str], bodies: Sequence[str],
+                     encode: Encode, known: Mapping[str, np.ndarray] | None = None) -> tuple[np.ndarray, int]:
+    """One float32 row per body (in order) and how many were encoded now. The rest are `known` (by hash) or come
+    from earlier runs; with no `engine` nothing is read or kept."""
     current = sorted(set(hashes))
-    stored = _stored(engine, encoder, current)
-    missing = list(dict.fromkeys(h for h in hashes if h not in stored))
+    have = dict(known or {})
+    if engine is not None:
+        have |= _stored(engine, encoder, [h for h in current if h not in have])
+    missing = list(dict.fromkeys(h for h in hashes if h not in have))
     if missing:
         first_body = {h: b for h, b in zip(hashes, bodies, strict=True)}
         vectors = np.asarray(encode([first_body[h] for h in missing]), dtype=np.float32)
         fresh = dict(zip(missing, vectors, strict=True))
-        _store(engine, encoder, fresh)
-        stored |= fresh
-    _prune(engine, current)
-    return np.stack([stored[h] for h in hashes]) if hashes else np.zeros((0, 0), np.float32), len(missing)
+        if engine is not None:
+            _store(engine, encoder, fresh)
+        have |= fresh
+    if engine is not None:
+        _prune(engine, current)
+    return (np.stack([have[h] for h in hashes]).astype(np.float32, copy=False) if hashes
+            else np.zeros((0, 0), np.float32)), len(missing)
+
+
+def single_chunk_vectors(engine: Engine, model: str) -> dict[str, tuple[str, np.ndarray]]:
+    """Document key (`{source}_{external_id}`) → (its only chunk's text, that chunk's vector), for every active
+    document indexed as one chunk whose vector is current under `model`."""
+    with engine.connect() as conn:
+        rows = conn.execute(text(
+            "SELECT d.source || '_' || d.external_id AS key, c.content, c.embedding::text AS embedding"
+            " FROM chunks c JOIN documents d ON d.id = c.document_id"
+            " WHERE d.status = 'active' AND c.embedding IS NOT NULL AND c.embedding_model = :m"
+            " AND c.embedded_content_hash = c.content_hash"
+            " AND NOT EXISTS (SELECT 1 FROM chunks o WHERE o.document_id = c.document_id AND o.id <> c.id)"),
+            {"m": model}).all()
+    # pgvector prints each float4 in its shortest exact form: the text reads back to the same float32 values.
+    return {r.key: (r.content, np.asarray(json.loads(r.embedding), dtype=np.float32)) for r in rows}
+
+
+def reusable_vectors(keys: Sequence[str], hashes: Sequence[str], bodies: Sequence[str],
+                     chunks: Mapping[str, tuple[str, np.ndarray]], tokenize: Tokenize) -> dict[str, np.ndarray]:
+    """Body hash → its single chunk's vector, where the model's input for the chunk (`tokenize`: token ids as the
+    encoder truncates them) is the input for the body: the same vector, to the float rounding of batching."""
+    pairs = [(h, b, chunks[k]) for k, h, b in zip(keys, hashes, bodies, strict=True) if k in chunks]
+    if not pairs:
+        return {}
+    body_ids = tokenize([b for _, b, _ in pairs])
+    chunk_ids = tokenize([c for _, _, (c, _) in pairs])
+    return {h: vector for (h, _, (_, vector)), mine, theirs in zip(pairs, body_ids, chunk_ids, strict=True)
+            if mine == theirs}
 
 
 def _stored(engine: Engine, encoder: str, hashes: list[str]) -> dict[str, np.ndarray]:

@@ -188,9 +188,20 @@ def test_the_whole_document_baseline_encodes_a_text_once_and_reads_it_back_exact
     first = retrieval_eval.Baseline.build(pipeline, store=engine)
     again = retrieval_eval.Baseline.build(pipeline, store=engine)
     unstored = retrieval_eval.Baseline.build(pipeline)
-    assert first.encoded == len(first.keys) == unstored.encoded > 0 and again.encoded == 0
-    assert first.keys == again.keys and np.array_equal(first.matrix, again.matrix)
-    assert np.allclose(first.matrix, unstored.matrix, atol=1e-5)  # what is read back is what the encoder gives
+    encoded_all = retrieval_eval.Baseline.build(pipeline, reuse_chunks=False)
+    with engine.connect() as conn:
+        chunk_counts = list(conn.execute(text(
+            "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'active'"
+            " GROUP BY c.document_id")).scalars())
+    # Documents indexed as one chunk take its vector; the split ones (none in the demo) are encoded, once.
+    assert 0 < first.from_chunks <= chunk_counts.count(1) and again.encoded == 0
+    assert first.encoded >= len(chunk_counts) - chunk_counts.count(1)
+    assert first.encoded + first.from_chunks == unstored.encoded + unstored.from_chunks == encoded_all.encoded
+    assert encoded_all.from_chunks == 0
+    assert first.keys == again.keys == encoded_all.keys and np.array_equal(first.matrix, again.matrix)
+    # What is read back, or taken from a chunk, is what the encoder gives for the whole document.
+    assert np.allclose(first.matrix, encoded_all.matrix, atol=1e-5)
+    assert np.allclose(unstored.matrix, encoded_all.matrix, atol=1e-5)
     assert first.matrix.dtype == np.float32 and np.allclose(np.linalg.norm(first.matrix, axis=1), 1.0, atol=1e-5)
 
 
