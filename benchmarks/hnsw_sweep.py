@@ -2,14 +2,16 @@
 storage (index size, build time, recall), and the planner's own choice at each ef_search.
 
     FLUX_PG_DATABASE=flux_snapshot .venv/bin/python benchmarks/hnsw_sweep.py [--size 1000000] \\
-        [--ef 40 64 100 160 200 300 400] [--keep]
+        [--ef 40 64 100 160 200 300 400] [--m 16] [--ef-construction 64] [--keep]
 
 The table is `hnsw_scaling.py`'s: synthetic vectors around the real chunk vectors of the served index, 200 PubMedQA
 titles as queries, exact top-10 from numpy. Every timed query runs as the served search does
 (`PostgresRetriever.scan_settings`: the ef_search under test, sequential scans off); the `planner` column is what
 the planner picks at that ef_search when sequential scans are allowed. `halfvec` is an expression index
 (`embedding::halfvec`) on the same table, queried with a halfvec query vector. `--keep` leaves the table and its
-indexes for a later run, which then skips the load and the builds.
+indexes for a later run, which then skips the load and the builds. `--m` / `--ef-construction` build with other
+graph parameters than the configured FLUX_HNSW_M / FLUX_HNSW_EF_CONSTRUCTION; each combination is an index of its
+own, so a kept table can hold several.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ from dagster_project.core.settings import get_settings
 
 ORDER = {"vector": "embedding <=> %s::vector", "halfvec": "embedding::halfvec({dim}) <=> %s::halfvec({dim})"}
 INDEX = {"vector": "embedding vector_cosine_ops", "halfvec": "(embedding::halfvec({dim})) halfvec_cosine_ops"}
+
+
+def index_name(storage: str, m: int, ef_construction: int) -> str:
+    return f"{TABLE}_{storage}_m{int(m)}_efc{int(ef_construction)}_idx"
 
 
 def search(conn: psycopg.Connection, storage: str, dim: int, queries: np.ndarray, ef: int
@@ -52,7 +58,14 @@ def planner_choice(conn: psycopg.Connection, storage: str, dim: int, query: np.n
 
 
 def build(conn: psycopg.Connection, storage: str, dim: int, m: int, ef_construction: int, memory: str) -> float:
-    name = f"{TABLE}_{storage}_idx"
+    """Builds this storage's index with these parameters; a kept one is reused. Another index of the same storage
+    (other parameters) is dropped first: the planner would pick either for the same query."""
+    name = index_name(storage, m, ef_construction)
+    for (other,) in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname LIKE %s"
+                                 " AND indexname <> %s", (TABLE, f"{TABLE}_{storage}_%", name)).fetchall():
+        conn.execute(f"DROP INDEX {other}")
+        print(f"dropped {other}: another {storage} index on the same table", flush=True)
+    conn.commit()
     if conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", (name,)).fetchone():
         return float("nan")
     conn.execute(f"SET maintenance_work_mem = '{memory}'")
@@ -70,11 +83,16 @@ def main() -> None:
     parser.add_argument("--ef", type=int, nargs="+", default=[40, 64, 100, 160, 200, 300, 400])
     parser.add_argument("--storage", nargs="+", default=["vector", "halfvec"])
     parser.add_argument("--maintenance-work-mem", default="3GB")
+    parser.add_argument("--m", type=int, default=None, help="HNSW m (default: FLUX_HNSW_M)")
+    parser.add_argument("--ef-construction", type=int, default=None,
+                        help="HNSW ef_construction (default: FLUX_HNSW_EF_CONSTRUCTION)")
     parser.add_argument("--keep", action="store_true", help="leave the table and indexes for the next run")
     args = parser.parse_args()
     settings = get_settings()
     base, queries = real_vectors_and_queries(settings, args.queries)
-    dim, m, ef_construction = base.shape[1], settings.index.hnsw_m, settings.index.hnsw_ef_construction
+    dim = base.shape[1]
+    m = args.m or settings.index.hnsw_m
+    ef_construction = args.ef_construction or settings.index.hnsw_ef_construction
     vectors = synthetic(base, args.size, np.random.default_rng(0))  # the same seed: the same table every run
     exact = np.argsort(-(queries @ vectors.T), axis=1)[:, :TOP_K]
     url = settings.platform_database_url.replace("postgresql+psycopg://", "postgresql://")
@@ -89,7 +107,8 @@ def main() -> None:
         try:
             for storage in args.storage:
                 built = build(conn, storage, dim, m, ef_construction, args.maintenance_work_mem)
-                size = conn.execute("SELECT pg_relation_size(%s)", (f"{TABLE}_{storage}_idx",)).fetchone()[0]
+                name = index_name(storage, m, ef_construction)
+                size = conn.execute("SELECT pg_relation_size(%s)", (name,)).fetchone()[0]
                 print(f"\n{storage}: m={m}, ef_construction={ef_construction}, build "
                       f"{'(kept)' if np.isnan(built) else f'{built:.1f} s'}, index {size / 2**20:.0f} MiB", flush=True)
                 print(f"{'ef_search':>10} {'recall@10':>10} {'p50 ms':>8} {'p95 ms':>8} {'planner':>9}")

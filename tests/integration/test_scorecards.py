@@ -15,7 +15,7 @@ from dagster_project.core.stores import engine_for
 from dagster_project.defs.materialize import materialize_selection
 from dagster_project.evals import judge_calibration, retrieval_eval
 from dagster_project.evals.answer_eval import eval_pipeline
-from dagster_project.evals.baseline_vectors import document_vectors
+from dagster_project.evals.baseline_vectors import document_vectors, query_vectors
 from dagster_project.evals.gate import GATED_RETRIEVAL_TASKS, compare
 from dagster_project.evals.questions import retrieval_tasks, title_questions
 from dagster_project.evals.store import accept_latest, latest
@@ -227,6 +227,46 @@ def test_baseline_vectors_are_encoded_for_new_texts_only_and_gone_texts_are_drop
     with engine.connect() as conn:
         kept = set(conn.execute(text("SELECT content_hash FROM eval_baseline_vectors")).scalars())
     assert kept == {"test-beta text", "test-gamma", "test-delta"}
+
+
+def test_query_vectors_are_encoded_once_per_encoder_and_questions_no_longer_asked_are_dropped(
+        demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    asked: list[list[str]] = []
+
+    def encode(texts: list[str]) -> np.ndarray:
+        asked.append(texts)
+        return np.array([[len(t), ord(t[-1]), 1.0] for t in texts], dtype=np.float32)
+
+    matrix, encoded = query_vectors(engine, "test-encoder/3/prefix=", ["why a", "why bb", "why a"], encode)
+    assert encoded == 2 and asked == [["why a", "why bb"]] and matrix.tolist()[2] == [5, 97, 1]
+    matrix, encoded = query_vectors(engine, "test-encoder/3/prefix=", ["why bb", "why c"], encode)
+    assert encoded == 1 and asked[-1] == ["why c"] and matrix.tolist() == [[6, 98, 1], [5, 99, 1]]
+    # Another query prefix is another encoder: nothing is reused across them.
+    _, encoded = query_vectors(engine, "test-encoder/3/prefix=query: ", ["why bb"], encode)
+    assert encoded == 1
+    with engine.connect() as conn:
+        kept = conn.execute(text("SELECT encoder, count(*) FROM eval_query_vectors GROUP BY 1 ORDER BY 1")).all()
+    assert [tuple(r) for r in kept] == [("test-encoder/3/prefix=", 1), ("test-encoder/3/prefix=query: ", 1)]
+
+
+def _quality(metrics: dict[str, float]) -> dict[str, float]:
+    timing = ("_ms", "_seconds", "_encoded", "_from_chunks")
+    return {k: v for k, v in metrics.items() if not k.endswith(timing)}
+
+
+def test_a_re_evaluation_reads_every_vector_back_and_scores_the_same(demo_platform: FluxSettings) -> None:
+    engine = engine_for(demo_platform.platform_database_url)
+    pipeline = eval_pipeline(demo_platform, latest_candidate(engine))
+    tasks = retrieval_tasks(demo_platform, engine, 60)
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM eval_query_vectors"))
+    first, first_rows = retrieval_eval.evaluate_tasks(pipeline, tasks, store=engine)
+    again, again_rows = retrieval_eval.evaluate_tasks(pipeline, tasks, store=engine)
+    distinct = len({q.question for questions in tasks.values() for q in questions})
+    assert first["queries_encoded"] == distinct > 0 and again["queries_encoded"] == 0
+    assert again["baseline_documents_encoded"] == 0
+    assert _quality(again) == _quality(first) and _without_latency(again_rows) == _without_latency(first_rows)
 
 
 def test_a_scorecard_with_unchanged_inputs_is_reused_and_a_changed_input_re_evaluates(
