@@ -128,17 +128,30 @@ def _normalized(value: str) -> str:
     return " ".join(value.lower().split())
 
 
-def verbatim_rate(pipeline: Pipeline, questions: list[EvalQuestion]) -> float:
-    """Share of queries that occur verbatim (case and spacing folded) in some active chunk."""
+def indexed_text(pipeline: Pipeline) -> str:
+    """Every active chunk, case and spacing folded, one per line: what `verbatim_rate` searches."""
     with pipeline.engine.connect() as conn:
-        chunks = [_normalized(c) for c in conn.execute(text(
+        # One haystack: a folded query holds no newline, so it cannot match across two chunks.
+        return "\n".join(_normalized(c) for c in conn.execute(text(
             "SELECT c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'active'"
-        )).scalars()]
+        )).scalars())
+
+
+def verbatim_rate(haystack: str, questions: list[EvalQuestion]) -> float:
+    """Share of queries that occur verbatim (case and spacing folded) in some active chunk (`indexed_text`)."""
     if not questions:
         return 0.0
-    # One haystack: a folded query holds no newline, so it cannot match across two chunks.
-    haystack = "\n".join(chunks)
     return sum(_normalized(q.question) in haystack for q in questions) / len(questions)
+
+
+def question_vectors(pipeline: Pipeline, queries: list[str], store: Engine | None
+                     ) -> tuple[dict[str, list[float]], int]:
+    """Each query's vector, from one batched encode of those not kept in `store`, and how many were encoded."""
+    index = pipeline.settings.index
+    matrix, encoded = query_vectors(
+        store, f"{index.embedding_model}/{index.embedding_dim}/prefix={index.embedding_query_prefix}", queries,
+        lambda texts: np.asarray(pipeline.embed_many(texts), dtype=np.float32))
+    return dict(zip(queries, matrix.tolist(), strict=True)), encoded
 
 
 def evaluate_tasks(pipeline: Pipeline, tasks: dict[str, list[EvalQuestion]], progress: Progress | None = None,
@@ -147,24 +160,21 @@ def evaluate_tasks(pipeline: Pipeline, tasks: dict[str, list[EvalQuestion]], pro
     Every task's questions are encoded in one batch. `store` keeps the baseline's document vectors and the
     questions' vectors between runs (Baseline.build, baseline_vectors.query_vectors)."""
     baseline = Baseline.build(pipeline, store)
-    index = pipeline.settings.index
-    queries = list(dict.fromkeys(q.question for questions in tasks.values() for q in questions))
     started = time.perf_counter()
-    matrix, encoded = query_vectors(
-        store, f"{index.embedding_model}/{index.embedding_dim}/prefix={index.embedding_query_prefix}", queries,
-        lambda texts: np.asarray(pipeline.embed_many(texts), dtype=np.float32))
-    vector_of = dict(zip(queries, matrix.tolist(), strict=True))
+    vector_of, encoded = question_vectors(
+        pipeline, list(dict.fromkeys(q.question for questions in tasks.values() for q in questions)), store)
     metrics: dict[str, float] = {"baseline_build_seconds": round(baseline.build_seconds, 2),
                                  "baseline_documents_encoded": float(baseline.encoded),
                                  "baseline_documents_from_chunks": float(baseline.from_chunks),
                                  "queries_encoded": float(encoded),
                                  "query_vectors_seconds": round(time.perf_counter() - started, 2)}
+    haystack = indexed_text(pipeline)
     rows: list[dict] = []
     for task, questions in tasks.items():
         task_metrics, task_rows = evaluate(pipeline, questions, baseline, progress,
                                            [vector_of[q.question] for q in questions])
         metrics |= {f"{task}_{k}": v for k, v in task_metrics.items()}
-        metrics[f"{task}_verbatim_rate"] = verbatim_rate(pipeline, questions)
+        metrics[f"{task}_verbatim_rate"] = verbatim_rate(haystack, questions)
         rows += [{**r, "task": task, "variant": f"{task}:{r['variant']}"} for r in task_rows]
     return metrics, rows
 
