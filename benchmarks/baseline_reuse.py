@@ -23,7 +23,7 @@ from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.questions import retrieval_tasks
 from dagster_project.evals.retrieval_eval import Baseline, reciprocal_rank
 from dagster_project.index.encoder import load_sentence_model
-from retrieval.retrievers.index_state import latest_candidate
+from retrieval.model.index_state import latest_candidate
 
 
 def mrr(matrix: np.ndarray, keys: list[str], vectors: np.ndarray, relevant: list[str]) -> float:

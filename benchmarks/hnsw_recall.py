@@ -19,7 +19,7 @@ from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
 from dagster_project.index.encoder import load_sentence_model
 from dagster_project.index.tables import as_sql, qualified
-from retrieval.retrievers.index_state import current_index
+from retrieval.model.index_state import current_index
 
 EF_SEARCH = (10, 20, 40, 64, 100, 128, 160, 200)
 TOP_K = 10

@@ -27,7 +27,7 @@ from dagster_project.core.settings import FluxSettings, get_settings
 from dagster_project.core.stores import engine_for
 from dagster_project.index.encoder import load_sentence_model
 from dagster_project.index.tables import as_sql, qualified
-from retrieval.retrievers.index_state import current_index
+from retrieval.model.index_state import current_index
 
 PLOT = Path(__file__).with_name("hnsw_scaling.png")
 TABLE = "bench_hnsw_scaling"

@@ -41,8 +41,8 @@ from dagster_project.core.settings import FluxSettings, get_settings
 from dagster_project.core.stores import engine_for
 from dagster_project.index.publishing import publish_candidate
 from dagster_project.index.tables import SCHEMA, bm25_root
+from retrieval.model.index_state import IndexState, current_index
 from retrieval.retrievers.bm25 import build_index
-from retrieval.retrievers.index_state import IndexState, current_index
 
 BLOCK = 50_000  # synthetic vectors generated and copied per round (memory stays at ~80 MB per round)
 

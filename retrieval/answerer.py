@@ -13,21 +13,21 @@ from neo4j import Driver
 
 from dagster_project.core.settings import FluxSettings
 from retrieval.answering import evidence_guard
-from retrieval.answering.answer import FinalAnswer, fallback_answer, uncited_answer, validate_answer
 from retrieval.answering.grounding import Retrieve, Verifier, grounded_answer
 from retrieval.answering.judge import aspect_queries, should_reretrieve
 from retrieval.answering.typed_answer import cited_releases, compose, release_note
+from retrieval.model.answer import FinalAnswer, fallback_answer, uncited_answer, validate_answer
+from retrieval.model.index_state import IndexState
+from retrieval.model.types import Evidence, Filters, JudgeResult, LLMProvider, Mode, ProviderError, RoutePlan
 from retrieval.question import guardrails
 from retrieval.question.intent import TABLE_KINDS, Intent
 from retrieval.retriever import Retriever
 from retrieval.retrievers.context import shown_context
 from retrieval.retrievers.graph_facts import GraphFacts
 from retrieval.retrievers.graph_guard import GraphUnavailable, degraded_warning
-from retrieval.retrievers.index_state import IndexState
 from retrieval.retrievers.relevance import floor_for, nothing_relevant
 from retrieval.retrievers.table_facts import table_facts
 from retrieval.run import Run
-from retrieval.types import Evidence, Filters, JudgeResult, LLMProvider, Mode, ProviderError, RoutePlan
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from retrieval.answering.answer import FinalAnswer
+from retrieval.model.answer import FinalAnswer
+from retrieval.model.types import Filters, Mode
 from retrieval.pipeline import EventSink, Pipeline
 from retrieval.question.followup import TurnContext, context_of, resolve
-from retrieval.types import Filters, Mode
 
 
 class UnknownConversation(LookupError):

@@ -18,20 +18,20 @@ from sqlalchemy.engine import Engine
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.versions import pipeline_version
 from retrieval.answerer import Answerer
-from retrieval.answering.answer import FinalAnswer, refusal_answer
 from retrieval.answering.grounding import Embed, Verifier, one_by_one
 from retrieval.caching.cache import Cache
+from retrieval.model.answer import FinalAnswer, refusal_answer
+from retrieval.model.genes import GeneLexicon, load_lexicon
+from retrieval.model.index_state import IndexState
+from retrieval.model.pathways import PathwayLexicon, load_pathways
+from retrieval.model.types import Filters, LLMProvider, Mode, ProviderError
 from retrieval.question import guardrails
 from retrieval.question.intent import TYPED_KINDS, Intent, classify
 from retrieval.retriever import Retriever, SearchResult
-from retrieval.retrievers.genes import GeneLexicon, load_lexicon
 from retrieval.retrievers.graph_guard import GraphGuard
-from retrieval.retrievers.index_state import IndexState
-from retrieval.retrievers.pathways import PathwayLexicon, load_pathways
 from retrieval.retrievers.pg_retriever import PostgresRetriever
 from retrieval.retrievers.rerank import Reranker, build_reranker
 from retrieval.run import EventSink, Run
-from retrieval.types import Filters, LLMProvider, Mode, ProviderError
 
 __all__ = ["INTERNAL_EVENTS", "EventSink", "Pipeline", "SearchResult", "question_hash"]
 log = logging.getLogger(__name__)

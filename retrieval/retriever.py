@@ -18,17 +18,17 @@ from dagster_project.core.settings import FluxSettings
 from retrieval.answering import evidence_guard
 from retrieval.answering.judge import merge_evidence
 from retrieval.caching.cache import Cache
+from retrieval.model.genes import GeneLexicon, load_lexicon
+from retrieval.model.index_state import IndexState, current_index
+from retrieval.model.pathways import PathwayLexicon, load_pathways
+from retrieval.model.types import Evidence, Filters, LLMProvider, RoutePlan
 from retrieval.question.router import route
 from retrieval.retrievers.bm25 import load_index
-from retrieval.retrievers.genes import GeneLexicon, load_lexicon
 from retrieval.retrievers.graph_guard import GraphGuard, GraphUnavailable
 from retrieval.retrievers.graph_retriever import GraphRetriever
-from retrieval.retrievers.index_state import IndexState, current_index
-from retrieval.retrievers.pathways import PathwayLexicon, load_pathways
 from retrieval.retrievers.pg_retriever import PostgresRetriever, served_ef_search
 from retrieval.retrievers.rerank import Reranker
 from retrieval.run import EventSink, Run
-from retrieval.types import Evidence, Filters, LLMProvider, RoutePlan
 
 INDEX_STATE_TTL = 2.0  # seconds a published-index lookup is reused; a new publish is seen within this
 

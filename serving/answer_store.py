@@ -16,8 +16,8 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from retrieval.answering.answer import FinalAnswer
 from retrieval.conversation import UnknownConversation
+from retrieval.model.answer import FinalAnswer
 from retrieval.question.followup import TurnContext
 
 

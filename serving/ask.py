@@ -7,11 +7,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
-from retrieval.answering.answer import FinalAnswer
 from retrieval.conversation import UnknownConversation, ask_in_conversation
+from retrieval.model.answer import FinalAnswer
+from retrieval.model.types import Mode
 from retrieval.pipeline import Pipeline
 from retrieval.question.guardrails import install_log_redaction
-from retrieval.types import Mode
 from serving.answer_store import AnswerStore
 from serving.export import markdown, numbered
 from serving.tracking import QueryLogger

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from retrieval.answering.answer import Citation, FinalAnswer
-from retrieval.answering.answer_data import (
+from retrieval.model.answer import Citation, FinalAnswer
+from retrieval.model.answer_data import (
     ComparisonData,
     CompoundPathwaysData,
     CounterpartData,
@@ -17,7 +17,7 @@ from retrieval.answering.answer_data import (
     NotFoundData,
     SharedGenesData,
 )
-from retrieval.answering.links import source_link
+from retrieval.model.links import source_link
 
 
 def numbered(answer: FinalAnswer) -> tuple[str, dict[str, int]]:

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
-from retrieval.retrievers.index_state import current_index
+from retrieval.model.index_state import current_index
 
 if TYPE_CHECKING:
     from retrieval.pipeline import Pipeline

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import JSONResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from retrieval.answering.answer import FinalAnswer
 from retrieval.conversation import UnknownConversation, ask_in_conversation
+from retrieval.model.answer import FinalAnswer
 from retrieval.pipeline import EventSink, SearchResult
 from retrieval.retrievers.graph_guard import GraphUnavailable
 from retrieval.retrievers.neighbourhood import MAX_SEEDS, Neighbourhood, neighbourhood

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from retrieval.answering.answer import FinalAnswer
-from retrieval.types import Filters, Mode
+from retrieval.model.answer import FinalAnswer
+from retrieval.model.types import Filters, Mode
 
 QUESTION_PATTERN = (r"^[^\x00]*[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
                     r"[^\x00]*$")

@@ -13,7 +13,7 @@ from typing import Any
 from fastapi.sse import ServerSentEvent
 
 from dagster_project.core.settings import FluxConfigError
-from retrieval.answering.answer import FinalAnswer
+from retrieval.model.answer import FinalAnswer
 from retrieval.pipeline import INTERNAL_EVENTS, EventSink
 from serving.health import store_error_message
 from serving.metrics import ServiceMetrics

@@ -9,7 +9,7 @@ import threading
 import time
 
 from dagster_project.core.settings import FluxSettings
-from retrieval.answering.answer import FinalAnswer
+from retrieval.model.answer import FinalAnswer
 from retrieval.pipeline import question_hash
 from retrieval.question.guardrails import redact_emails
 

@@ -93,7 +93,7 @@ def evals_fit_floor(
     from dagster_project.evals import evidence_floor
     from dagster_project.evals.answer_eval import eval_pipeline
     from dagster_project.stack import check_neo4j, check_postgres
-    from retrieval.retrievers.index_state import current_index
+    from retrieval.model.index_state import current_index
 
     settings = get_settings()
     check_postgres(settings)

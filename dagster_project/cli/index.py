@@ -29,7 +29,7 @@ def _engine() -> Engine:
 @index_app.command("list")
 def index_list(limit: int = typer.Option(10, min=1, help="How many versions, newest first.")) -> None:
     """Index versions with their state: serving, candidate, kept for rollback, rolled back or dropped."""
-    from retrieval.retrievers.index_state import NoPublishedIndexError, current_index
+    from retrieval.model.index_state import NoPublishedIndexError, current_index
 
     engine = _engine()
     try:

@@ -7,7 +7,7 @@ fitted on a shorter list and dropping more words would change what they score:
   pathway-name comparison (dagster_project/resolution/scores.py) drops only these, plus its own words.
 - `SHORT_STOPWORDS`: the connectives and the rest of Lucene's English list, which is bm25s' built-in "english"
   list; the BM25 index is tokenized with it (retrieval/retrievers/bm25.py), so changing it changes the index.
-- `STOPWORDS`: all general English function words; the question terms (retrieval/question/terms.py) drop these
+- `STOPWORDS`: all general English function words; the question terms (retrieval/model/terms.py) drop these
   plus the words questions are phrased with ("tell", "explain", ...).
 
 Domain words ("pathway", "signaling"; "tell", "list") are not here: each consumer names its own small extension.

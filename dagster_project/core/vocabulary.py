@@ -1,4 +1,4 @@
-"""Words shared by gene-mention extraction (graph/mentions.py) and the query side (retrieval/retrievers/genes.py,
+"""Words shared by gene-mention extraction (graph/mentions.py) and the query side (retrieval/model/genes.py,
 retrieval/question/router.py): one list, so a word that is not a gene when loading is not a gene when asking either."""
 
 # Upper-cased words that are also HGNC symbols or aliases and would otherwise be "mentions" everywhere. Not a stop

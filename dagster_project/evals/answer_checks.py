@@ -19,11 +19,11 @@ from neo4j import Driver
 from pydantic import ValidationError
 
 from dagster_project.evals.grounding import Embed, GroundingRule, lexical_support, semantic_support
-from retrieval.answering.answer import FinalAnswer, GeneratedAnswer, parse_reply
-from retrieval.answering.answer_data import MembersData, SharedGenesData
 from retrieval.answering.offline import strip_markers
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.types import Evidence, JudgeResult, LLMProvider, Strategy
+from retrieval.model.answer import FinalAnswer, GeneratedAnswer, parse_reply
+from retrieval.model.answer_data import MembersData, SharedGenesData
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.types import Evidence, JudgeResult, LLMProvider, Strategy
 
 GENE_LIST_MIN = 0.9  # recall and precision a gene list needs to pass
 

@@ -35,10 +35,10 @@ from dagster_project.evals.kind_grading import grade
 from dagster_project.evals.kind_truth import Truth
 from dagster_project.evals.questions import EvalQuestion
 from retrieval.caching.cache import Cache
+from retrieval.model.genes import load_lexicon
+from retrieval.model.index_state import IndexState
+from retrieval.model.types import Evidence
 from retrieval.pipeline import Pipeline
-from retrieval.retrievers.genes import load_lexicon
-from retrieval.retrievers.index_state import IndexState
-from retrieval.types import Evidence
 
 Progress = Callable[[int, int], None]
 _DECISION = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)

@@ -15,7 +15,7 @@ from typing import TypeVar
 from neo4j import Driver
 
 from dagster_project.evals.questions import EvalQuestion
-from retrieval.retrievers.pathways import fold
+from retrieval.model.pathways import fold
 
 T = TypeVar("T")
 PER_KIND = 25

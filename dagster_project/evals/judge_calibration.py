@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from sqlalchemy import text
 
 from dagster_project.evals.questions import EvalQuestion
+from retrieval.model.types import Evidence
 from retrieval.pipeline import Pipeline
-from retrieval.types import Evidence
 
 Progress = Callable[[int, int], None]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from retrieval.answering.offline import coverage
+from retrieval.model.types import Evidence
 from retrieval.retrievers.bm25 import tokenize
-from retrieval.types import Evidence
 
 GRID = np.round(np.arange(0.40, 0.951, 0.025), 3)
 

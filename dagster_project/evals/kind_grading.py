@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from dagster_project.evals.kind_truth import GeneTruth, Truth
 from dagster_project.evals.questions import EvalQuestion
-from retrieval.answering.answer import FinalAnswer
-from retrieval.answering.answer_data import (
+from retrieval.model.answer import FinalAnswer
+from retrieval.model.answer_data import (
     ComparisonData,
     CompoundPathwaysData,
     CounterpartData,

@@ -17,7 +17,7 @@ from dagster_project.core.vocabulary import COMMON_WORDS
 from dagster_project.evals.kind_phrasings import NOT_IN_INDEX_MAPS, PHRASINGS
 from dagster_project.evals.kind_truth import Truth
 from dagster_project.evals.questions import EvalQuestion
-from retrieval.question.spelling import fold
+from retrieval.model.spelling import fold
 
 SEED = 23
 PER_KIND = 26

@@ -12,10 +12,10 @@ from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.heldout import DEV_FILE, HELDOUT_FILE, load_heldout, score
 from dagster_project.evals.kind_truth import load_truth
 from dagster_project.stack import check_neo4j, check_postgres
+from retrieval.model.genes import load_lexicon
+from retrieval.model.index_state import NoPublishedIndexError, current_index
+from retrieval.model.pathways import load_pathways
 from retrieval.question.intent import classify
-from retrieval.retrievers.genes import load_lexicon
-from retrieval.retrievers.index_state import NoPublishedIndexError, current_index
-from retrieval.retrievers.pathways import load_pathways
 
 
 def report(settings: FluxSettings) -> None:

@@ -2,7 +2,7 @@
 table and BM25 index in one row update), roll back (serving goes back to the version published before), and
 garbage collection (chunk tables and BM25 directories of versions nothing can serve again are dropped).
 
-Serving reads the most recently published version that was not rolled back (retrieval/retrievers/index_state.py)."""
+Serving reads the most recently published version that was not rolled back (retrieval/model/index_state.py)."""
 
 from __future__ import annotations
 

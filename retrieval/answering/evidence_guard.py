@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from retrieval.answering.answer import FALLBACK_TEXT, FinalAnswer
+from retrieval.model.answer import FALLBACK_TEXT, FinalAnswer
+from retrieval.model.types import Evidence
 from retrieval.question.guardrails import INJECTION_PATTERNS, replace_sentences
-from retrieval.types import Evidence
 
 WITHHELD = "[instruction-like text withheld]"
 ECHO_REMOVED = "[Removed: text repeating Flux's instructions.]"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from retrieval.answering.answer_data import GeneFacts, GeneFactsData
+from retrieval.model.answer_data import GeneFacts, GeneFactsData
 
 # HGNC locus types of protein-coding genes (locus group "protein-coding gene").
 PROTEIN_CODING = frozenset({"gene with protein product"})

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from dagster_project.core.settings import FluxSettings
-from retrieval.answering.answer import FALLBACK_TEXT, AttemptName, FinalAnswer, GroundingVerdict, RetryName
 from retrieval.answering.offline import sentences, strip_markers
-from retrieval.question.terms import key_terms
-from retrieval.types import Evidence
+from retrieval.model.answer import FALLBACK_TEXT, AttemptName, FinalAnswer, GroundingVerdict, RetryName
+from retrieval.model.terms import key_terms
+from retrieval.model.types import Evidence
 
 log = logging.getLogger(__name__)
 RULE_PATH = Path(__file__).with_name("grounding_rule.json")

@@ -7,8 +7,8 @@ sub-query that keeps the question's entities, so "which genes do they share" sta
 
 from __future__ import annotations
 
-from retrieval.question.terms import entities
-from retrieval.types import Evidence, JudgeResult
+from retrieval.model.terms import entities
+from retrieval.model.types import Evidence, JudgeResult
 
 MAX_ASPECT_QUERIES = 3
 

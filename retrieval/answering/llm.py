@@ -32,8 +32,8 @@ from dagster_project.core.http import (
 from dagster_project.core.rate_limit import RateLimiter, shared_limiter
 from dagster_project.core.setting_groups import RetrievalSettings
 from dagster_project.core.settings import FluxConfigError, FluxSettings
+from retrieval.model.types import Evidence, JudgeResult, ProviderError, Strategy
 from retrieval.retrievers.context import header, tier_context
-from retrieval.types import Evidence, JudgeResult, ProviderError, Strategy
 
 log = logging.getLogger(__name__)
 

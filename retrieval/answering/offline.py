@@ -14,8 +14,8 @@ from functools import lru_cache
 
 import pysbd
 
-from retrieval.question.terms import entities, key_terms, stem, words
-from retrieval.types import Evidence, JudgeResult, Strategy
+from retrieval.model.terms import entities, key_terms, stem, words
+from retrieval.model.types import Evidence, JudgeResult, Strategy
 
 MAX_SENTENCES = 4
 MAX_PER_EVIDENCE = 2

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from retrieval.answering.answer_data import (
+from retrieval.answering.gene_facts_text import gene_fact_claims
+from retrieval.model.answer_data import (
     AnswerData,
     ComparisonData,
     CompoundPathwaysData,
@@ -27,8 +28,7 @@ from retrieval.answering.answer_data import (
     ReleaseChangesData,
     SharedGenesData,
 )
-from retrieval.answering.gene_facts_text import gene_fact_claims
-from retrieval.types import Evidence
+from retrieval.model.types import Evidence
 
 LIST_IN_PROSE = 60
 SOURCE_LABEL = {"reactome": "Reactome", "kegg": "KEGG", "hgnc": "HGNC"}

@@ -30,7 +30,7 @@ from dagster_project.core.breaker import CircuitBreaker
 from retrieval.caching import semantic_index
 from retrieval.caching.memory_store import MemoryStore
 from retrieval.caching.semantic_index import banding_for, decode_entry, encode_entry, unit_vector
-from retrieval.types import Filters
+from retrieval.model.types import Filters
 
 if TYPE_CHECKING:
     from dagster_project.core.settings import FluxSettings

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from retrieval.answering.answer import FinalAnswer
-from retrieval.answering.answer_data import (
+from retrieval.model.answer import FinalAnswer
+from retrieval.model.answer_data import (
     ComparisonData,
     CounterpartData,
     DifferenceData,
@@ -23,8 +23,8 @@ from retrieval.answering.answer_data import (
     OverviewData,
     SharedGenesData,
 )
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.retrievers.pathways import PathwayLexicon
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.pathways import PathwayLexicon
 
 _OPENING = re.compile(r"^\s*(and|also|what about|how about|and what about|then)\b", re.I)
 _BACK_REFERENCE = re.compile(r"\b(those|these|them|they|its|it|their|this pathway|that pathway|the two|both of them|"

@@ -11,8 +11,8 @@ import re
 from typing import Literal
 
 from dagster_project.core.text import words
-from retrieval.question.terms import STOPWORDS
-from retrieval.retrievers.genes import Gene, GeneLexicon, GeneMention
+from retrieval.model.genes import Gene, GeneLexicon, GeneMention
+from retrieval.model.terms import STOPWORDS
 
 Fact = Literal["symbol", "ids", "locus_type", "location", "summary"]
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import pysbd
 
-from retrieval.answering.answer import FinalAnswer
+from retrieval.model.answer import FinalAnswer
 
 Category = Literal["injection", "medical_advice", "out_of_scope"]
 

@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from retrieval.model.genes import Gene, GeneLexicon
+from retrieval.model.pathways import PathwayLexicon, PathwayRef
+from retrieval.model.spelling import apply_corrections, fold
 from retrieval.question.gene_questions import asked_fact, candidates, named_gene, unknown_gene_tokens
 from retrieval.question.release_questions import asks_release_change
-from retrieval.question.spelling import apply_corrections, fold
-from retrieval.retrievers.genes import Gene, GeneLexicon
-from retrieval.retrievers.pathways import PathwayLexicon, PathwayRef
 
 Kind = Literal["members", "gene_pathways", "counterpart", "shared_genes", "difference", "compare", "hierarchy",
                "compound_pathways", "overview", "gene_facts", "release_changes", "not_found", "literature"]

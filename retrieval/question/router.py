@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from dagster_project.core.vocabulary import COMMON_WORDS
-from retrieval.question.terms import content_words, words
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.types import LLMProvider, RoutePlan, Strategy
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.terms import content_words, words
+from retrieval.model.types import LLMProvider, RoutePlan, Strategy
 
 DECOMPOSE_WORDS = 30
 EXPAND_WORDS = 8

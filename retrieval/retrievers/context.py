@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Literal
 
-from retrieval.types import Evidence
+from retrieval.model.types import Evidence, Tier
 
-Tier = Literal["full", "1000", "200", "dropped"]
 CUTS: dict[Tier, int] = {"1000": 1000, "200": 200}
 FULL_MIN = 2 / 3  # relevance at which an item may be shown in full
 MID_MIN = 1 / 3  # relevance at which it may be shown up to 1,000 characters

@@ -10,7 +10,7 @@ from typing import Any
 
 from neo4j import Driver, RoutingControl
 
-from retrieval.answering.answer_data import (
+from retrieval.model.answer_data import (
     AnswerData,
     ComparisonData,
     CompoundPathwaysData,
@@ -26,9 +26,9 @@ from retrieval.answering.answer_data import (
     OverviewData,
     SharedGenesData,
 )
+from retrieval.model.pathways import PathwayRef
 from retrieval.question.intent import Intent
 from retrieval.retrievers.graph_retriever import SOURCE_LABEL
-from retrieval.retrievers.pathways import PathwayRef
 
 MAX_COUNTERPARTS = 10
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from neo4j import Driver, RoutingControl
 
-from retrieval.retrievers.genes import GeneMention
-from retrieval.types import Evidence
+from retrieval.model.genes import GeneMention
+from retrieval.model.types import Evidence
 
 SIMILAR = """
 CALL db.index.vector.queryNodes('pathway_embedding', $k, $vector) YIELD node, score

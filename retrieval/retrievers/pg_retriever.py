@@ -15,9 +15,9 @@ from sqlalchemy import TextClause, bindparam, text
 from sqlalchemy.engine import Connection, Engine
 
 from dagster_project.index.tables import as_sql, qualified
+from retrieval.model.types import Evidence
 from retrieval.retrievers.bm25 import BM25Index
 from retrieval.retrievers.rerank import Reranker
-from retrieval.types import Evidence
 
 
 def _columns(vector: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 from sqlalchemy import Engine, text
 
-from retrieval.answering.answer_data import NodeRef, ReleaseChangesData
+from retrieval.model.answer_data import NodeRef, ReleaseChangesData
 from retrieval.question.intent import Intent
 
 _SERVED = ("SELECT release_key FROM source_releases WHERE source = :source AND served_at IS NOT NULL"

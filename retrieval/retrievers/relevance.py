@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from retrieval.answering.answer import FinalAnswer
-from retrieval.question.terms import entities, key_terms
-from retrieval.types import Evidence
+from retrieval.model.answer import FinalAnswer
+from retrieval.model.terms import entities, key_terms
+from retrieval.model.types import Evidence
 
 FLOOR_PATH = Path(__file__).with_name("evidence_floor.json")
 TOP_CHUNKS = 3

@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
-from retrieval.types import Evidence
+from retrieval.model.types import Evidence
 
 if TYPE_CHECKING:
     from sentence_transformers import CrossEncoder

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from sqlalchemy import Engine
 
-from retrieval.answering.answer_data import AnswerData, GeneFacts, GeneFactsData, NodeRef, NotFoundData
+from retrieval.model.answer_data import AnswerData, GeneFacts, GeneFactsData, NodeRef, NotFoundData
+from retrieval.model.genes import Gene
 from retrieval.question.intent import Intent
-from retrieval.retrievers.genes import Gene
 from retrieval.retrievers.release_facts import release_changes
 
 

@@ -19,9 +19,9 @@ from dagster_project.defs.materialize import materialize_selection
 from dagster_project.index.publishing import collect_garbage, publish_candidate, rollback
 from dagster_project.index.tables import bm25_root, table_exists
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
+from retrieval.model.index_state import current_index
+from retrieval.model.types import Filters
 from retrieval.pipeline import Pipeline
-from retrieval.retrievers.index_state import current_index
-from retrieval.types import Filters
 from tests.integration.test_retrieval_pipeline import fresh_cache
 
 # Queries without pause through a whole refresh, publish, rollback and garbage collection: `make test-extended`.

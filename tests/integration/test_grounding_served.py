@@ -14,10 +14,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dagster_project.core.settings import FluxSettings
-from retrieval.answering.answer import FinalAnswer
 from retrieval.answering.llm import OpenAICompatibleProvider
+from retrieval.model.answer import FinalAnswer
+from retrieval.model.types import Evidence, Filters
 from retrieval.pipeline import Pipeline
-from retrieval.types import Evidence, Filters
 from serving.api import create_app
 from tests.integration.test_retrieval_pipeline import fresh_cache
 from tests.support.llm_server import LLMServer, evidence_ids, evidence_texts, first_sentence, prompt_of

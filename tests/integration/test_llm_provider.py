@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
-from retrieval.answering import answer
-from retrieval.answering.answer import validate_answer
 from retrieval.answering.llm import OpenAICompatibleProvider, llm_limiter
-from retrieval.types import Evidence, ProviderError
+from retrieval.model import answer
+from retrieval.model.answer import validate_answer
+from retrieval.model.types import Evidence, ProviderError
 from tests.support.clock import ManualClock
 from tests.support.llm_server import LLMReply, LLMServer, citing_responder, evidence_ids
 

@@ -27,7 +27,7 @@ from dagster_project.core.stores import engine_for
 from dagster_project.defs.materialize import materialize_selection
 from dagster_project.index.tables import as_sql, qualified
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
-from retrieval.retrievers.index_state import current_index
+from retrieval.model.index_state import current_index
 from tests.support.session import demo_read_later
 
 # Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.

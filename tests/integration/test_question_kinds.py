@@ -19,11 +19,11 @@ from dagster_project.evals.gate import compare
 from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.kind_truth import Truth, load_truth
 from retrieval import pipeline as pipeline_module
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.index_state import current_index
+from retrieval.model.pathways import PathwayLexicon
 from retrieval.pipeline import Pipeline
 from retrieval.question.intent import Intent, classify
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.retrievers.index_state import current_index
-from retrieval.retrievers.pathways import PathwayLexicon
 from serving.api import create_app
 from tests.integration.test_retrieval_pipeline import fresh_cache
 

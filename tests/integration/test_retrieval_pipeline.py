@@ -12,11 +12,11 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
-from retrieval.answering.answer import FALLBACK_TEXT, FinalAnswer
 from retrieval.answering.llm import OpenAICompatibleProvider
 from retrieval.caching.cache import Cache
+from retrieval.model.answer import FALLBACK_TEXT, FinalAnswer
+from retrieval.model.types import Evidence, Filters
 from retrieval.pipeline import Pipeline
-from retrieval.types import Evidence, Filters
 from tests.support.llm_server import LLMReply, LLMServer, citing_responder, prompt_of
 
 GLYCOLYSIS = "Which KEGG pathway corresponds to Reactome's glycolysis, and which genes do they share?"

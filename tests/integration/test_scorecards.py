@@ -21,10 +21,10 @@ from dagster_project.evals.questions import retrieval_tasks, title_questions
 from dagster_project.evals.store import accept_latest, latest
 from dagster_project.ops.instance import render_dagster_home
 from retrieval.caching.cache import Cache
+from retrieval.model.index_state import IndexState, current_index, latest_candidate
+from retrieval.model.types import Evidence, JudgeResult
 from retrieval.pipeline import Pipeline
-from retrieval.retrievers.index_state import IndexState, current_index, latest_candidate
 from retrieval.retrievers.pg_retriever import PostgresRetriever
-from retrieval.types import Evidence, JudgeResult
 
 SCORECARDS = "key:retrieval_scorecard or key:answer_scorecard or key:resolution_scorecard"
 VARIANTS = ("dense", "bm25", "hybrid", "hybrid_rerank", "baseline_dense", "baseline_bm25")

@@ -10,7 +10,7 @@ from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.index.tables import SCHEMA, as_sql, qualified
-from retrieval.retrievers.index_state import current_index
+from retrieval.model.index_state import current_index
 
 
 def _plan(conn, statement: str, params: dict) -> str:  # type: ignore[no-untyped-def]

@@ -9,8 +9,8 @@ from pathlib import Path
 from dagster_project.sources.hgnc.parser import parse_hgnc
 from dagster_project.sources.kegg.parser import parse_raw as parse_kegg
 from dagster_project.sources.reactome.parser import parse_raw as parse_reactome
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.retrievers.pathways import PathwayLexicon
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.pathways import PathwayLexicon
 
 DEMO = Path(__file__).resolve().parents[2] / "dagster_project" / "sources" / "demo_data"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from dagster_project.evals.heldout import DEV_FILE, HELDOUT_FILE, load_heldout, score
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.pathways import PathwayLexicon
 from retrieval.question.intent import Intent, classify
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.retrievers.pathways import PathwayLexicon
 from tests.support.demo_lexicons import demo_lexicons
 
 OLD_KINDS = {"members", "gene_pathways", "counterpart", "shared_genes", "compare", "hierarchy", "literature"}

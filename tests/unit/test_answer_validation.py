@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from retrieval.answering.answer import FALLBACK_TEXT, refusal_answer, validate_answer
-from retrieval.types import Evidence
+from retrieval.model.answer import FALLBACK_TEXT, refusal_answer, validate_answer
+from retrieval.model.types import Evidence
 
 QUESTION = "Which genes take part in glycolysis?"
 EVIDENCE = [

@@ -16,13 +16,13 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from dagster_project.core.settings import FluxSettings
-from retrieval.answering.answer import FinalAnswer
 from retrieval.conversation import UnknownConversation
+from retrieval.model.answer import FinalAnswer
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.pathways import PathwayLexicon
+from retrieval.model.types import Evidence, Filters, Mode, RoutePlan
 from retrieval.pipeline import EventSink, SearchResult
 from retrieval.question.followup import TurnContext
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.retrievers.pathways import PathwayLexicon
-from retrieval.types import Evidence, Filters, Mode, RoutePlan
 from serving.answer_store import Turn
 from serving.api import create_app
 from serving.dependencies import answer_store, require_api_key, service_pipeline, service_settings

@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from retrieval.caching.cache import Cache, distinctive_tokens, normalize_query, query_key
-from retrieval.types import Filters
+from retrieval.model.types import Filters
 
 DIM = 8
 

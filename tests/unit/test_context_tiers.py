@@ -4,8 +4,8 @@ relevance, inside the character budget (retrievers/context.py, used by answering
 from __future__ import annotations
 
 from retrieval.answering.llm import format_evidence
+from retrieval.model.types import Evidence
 from retrieval.retrievers.context import ELLIPSIS, cut, header, relevance, shown_context, tier_context, tier_map
-from retrieval.types import Evidence
 
 LONG = "glycolysis converts glucose into pyruvate " * 80  # ~3,400 characters
 

@@ -26,10 +26,10 @@ from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.judge_calibration import metrics as judge_metrics
 from dagster_project.evals.questions import KNOWN_COUNTERPARTS, EvalQuestion, relational_questions
 from dagster_project.evals.retrieval_eval import doc_key, doc_ranking, interleave, reciprocal_rank
-from retrieval.answering.answer import Claim, FinalAnswer
-from retrieval.answering.answer_data import GeneRef, MembersData, NodeRef
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.types import Evidence, JudgeResult
+from retrieval.model.answer import Claim, FinalAnswer
+from retrieval.model.answer_data import GeneRef, MembersData, NodeRef
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.types import Evidence, JudgeResult
 
 
 def test_chunk_ids_map_to_documents_and_rankings_deduplicate() -> None:

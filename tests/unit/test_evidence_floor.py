@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from dagster_project.evals.evidence_floor import MAX_FALSE_ABSTENTION, _rates, cross_validate, fit_floor
+from retrieval.model.types import Evidence
 from retrieval.retrievers.relevance import EvidenceFloor, floor_for, signals
-from retrieval.types import Evidence
 
 
 def chunk(text: str, cosine: float, score: float) -> Evidence:

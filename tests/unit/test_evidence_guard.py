@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.answering.answer import validate_answer
 from retrieval.answering.evidence_guard import (
     WITHHELD,
     EchoDetector,
@@ -20,7 +19,8 @@ from retrieval.answering.evidence_guard import (
     withhold_instructions,
 )
 from retrieval.answering.llm import GENERATE_PROMPT, INSTRUCTION_TEXTS, format_evidence
-from retrieval.types import Evidence
+from retrieval.model.answer import validate_answer
+from retrieval.model.types import Evidence
 
 DEMO = Path(__file__).resolve().parents[2] / "dagster_project" / "sources" / "demo_data"
 BIOLOGY = "HIF1A drives transcription of HK2 and LDHA under hypoxia."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from retrieval.answering.answer import Citation, Claim, FinalAnswer
+from retrieval.model.answer import Citation, Claim, FinalAnswer
 from retrieval.retrievers.graph_retriever import render_gene, render_pathway
 from serving.ask import numbered
 

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from dagster_project.core.settings import FluxSettings
-from retrieval.answering.answer import FALLBACK_TEXT, FinalAnswer, validate_answer
 from retrieval.answering.grounding import (
     GroundingRule,
     Verifier,
@@ -25,7 +24,8 @@ from retrieval.answering.grounding import (
     supported_claims,
 )
 from retrieval.answering.offline import OfflineProvider
-from retrieval.types import Evidence
+from retrieval.model.answer import FALLBACK_TEXT, FinalAnswer, validate_answer
+from retrieval.model.types import Evidence
 
 RULE = GroundingRule(1.0, 0.65)  # the shape of the fitted rule (grounding_rule.json)
 EVIDENCE = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from retrieval.answering.judge import MAX_ASPECT_QUERIES, aspect_queries, merge_evidence, should_reretrieve
-from retrieval.types import Evidence, EvidenceKind, JudgeResult, Verdict
+from retrieval.model.types import Evidence, EvidenceKind, JudgeResult, Verdict
 
 MAX_ATTEMPTS = 3
 MIN_CONFIDENCE = 0.7

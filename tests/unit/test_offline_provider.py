@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from retrieval.answering.answer import validate_answer
 from retrieval.answering.offline import (
     MAX_PER_EVIDENCE,
     MAX_SENTENCES,
@@ -14,7 +13,8 @@ from retrieval.answering.offline import (
     sentences,
     strip_markers,
 )
-from retrieval.types import Evidence
+from retrieval.model.answer import validate_answer
+from retrieval.model.types import Evidence
 
 PROVIDER = OfflineProvider()
 QUESTION = "Which enzymes catalyse the steps of glycolysis?"

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from retrieval.answering.answer import FinalAnswer, validate_answer
-from retrieval.answering.answer_data import (
+from retrieval.answering.typed_answer import compose
+from retrieval.model.answer import FinalAnswer, validate_answer
+from retrieval.model.answer_data import (
     CompoundPathwaysData,
     DifferenceData,
     GenePathwaysData,
@@ -18,12 +19,11 @@ from retrieval.answering.answer_data import (
     NodeRef,
     OverviewData,
 )
-from retrieval.answering.typed_answer import compose
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.pathways import PathwayLexicon
+from retrieval.model.spelling import canonical
 from retrieval.question.followup import TurnContext, resolve
 from retrieval.question.intent import Intent, classify
-from retrieval.question.spelling import canonical
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.retrievers.pathways import PathwayLexicon
 from retrieval.retrievers.table_facts import table_facts
 
 PATHWAYS = PathwayLexicon([

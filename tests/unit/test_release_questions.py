@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from retrieval.answering.answer_data import NodeRef, ReleaseChangesData
 from retrieval.answering.typed_answer import cited_releases, compose, release_note
+from retrieval.model.answer_data import NodeRef, ReleaseChangesData
+from retrieval.model.types import Evidence
 from retrieval.question.intent import classify
-from retrieval.types import Evidence
 from tests.support.demo_lexicons import demo_lexicons
 
 GENES, PATHWAYS = demo_lexicons()

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
+from retrieval.model.types import Evidence
 from retrieval.retrievers.rerank import CrossEncoderReranker, RRFReranker, build_reranker
-from retrieval.types import Evidence
 
 
 def chunk(ident: str, **scores: float) -> Evidence:

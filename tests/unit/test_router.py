@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.terms import STOPWORDS, words
+from retrieval.model.types import Strategy
 from retrieval.question.router import MAX_QUERIES, choose_strategy, route, split_clauses, unexplained_acronyms
-from retrieval.question.terms import STOPWORDS, words
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.types import Strategy
 
 TP53_NAME = "tumor protein p53"
 PIK3CA_NAME = "phosphatidylinositol-4,5-bisphosphate 3-kinase catalytic subunit alpha"

@@ -10,8 +10,8 @@ import string
 import pytest
 
 from retrieval.answering.offline import sentences
-from retrieval.question.spelling import MIN_TYPO_LENGTH, QUESTION_WORDS, TYPO_CUTOFF, TypoCorrector
-from retrieval.retrievers.pathways import _GENERIC, PathwayLexicon
+from retrieval.model.pathways import _GENERIC, PathwayLexicon
+from retrieval.model.spelling import MIN_TYPO_LENGTH, QUESTION_WORDS, TYPO_CUTOFF, TypoCorrector
 
 NAMES = ["Glycolysis / Gluconeogenesis", "Citric acid cycle (TCA cycle)", "Apoptosis", "Signal Transduction",
          "Cell cycle", "Cell Cycle, Mitotic", "MAPK signaling pathway", "Mismatch repair", "Oxidative phosphorylation",

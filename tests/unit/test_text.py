@@ -11,10 +11,10 @@ import pytest
 
 from dagster_project.core import text
 from dagster_project.resolution.scores import NAME_STOPWORDS, PATHWAY_NAME_WORDS, name_similarity, name_tokens
-from retrieval.question import terms
+from retrieval.model import terms
+from retrieval.model.genes import GeneLexicon
 from retrieval.question.gene_questions import named_gene
 from retrieval.retrievers.bm25 import tokenize
-from retrieval.retrievers.genes import GeneLexicon
 
 
 def test_tiers_nest_and_the_full_list_is_their_union() -> None:

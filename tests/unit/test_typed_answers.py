@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from retrieval.answering.answer import FinalAnswer, validate_answer
-from retrieval.answering.answer_data import CounterpartData, GeneRef, Mapping, MembersData, NodeRef, SharedGenesData
-from retrieval.answering.links import source_link
 from retrieval.answering.typed_answer import LIST_IN_PROSE, compose
+from retrieval.model.answer import FinalAnswer, validate_answer
+from retrieval.model.answer_data import CounterpartData, GeneRef, Mapping, MembersData, NodeRef, SharedGenesData
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.links import source_link
+from retrieval.model.pathways import PathwayLexicon
 from retrieval.question.followup import TurnContext, context_of, resolve
 from retrieval.question.intent import classify
-from retrieval.retrievers.genes import GeneLexicon
-from retrieval.retrievers.pathways import PathwayLexicon
 from serving.export import markdown
 
 PATHWAYS = PathwayLexicon([

@@ -36,8 +36,8 @@ from dagster_project.evals.report import (
 )
 from dagster_project.evals.store import input_fingerprint, reuse_run, save_run, set_mlflow_run
 from dagster_project.index.encoder import Embedder
+from retrieval.model.index_state import IndexState, latest_candidate
 from retrieval.pipeline import Pipeline
-from retrieval.retrievers.index_state import IndexState, latest_candidate
 
 EVAL_GROUP = "evals"
 

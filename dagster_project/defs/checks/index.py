@@ -85,7 +85,7 @@ def bm25_index_matches_chunks(postgres: PostgresResource, settings: FluxSettings
 @dg.asset_check(asset=candidate_index, blocking=True,
                 description="The candidate version's BM25 files and chunk table exist and its counts match them.")
 def candidate_index_is_servable(postgres: PostgresResource) -> dg.AssetCheckResult:
-    from retrieval.retrievers.index_state import latest_candidate
+    from retrieval.model.index_state import latest_candidate
 
     engine = postgres.get_engine()
     index = latest_candidate(engine)

@@ -14,6 +14,8 @@ EvidenceKind = Literal["chunk", "graph"]
 Strategy = Literal["decompose", "expand", "compress", "direct"]
 Verdict = Literal["good", "partial", "bad"]
 Mode = Literal["quick", "thinking"]
+# What an LLM was shown of an evidence item: whole, cut to 1000 or 200 characters, or left out (its budget).
+Tier = Literal["full", "1000", "200", "dropped"]
 
 
 class Evidence(BaseModel):

@@ -18,8 +18,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from dagster_project.core.vocabulary import COMMON_WORDS
-from retrieval.question.terms import STOPWORDS
-from retrieval.retrievers.index_state import PerIndex
+from retrieval.model.index_state import PerIndex
+from retrieval.model.terms import STOPWORDS
 
 # Greek letters belong to a name ("PKB" + beta, "TNF" + alpha): a token does not end before them.
 _GREEK = "\u0391-\u03a9\u03b1-\u03c9"

@@ -13,10 +13,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from retrieval.answering.answer_data import AnswerData
-from retrieval.answering.links import source_link
-from retrieval.retrievers.context import Tier
-from retrieval.types import Evidence, EvidenceKind, Mode
+from retrieval.model.answer_data import AnswerData
+from retrieval.model.links import source_link
+from retrieval.model.types import Evidence, EvidenceKind, Mode, Tier
 
 RetrievalQuality = Literal["good", "partial", "bad", "unjudged"]
 RetryName = Literal["broadened", "augmented"]

@@ -23,9 +23,9 @@ from functools import lru_cache
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from retrieval.question.spelling import TypoCorrector, canonical, canonical_words, fold
-from retrieval.question.terms import STOPWORDS
-from retrieval.retrievers.index_state import PerIndex
+from retrieval.model.index_state import PerIndex
+from retrieval.model.spelling import TypoCorrector, canonical, canonical_words, fold
+from retrieval.model.terms import STOPWORDS
 
 _ID = re.compile(r"(?<![\w-])(R-HSA-\d+|hsa\d{5})(?![\w-])", re.I)
 _SOURCE_WORD = {"reactome": "reactome", "kegg": "kegg"}
