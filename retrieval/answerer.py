@@ -1,6 +1,6 @@
 """The answering half of the pipeline: from a classified question to a validated, stamped FinalAnswer.
 
-A graph question is answered from graph facts (typed answers); any other from text evidence: route → retrieve →
+A typed question is answered from its kind's facts (retrieval/kinds/); any other from text evidence: route → retrieve →
 judge loop (thinking mode) → relevance floor → generate → three-pass validation → grounding check (with a second,
 broader retrieval when too few claims are supported) → provenance stamps.
 """
@@ -15,18 +15,20 @@ from dagster_project.core.settings import FluxSettings
 from retrieval.answering import evidence_guard
 from retrieval.answering.grounding import Retrieve, Verifier, grounded_answer
 from retrieval.answering.judge import aspect_queries, should_reretrieve
-from retrieval.answering.typed_answer import cited_releases, compose, release_note
+from retrieval.answering.typed_answer import cited_releases, release_note
+from retrieval.kinds import registry
+from retrieval.kinds.base import Stores
 from retrieval.model.answer import FinalAnswer, fallback_answer, uncited_answer, validate_answer
+from retrieval.model.answer_data import AnswerData
 from retrieval.model.index_state import IndexState
+from retrieval.model.plan import Plan
 from retrieval.model.types import Evidence, Filters, JudgeResult, LLMProvider, Mode, ProviderError, RoutePlan
 from retrieval.question import guardrails
-from retrieval.question.intent import TABLE_KINDS, Intent
 from retrieval.retriever import Retriever
 from retrieval.retrievers.context import shown_context
-from retrieval.retrievers.graph_facts import GraphFacts
+from retrieval.retrievers.graph_facts import GraphQueryTimeout, GraphReader
 from retrieval.retrievers.graph_guard import GraphUnavailable, degraded_warning
 from retrieval.retrievers.relevance import floor_for, nothing_relevant
-from retrieval.retrievers.table_facts import table_facts
 from retrieval.run import Run
 
 log = logging.getLogger(__name__)
@@ -43,50 +45,65 @@ class Answerer:
         # The provider's own instruction texts: an answer that repeats them is a leaked prompt.
         self.echo_detector = evidence_guard.EchoDetector(getattr(provider, "instructions", ()))
 
-    # --- graph questions -----------------------------------------------------------------------------------
-    def typed(self, question: str, intent: Intent, index: IndexState, mode: Mode, run: Run) -> FinalAnswer | None:
-        """A graph question answered from graph facts; None (→ text evidence) when the graph cannot be read."""
+    # --- typed questions -----------------------------------------------------------------------------------
+    def typed(self, question: str, plan: Plan, index: IndexState, mode: Mode, run: Run) -> FinalAnswer | None:
+        """A typed question answered from its kind's facts; None (→ text evidence) when the graph cannot be read."""
         with run.stage("graph_facts"):
             try:
-                data = (table_facts(intent, self.retriever.engine) if intent.kind in TABLE_KINDS
-                        else self.retriever.graph_guard.call(lambda: GraphFacts(self.driver).facts(intent)))
+                data = self._facts(plan)
             except GraphUnavailable as exc:
-                log.warning("graph facts unavailable for a %s question: %s", intent.kind, exc)
+                log.warning("graph facts unavailable for a %s question: %s", plan.kind, exc)
                 run.degrade(str(exc))
                 return None
-        composed, evidence = compose(data)
+            except GraphQueryTimeout as exc:
+                log.warning("a %s question ran past the graph's time limit: %s", plan.kind, exc)
+                run.degrade(f"too broad: {exc}")
+                return None
+        kind = registry.kind(data.kind)  # the facts may say "not found"
+        composed, evidence = registry.compose_answer(data)
         run.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
-        if not getattr(self.provider, "writes_prose", False) or not evidence:
+        if not getattr(self.provider, "writes_prose", False) or not evidence or kind.abstains:
             with run.stage("validate"):
                 run.emit("generated", {"raw": composed})
                 answer = guardrails.scrub_answer(validate_answer(question, composed, evidence) if evidence
                                                  else uncited_answer(question, composed))
         else:  # an LLM writes the prose from the same facts (checked, never re-retrieved: the facts are complete)
             answer = self._generate(question, evidence, run)[0]
-        plan = RoutePlan(strategy="direct", reason=intent.reason, queries=[question])
-        self._stamp(answer, index, plan, mode, 0, None)
-        answer.kind, answer.data = data.kind, data  # the facts may say "not found"
+        route = RoutePlan(strategy="direct", reason=plan.reason, queries=[question])
+        self._stamp(answer, index, route, mode, 0, None)
+        answer.kind, answer.data, answer.table = data.kind, data, kind.table(data)
+        if kind.abstains:  # it says what Flux does not hold: no confidence in any answer to the question
+            answer.confidence = 0.0
         answer.releases = cited_releases(index.dataset_version, evidence)
-        if answer.releases:  # which release the cited facts are from, in the prose as well as the fields
+        if answer.releases and not kind.abstains:  # the release the cited facts are from, in the prose too
             answer.answer = f"{answer.answer}\n\n{release_note(answer.releases)}"
         return answer
 
+    def _facts(self, plan: Plan) -> AnswerData:
+        kind = registry.kind(plan.kind)
+        assert kind.facts is not None, f"{plan.kind} is not a typed kind"
+        genes, pathways = self.retriever.lexicons()
+        stores = Stores(GraphReader(self.driver), self.retriever.engine, genes, pathways)
+        if not kind.needs_graph:
+            return kind.facts(plan, stores)
+        return self.retriever.graph_guard.call(lambda: kind.facts(plan, stores))  # type: ignore[misc]
+
     # --- literature questions ------------------------------------------------------------------------------
-    def literature(self, question: str, intent: Intent, index: IndexState, mode: Mode, filters: Filters | None,
+    def literature(self, question: str, plan: Plan, index: IndexState, mode: Mode, filters: Filters | None,
                    run: Run) -> FinalAnswer:
-        plan = self.retriever.plan(question, index, run)
-        run.emit("route", plan.model_dump())
-        evidence, _ = self.retriever.retrieve(plan.queries, index, filters, run)
-        judged, evidence, attempts = self._judge_loop(question, plan, evidence, index, filters, mode, run)
+        route = self.retriever.plan(question, index, run)
+        run.emit("route", route.model_dump())
+        evidence, _ = self.retriever.retrieve(route.queries, index, filters, run)
+        judged, evidence, attempts = self._judge_loop(question, route, evidence, index, filters, mode, run)
         run.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
         floor = floor_for(self.settings.index.embedding_model)
-        if floor is not None and floor.unrelated(question, evidence, intent.names):  # nothing relevant
+        if floor is not None and floor.unrelated(question, evidence, plan.names):  # nothing relevant
             answer = nothing_relevant(question, evidence, floor)
             run.emit("relevance", {"unrelated": True, "warning": answer.warnings[0]})
         else:
             answer, evidence = self._generate(question, evidence, run,
-                                              self._second_retrieval(plan, index, filters, run))
-        self._stamp(answer, index, plan, mode, attempts, judged)
+                                              self._second_retrieval(route, index, filters, run))
+        self._stamp(answer, index, route, mode, attempts, judged)
         answer.kind = "literature"
         if filters and filters.sources and answer.grounding and answer.grounding.answered_from != "first":
             answer.warnings.append("too few claims were supported: a second retrieval looked beyond the "
@@ -94,7 +111,7 @@ class Answerer:
         if withheld := evidence_guard.withheld_count(evidence):
             answer.warnings.append(evidence_guard.withheld_warning(withheld))
         if run.degraded:
-            answer.warnings.append(degraded_warning(run.degraded, intent.kind))
+            answer.warnings.append(degraded_warning(run.degraded, plan.kind))
         return answer
 
     def _judge_loop(self, question: str, plan: RoutePlan, evidence: list[Evidence], index: IndexState,

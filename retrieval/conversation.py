@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from retrieval.kinds.registry import turn_context
 from retrieval.model.answer import FinalAnswer
 from retrieval.model.types import Filters, Mode
 from retrieval.pipeline import EventSink, Pipeline
-from retrieval.question.followup import TurnContext, context_of, resolve
+from retrieval.question.followup import TurnContext, resolve
 
 
 class UnknownConversation(LookupError):
@@ -39,4 +40,4 @@ def ask_in_conversation(pipeline: Pipeline, store: ConversationStore, question: 
     answer = pipeline.ask(asked_as, mode, filters, on_event)
     if note:
         answer.warnings.append(note)
-    return store.save(conversation_id, question, asked_as, context_of(asked_as, answer), answer)
+    return store.save(conversation_id, question, asked_as, turn_context(asked_as, answer), answer)

@@ -1,7 +1,8 @@
 """The one retrieval entry point that serving (HTTP, CLI) and the eval scorecards call.
 
-ask(): input guardrail → answer cache → classify → answer (answerer.py: graph facts, or retrieval.py's evidence,
-judged, generated, validated, grounded) → warnings → cache. search(): routing and retrieval, evidence only.
+ask(): input guardrail → answer cache → the question read into a plan (retrieval/kinds/) → answer (answerer.py:
+the plan's kind's facts, or text evidence judged, generated, validated, grounded) → warnings → cache. search():
+routing and retrieval, evidence only.
 Every stage is timed into the run (run.py); `on_event` sees each step (SSE).
 """
 
@@ -20,13 +21,14 @@ from dagster_project.core.versions import pipeline_version
 from retrieval.answerer import Answerer
 from retrieval.answering.grounding import Embed, Verifier, one_by_one
 from retrieval.caching.cache import Cache
+from retrieval.kinds import registry
 from retrieval.model.answer import FinalAnswer, refusal_answer
 from retrieval.model.genes import GeneLexicon, load_lexicon
 from retrieval.model.index_state import IndexState
 from retrieval.model.pathways import PathwayLexicon, load_pathways
+from retrieval.model.plan import Plan
 from retrieval.model.types import Filters, LLMProvider, Mode, ProviderError
 from retrieval.question import guardrails
-from retrieval.question.intent import TYPED_KINDS, Intent, classify
 from retrieval.retriever import Retriever, SearchResult
 from retrieval.retrievers.graph_guard import GraphGuard
 from retrieval.retrievers.pg_retriever import PostgresRetriever
@@ -182,15 +184,16 @@ class Pipeline:
                 answer.cached, answer.question = hit[1], question
                 run.emit("cache", {"hit": hit[1]})
                 return answer
-        intent = self._intent(question, index, run)
-        run.emit("intent", {"kind": intent.kind, "reason": intent.reason})
-        answer = self.answerer.typed(question, intent, index, mode, run) if intent.kind in TYPED_KINDS else None
-        if answer is None:  # not a graph question, or the graph could not be read
-            answer = self.answerer.literature(question, intent, index, mode, filters, run)
-        if intent.unresolved:
-            answer.warnings.append(intent.reason)
-        if intent.corrections:
-            answer.warnings.append("read " + ", ".join(f"'{typed}' as '{name}'" for typed, name in intent.corrections))
+        plan = self._plan(question, index, run)
+        run.emit("plan", {"kind": plan.kind, "reason": plan.reason, "plan": plan.explain()})
+        answer = self.answerer.typed(question, plan, index, mode, run) if registry.is_typed(plan.kind) else None
+        if answer is None:  # not a typed question, or the graph could not be read
+            answer = self.answerer.literature(question, plan, index, mode, filters, run)
+        answer.plan = plan
+        if plan.absent is not None and plan.absent.needed_for:
+            answer.warnings.append(plan.reason)
+        if plan.corrections:
+            answer.warnings.append("read " + ", ".join(f"'{typed}' as '{name}'" for typed, name in plan.corrections))
         if cacheable and answer.confidence > 0 and not answer.refused and not run.degraded:
             self.cache.set_answer(index.version, variant, question, qvec, answer.model_dump(mode="json"))
         return answer
@@ -202,10 +205,10 @@ class Pipeline:
             log.warning("LLM input screen unavailable: %s", exc)
             return None
 
-    def _intent(self, question: str, index: IndexState, run: Run) -> Intent:
+    def _plan(self, question: str, index: IndexState, run: Run) -> Plan:
         with run.stage("route"):
-            return classify(question, load_lexicon(self.engine, index.version),
-                            load_pathways(self.engine, index.version))
+            return registry.read_question(question, load_lexicon(self.engine, index.version),
+                                          load_pathways(self.engine, index.version))
 
     def close(self) -> None:
         """Nothing to release: the engine and the Neo4j driver are process-wide (shared with Dagster resources),

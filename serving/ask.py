@@ -17,6 +17,17 @@ from serving.export import markdown, numbered
 from serving.tracking import QueryLogger
 
 
+def print_plan(console: Console, answer: FinalAnswer) -> None:
+    """The plan the question was read as, and how: `flux ask --explain`."""
+    plan = answer.plan
+    if plan is None:
+        console.print("[bold]Plan:[/bold] none (refused, or answered from the cache)")
+        return
+    console.print(f"[bold]Plan:[/bold] {escape(plan.explain())}", soft_wrap=True)
+    console.print(f"  why: {escape(plan.reason)}", soft_wrap=True)
+    console.print(escape(plan.model_dump_json(indent=2, exclude_defaults=True)), soft_wrap=True)
+
+
 def print_answer(console: Console, answer: FinalAnswer) -> None:
     text, numbers = numbered(answer)
     console.print(f"[bold]Q:[/bold] {escape(answer.question)}")
@@ -55,7 +66,8 @@ class Session:
         return cls(settings, pipeline, AnswerStore(engine_for(settings.resolved_serving_database_url),
                                                    settings.serving.conversation_retention_days), status)
 
-    def ask(self, question: str, mode: Mode | None, conversation: str | None, output: str, out: Console) -> str:
+    def ask(self, question: str, mode: Mode | None, conversation: str | None, output: str, out: Console,
+            explain: bool = False) -> str:
         """Answer, store and print one question; returns the conversation id for the next."""
         with self.status.status("answering…") as progress:
             try:
@@ -71,6 +83,8 @@ class Session:
         else:
             print_answer(out, answer)
             out.print(f"answer {answer.answer_id} · conversation {answer.conversation_id}")
+        if explain and output != "json":
+            print_plan(self.status if output == "md" else out, answer)
         return answer.conversation_id
 
     def close(self) -> None:

@@ -22,6 +22,8 @@ def ask(
     output: str = typer.Option("text", "--format", help="text, md (a Markdown report) or json (the FinalAnswer)."),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
     conversation: str = typer.Option(None, help="Continue this conversation (a follow-up question)."),
+    explain: bool = typer.Option(False, "--explain", help="Also print the plan the question was read as: its kind, "
+                                 "operation, relation and the entities it names (the JSON answer always has it)."),
 ) -> None:
     """Answer a question from the published index, with numbered citations (stored; logged to MLflow)."""
     from serving.ask import Session
@@ -35,7 +37,7 @@ def ask(
         raise typer.BadParameter("the question is empty", param_hint="QUESTION")
     session = Session.open(get_settings(), err_console)
     try:
-        session.ask(question.strip(), mode, conversation, output, console)  # type: ignore[arg-type]
+        session.ask(question.strip(), mode, conversation, output, console, explain)  # type: ignore[arg-type]
     finally:
         session.close()
 

@@ -15,7 +15,7 @@ from retrieval.model.answer import FinalAnswer
 from retrieval.pipeline import EventSink, SearchResult
 from retrieval.retrievers.graph_guard import GraphUnavailable
 from retrieval.retrievers.neighbourhood import MAX_SEEDS, Neighbourhood, neighbourhood
-from retrieval.retrievers.release_facts import ReleaseChanges, latest_changes
+from retrieval.retrievers.release_history import ReleaseChanges, latest_changes
 from serving.contract import SSE_EVENT, PrometheusResponse, error_responses
 from serving.dependencies import (
     AnswerStoreDep,

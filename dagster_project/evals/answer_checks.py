@@ -21,7 +21,6 @@ from pydantic import ValidationError
 from dagster_project.evals.grounding import Embed, GroundingRule, lexical_support, semantic_support
 from retrieval.answering.offline import strip_markers
 from retrieval.model.answer import FinalAnswer, GeneratedAnswer, parse_reply
-from retrieval.model.answer_data import MembersData, SharedGenesData
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.types import Evidence, JudgeResult, LLMProvider, Strategy
 
@@ -128,12 +127,10 @@ def graph_genes(driver: Driver, pathway_ids: tuple[str, ...]) -> set[str]:
 
 
 def genes_named(answer: FinalAnswer, lexicon: GeneLexicon) -> set[str]:
-    """The answer's gene list: the structured payload's when it has one (prose names only the first ones of a
-    long list), else the genes its text names (symbols and aliases resolved)."""
-    if isinstance(answer.data, MembersData):
-        return {g.symbol for g in answer.data.genes}
-    if isinstance(answer.data, SharedGenesData):
-        return {g.symbol for g in answer.data.shared}
+    """The answer's gene list: its table's when it lists genes (prose names only the first ones of a long list),
+    else the genes its text names (symbols and aliases resolved)."""
+    if answer.table is not None and answer.table.of == "gene":
+        return {row[0] for row in answer.table.rows}
     return {m.gene.symbol for m in lexicon.find(strip_markers(answer.answer))}
 
 

@@ -120,7 +120,7 @@ def _kind_row(q: EvalQuestion, answer: Any, grounding: Grounding) -> dict:
     assert grounding.truth is not None, "kind questions need the index's truth"
     return {"question_id": q.id, "variant": "kinds", "question": q.question, "answer_kind": answer.kind,
             "expected_kind": q.extra["kind"], "phrasing": q.extra["phrasing"], "style": q.extra["style"],
-            "absent": q.extra.get("absent") == "true", "kind_pass": grade(answer, q, grounding.truth),
+            "absent": q.extra.get("absent") == "true", "kind_pass": grade(answer, q),
             "latency_ms": answer.timings_ms.get("total", 0.0), "answer": answer.answer[:500]}
 
 

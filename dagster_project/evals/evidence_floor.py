@@ -22,8 +22,8 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxSettings
 from dagster_project.evals.kind_phrasings import NOT_IN_INDEX_MAPS
 from dagster_project.evals.questions import retrieval_tasks
+from retrieval.kinds.registry import read_question
 from retrieval.pipeline import Pipeline
-from retrieval.question.intent import classify
 from retrieval.retrievers.relevance import FLOOR_PATH, EvidenceFloor, signals
 
 MAX_FALSE_ABSTENTION = 0.05
@@ -108,7 +108,8 @@ def fit(settings: FluxSettings, pipeline: Pipeline) -> FloorFit:
     answerable, unanswerable = questions(settings, pipeline)
     asked = [(q, 1) for q in answerable] + [(q, 0) for q in unanswerable]
     genes, pathways = pipeline.lexicons()
-    points = np.array([signals(q, pipeline.search(q).evidence, classify(q, genes, pathways).names) for q, _ in asked])
+    points = np.array([signals(q, pipeline.search(q).evidence, read_question(q, genes, pathways).names)
+                       for q, _ in asked])
     labels = np.array([label for _, label in asked])
     floor = fit_floor(points, labels)
     false, true = cross_validate(points, labels)

@@ -15,7 +15,7 @@ from collections import Counter
 
 from dagster_project.core.vocabulary import COMMON_WORDS
 from dagster_project.evals.kind_phrasings import NOT_IN_INDEX_MAPS, PHRASINGS
-from dagster_project.evals.kind_truth import Truth
+from dagster_project.evals.kind_truth import GeneTruth, Truth
 from dagster_project.evals.questions import EvalQuestion
 from retrieval.model.spelling import fold
 
@@ -101,12 +101,14 @@ def generate(truth: Truth, per_kind: int = PER_KIND, seed: int = SEED) -> list[E
 
 def _pathway_kinds(b: _Builder, per_kind: int) -> None:
     with_genes = [pid for pid in b.named if len(b.truth.pathways[pid].genes) >= 2]
+    genes_of = {pid: "|".join(sorted(b.truth.pathways[pid].genes)) for pid in with_genes}
     for pid in _pick(b.rng, with_genes, per_kind):
-        b.add("members", b.pathway(pid), (pid,))
+        b.add("members", b.pathway(pid), (pid,), genes=genes_of[pid])
     for pid in _pick(b.rng, with_genes, per_kind):
-        b.add("members:count", b.pathway(pid), (pid,), count=str(len(b.truth.pathways[pid].genes)))
+        b.add("members:count", b.pathway(pid), (pid,), count=str(len(b.truth.pathways[pid].genes)),
+              genes=genes_of[pid])
     for pid in _pick(b.rng, with_genes, per_kind):
-        b.add("overview", b.pathway(pid), (pid,))
+        b.add("overview", b.pathway(pid), (pid,), gene_total=str(len(b.truth.pathways[pid].genes)))
     with_parents = [pid for pid in b.named if b.truth.parents.get(pid)]
     for pid in _pick(b.rng, with_parents, per_kind):
         b.add("hierarchy:up", b.pathway(pid), tuple(sorted(b.truth.parents[pid])), direction="up")
@@ -135,15 +137,31 @@ def _gene_kinds(b: _Builder, per_kind: int) -> None:
                                                      for a in g.aliases[:1])]
     for g in _pick(b.rng, aliased, per_kind):
         owners = b.truth.alias_owners(g.aliases[0])
-        b.add("gene_facts:symbol", {"alias": g.aliases[0]}, tuple(sorted(owners)), fact="symbol")
+        b.add("gene_facts:symbol", {"alias": g.aliases[0]}, tuple(sorted(owners)), fact="symbol",
+              hgnc_values="|".join(sorted(owners)))
     for g in _pick(b.rng, [g for g in genes if g.ensembl_id], per_kind // 2):
-        b.add("gene_facts:ensembl", {"ensembl": g.ensembl_id}, (g.symbol,), fact="symbol")
-    for g in _pick(b.rng, genes, per_kind):
-        b.add("gene_facts:ids", {"gene": g.symbol}, (g.symbol,), fact="ids")
-    for g in _pick(b.rng, genes, per_kind):
-        b.add("gene_facts:locus_type", {"gene": g.symbol}, (g.symbol,), fact="locus_type")
-    for g in _pick(b.rng, genes, per_kind):
-        b.add("gene_facts:location", {"gene": g.symbol}, (g.symbol,), fact="location")
+        b.add("gene_facts:ensembl", {"ensembl": g.ensembl_id}, (g.symbol,), fact="symbol",
+              hgnc_values=hgnc_values("symbol", g))
+    for fact in ("ids", "locus_type", "location"):
+        for g in _pick(b.rng, genes, per_kind):
+            b.add(f"gene_facts:{fact}", {"gene": g.symbol}, (g.symbol,), fact=fact,
+                  hgnc_values=hgnc_values(fact, g))
+
+
+def hgnc_values(fact: str, row: GeneTruth) -> str:
+    """What a right answer must state, read from the HGNC table itself ('|'-joined)."""
+    if fact == "symbol":
+        values = [row.symbol]
+    elif fact == "ids":
+        values = [v for v in (row.entrez_id, row.ensembl_id, *row.uniprot_ids[:1]) if v]
+    elif fact == "locus_type":
+        coding = row.locus_type == "gene with protein product"
+        values = [("Yes" if coding else "No") if row.locus_type else "no locus type"]
+    elif fact == "location":
+        values = [row.location or "no chromosome location"]
+    else:
+        values = [row.name]
+    return "|".join(values)
 
 
 def _pair_kinds(b: _Builder, per_kind: int) -> None:

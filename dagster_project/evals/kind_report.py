@@ -12,10 +12,10 @@ from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.heldout import DEV_FILE, HELDOUT_FILE, load_heldout, score
 from dagster_project.evals.kind_truth import load_truth
 from dagster_project.stack import check_neo4j, check_postgres
+from retrieval.kinds.registry import read_question
 from retrieval.model.genes import load_lexicon
 from retrieval.model.index_state import NoPublishedIndexError, current_index
 from retrieval.model.pathways import load_pathways
-from retrieval.question.intent import classify
 
 
 def report(settings: FluxSettings) -> None:
@@ -35,7 +35,7 @@ def report(settings: FluxSettings) -> None:
         print(f"  {name:42s} {value:10.3f}")
     genes, pathways = load_lexicon(engine, index.version), load_pathways(engine, index.version)
     for label, path in (("held-apart", HELDOUT_FILE), ("dev", DEV_FILE)):
-        figures, _ = score(classify, load_heldout(path), genes, pathways)
+        figures, _ = score(read_question, load_heldout(path), genes, pathways)
         print(f"analysts' questions, {label} ({int(figures['heldout_questions'])}):")
         for name, value in sorted(figures.items()):
             print(f"  {name:42s} {value:10.3f}")

@@ -9,7 +9,7 @@ from retrieval.model.answer_data import GeneFacts, GeneFactsData
 # HGNC locus types of protein-coding genes (locus group "protein-coding gene").
 PROTEIN_CODING = frozenset({"gene with protein product"})
 
-Claim = tuple[str, list[str]]
+Statement = tuple[str, list[str]]  # a sentence and the HGNC ids it cites
 
 
 def _label(gene: GeneFacts) -> str:
@@ -59,7 +59,7 @@ def _summary(gene: GeneFacts) -> str:
 _FACT_TEXT = {"symbol": _symbol, "ids": _ids, "locus_type": _locus_type, "location": _location, "summary": _summary}
 
 
-def gene_fact_claims(data: GeneFactsData) -> list[Claim]:
+def gene_fact_statements(data: GeneFactsData) -> list[Statement]:
     write = _FACT_TEXT[data.fact]
     if not data.ambiguous:
         gene = data.genes[0]

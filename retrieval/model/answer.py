@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from retrieval.model.answer_data import AnswerData
 from retrieval.model.links import source_link
+from retrieval.model.plan import FactType, Plan
 from retrieval.model.types import Evidence, EvidenceKind, Mode, Tier
 
 RetrievalQuality = Literal["good", "partial", "bad", "unjudged"]
@@ -65,6 +66,15 @@ class GroundingVerdict(BaseModel):
     answered_from: AttemptName = Field(default="first", description="The attempt whose answer this is.")
 
 
+class DataTable(BaseModel):
+    """A typed answer's facts as one table: what the page shows (sortable, copyable) and the export prints."""
+
+    caption: str
+    of: Literal["gene", "pathway", "compound", "entry"] = Field(default="entry", description="What each row is.")
+    columns: list[str]
+    rows: list[list[str]]
+
+
 class FinalAnswer(BaseModel):
     question: str
     answer: str
@@ -90,11 +100,18 @@ class FinalAnswer(BaseModel):
     attempts: int = Field(default=0, ge=0, description="Re-retrieval attempts the judge loop made.")
     judge_missing: list[str] = Field(default_factory=list)
     refused: bool = False
-    kind: str = Field(default="literature", description="The question kind (retrieval/question/intent.py).")
+    kind: str = Field(default="literature", description="The question kind (retrieval/kinds/registry.py).")
+    plan: Plan | None = Field(default=None, description="The question as Flux read it: a typed plan over what it "
+                              "holds (`flux ask --explain` prints it).")
+    scope: FactType | None = Field(default=None, description="The kind of fact the question asks for that Flux "
+                                   "holds no data for (drug, variant, expression, …); null when it holds it.")
+    answerability: float | None = Field(default=None, ge=0.0, le=1.0, description="Literature answers: the "
+                                        "fitted probability that the evidence answers the question.")
     answer_id: str = Field(default="", description="Where the stored answer lives: GET /answers/{answer_id}.")
     conversation_id: str = Field(default="", description="Pass it back with a follow-up question.")
     asked_as: str = Field(default="", description="The question as answered, after follow-up resolution.")
     data: AnswerData | None = Field(default=None, description="Graph answers: the structured facts (complete lists).")
+    table: DataTable | None = Field(default=None, description="Graph answers: the facts as one table.")
     grounding: GroundingVerdict | None = Field(default=None, description="Generated answers: their claims checked "
                                                "against the evidence they cite (composed graph answers: none).")
     context_tiers: dict[str, Tier] = Field(default_factory=dict, description="What an LLM was shown of each evidence "

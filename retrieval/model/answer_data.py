@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from retrieval.model.plan import FactType
+
 
 class NodeRef(BaseModel):
     id: str
@@ -174,6 +176,63 @@ class ReleaseChangesData(BaseModel):
                                                       "gained nor lost).")
 
 
+class CheckItem(BaseModel):
+    """One yes/no fact: does `subject` stand in the relation to `object`?"""
+
+    subject: NodeRef
+    object: NodeRef
+    holds: bool
+    path: list[NodeRef] = Field(default_factory=list, description="part_of / in_category: the lineage from the "
+                                "subject up to the pathway that shows it, both ends included.")
+    detail: str = Field(default="", description="What shows it beyond the path: a KEGG class, a member count.")
+    size: int | None = Field(default=None, description="member_of: the pathway's member genes (or compounds).")
+    mapping: Mapping | None = Field(default=None, description="corresponds_to: the resolved relation, if any.")
+
+
+class CheckData(BaseModel):
+    kind: Literal["check"] = "check"
+    relation: Literal["member_of", "part_of", "in_category", "corresponds_to"]
+    items: list[CheckItem]
+
+
+class GraphPath(BaseModel):
+    """One path through the graph: its nodes in order and the relationship types between them."""
+
+    nodes: list[NodeRef]
+    relations: list[str] = Field(description="Relationship type between node i and i+1 (HAS_MEMBER, "
+                                 "SUBPATHWAY_OF, EQUIVALENT_TO, PART_OF), with '<' where it points back.")
+
+
+class ConnectionData(BaseModel):
+    kind: Literal["connection"] = "connection"
+    left: NodeRef
+    right: NodeRef
+    shared_genes: list[GeneRef] = Field(default_factory=list, description="Member genes of both pathways.")
+    shared_pathways: list[NodeRef] = Field(default_factory=list, description="Pathways holding both genes (or the "
+                                           "gene and, through a sub-pathway, the pathway).")
+    common_ancestors: list[NodeRef] = Field(default_factory=list, description="The nearest pathways both sit under.")
+    mappings: list[Mapping] = Field(default_factory=list, description="Resolved Reactome ↔ KEGG relations "
+                                    "between the two.")
+    paths: list[GraphPath] = Field(default_factory=list, description="Shortest graph paths, shortest first.")
+    max_steps: int = Field(description="Paths were searched up to this many relationships.")
+    truncated: bool = Field(default=False, description="More was found than the answer lists.")
+    too_broad: bool = Field(default=False, description="The search ran past its time limit: partial.")
+
+
+class Holding(BaseModel):
+    text: str
+    cites: list[str] = Field(default_factory=list)
+
+
+class ScopeData(BaseModel):
+    kind: Literal["scope"] = "scope"
+    missing: FactType = Field(description="The kind of fact asked for that no Flux source holds.")
+    asked: str = Field(default="", description="The question's words for it.")
+    about: list[NodeRef] = Field(default_factory=list, description="Entities the question names that Flux holds.")
+    holdings: list[Holding] = Field(default_factory=list, description="What Flux does hold about them.")
+
+
 AnswerData = Annotated[MembersData | GenePathwaysData | CounterpartData | SharedGenesData | HierarchyData
                        | ComparisonData | GeneFactsData | CompoundPathwaysData | DifferenceData | OverviewData
-                       | ReleaseChangesData | NotFoundData, Field(discriminator="kind")]
+                       | ReleaseChangesData | NotFoundData | CheckData | ConnectionData | ScopeData,
+                       Field(discriminator="kind")]

@@ -54,6 +54,9 @@ metabolite contain contains containing include includes including belong belongs
 corresponds correspond overview describe compare comparison difference different shared common between hierarchy
 parent parents children references accession accessions ensembl uniprot entrez underneath beneath appear appears
 database databases summary summarise summarize genome transcript
+metabolic signalling disease drug variant mutation expressed expression trial structure reaction downstream upstream
+connect connects connected connection linked link related relationship associated association true false same
+identical category part within inside
 """
 QUESTION_WORDS = frozenset(canonical(w) for w in _QUESTION_WORDS.split())
 

@@ -3,7 +3,8 @@
 Rule-based entity carry-over (no LLM needed): a question that names no pathway or gene of its own and either
 starts like a follow-up ("and …", "what about …") or refers back ("those", "its", "them") is rewritten with the
 previous turn's entities — its pathway ids, or its genes — or, for "what about in KEGG?", as the previous question
-asked of the other database. Whatever is rewritten is shown to the user (`asked_as`).
+asked of the other database. Whatever is rewritten is shown to the user (`asked_as`). Which entities a turn
+leaves to refer to is its kind's to say (retrieval/kinds/registry.py, `turn_context`).
 """
 
 from __future__ import annotations
@@ -11,18 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from retrieval.model.answer import FinalAnswer
-from retrieval.model.answer_data import (
-    ComparisonData,
-    CounterpartData,
-    DifferenceData,
-    GeneFactsData,
-    GenePathwaysData,
-    HierarchyData,
-    MembersData,
-    OverviewData,
-    SharedGenesData,
-)
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.pathways import PathwayLexicon
 
@@ -48,29 +37,6 @@ class TurnContext:
 
     def as_json(self) -> dict[str, object]:
         return {"asked_as": self.asked_as, "kind": self.kind, "pathways": self.pathways, "genes": self.genes}
-
-
-def context_of(asked_as: str, answer: FinalAnswer) -> TurnContext:
-    data = answer.data
-    pathways: list[str] = []
-    genes: list[str] = []
-    if isinstance(data, CounterpartData):
-        # "Which genes do the two share?": the pathway and its best counterpart.
-        pathways = [data.pathway.id, *[m.pathway.id for m in data.counterparts[:1]]]
-    elif isinstance(data, MembersData | HierarchyData | OverviewData):
-        pathways = [data.pathway.id]
-    elif isinstance(data, DifferenceData):
-        pathways = [data.left.id, data.right.id]
-    elif isinstance(data, GeneFactsData):
-        genes = [g.symbol for g in data.genes]
-    elif isinstance(data, SharedGenesData):
-        pathways = [p.id for p in data.pathways]
-    elif isinstance(data, ComparisonData):
-        ids = [data.left.id, data.right.id]
-        pathways, genes = (ids, []) if data.subject == "pathways" else ([], [data.left.name, data.right.name])
-    elif isinstance(data, GenePathwaysData):
-        genes = [g.symbol for g in data.genes]
-    return TurnContext(asked_as, answer.kind, pathways, genes)
 
 
 def _names_entities(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> bool:

@@ -28,23 +28,33 @@ function answerParagraph(answer, numbers, turn) {
   return paragraph;
 }
 
+// The plan the question was read as, one line: "check part_of R-HSA-70171 → R-HSA-1430728".
+function planText(plan) {
+  const names = (entities) => entities.map((e) => e.name && e.name !== e.id ? `${e.id} (${e.name})` : e.id).join(", ");
+  return [plan.operation, plan.relation || "", names(plan.subjects), plan.objects.length ? `→ ${names(plan.objects)}` : "",
+    plan.returns ? `returns ${plan.returns}` : "", plan.scope ? `not held: ${plan.scope}` : ""]
+    .filter(Boolean).join(" ");
+}
+
 function renderAnswer(turn, answer) {
   const numbers = new Map(answer.citations.map((c, i) => [c.id, { c, n: i + 1 }]));
   const badges = el("p", { class: "badges" },
     el("span", { class: "badge", text: `kind: ${answer.kind}` }),
     el("span", { class: "badge", text: `confidence ${answer.confidence.toFixed(2)}` }),
     el("span", { class: "badge", text: `evidence judged: ${answer.retrieval_quality}` }),
+    answer.scope ? el("span", { class: "badge warn", text: `not held: ${answer.scope.replace("_", " ")}` }) : null,
     answer.cached ? el("span", { class: "badge", text: `cached (${answer.cached})` }) : null,
     answer.refused ? el("span", { class: "badge warn", text: "refused" }) : null);
   const parts = [badges, answerParagraph(answer, numbers, turn)];
   if (answer.asked_as && answer.asked_as !== answer.question) {
     parts.push(el("p", { class: "muted", text: `Answered as: ${answer.asked_as}` }));
   }
+  if (answer.plan) parts.push(el("p", { class: "muted plan", text: `Read as: ${planText(answer.plan)}` }));
   if (answer.warnings.length) {
     parts.push(el("div", { class: "warnings", role: "note" }, el("strong", { text: "Warnings" }),
       el("ul", {}, answer.warnings.map((w) => el("li", { text: w })))));
   }
-  const table = dataTable(answer.data);
+  const table = dataTable(answer.table);
   if (table) parts.push(table);
   if (answer.citations.length) {
     parts.push(el("h4", { text: "Sources" }), el("ol", { class: "sources" }, answer.citations.map((c, i) =>
@@ -81,68 +91,10 @@ function openEvidence(citation, number, turn) {
   panel.focus();
 }
 
-// --- structured data as sortable, copyable tables ---------------------------------------------------------------
-function tableSpec(data) {
-  const name = (node) => `${node.name || node.id}`;
-  const fixed = (x) => (typeof x === "number" ? x.toFixed(2) : "");
-  switch (data.kind) {
-    case "members":
-      return [`Genes of ${name(data.pathway)} (${data.genes.length} of ${data.total})`, ["symbol", "HGNC id", "name"],
-        data.genes.map((g) => [g.symbol, g.id, g.name])];
-    case "gene_pathways":
-      return [`Pathways (${data.pathways.length} of ${data.total})`, ["id", "name", "source", "genes"],
-        data.pathways.map((p) => [p.id, p.name, p.source, p.size ?? ""])];
-    case "counterpart":
-      return [`Counterparts of ${name(data.pathway)} in ${data.target_source}`,
-        ["id", "name", "relation", "confidence", "Jaccard", "shared genes"],
-        data.counterparts.map((m) => [m.pathway.id, m.pathway.name, `${m.relation} ${m.direction}`.trim(),
-          fixed(m.confidence), fixed(m.jaccard), m.shared_genes.length])];
-    case "shared_genes":
-      return [`Shared genes (${data.shared.length} of ${data.total})`, ["symbol", "HGNC id", "name"],
-        data.shared.map((g) => [g.symbol, g.id, g.name])];
-    case "hierarchy":
-      return [`Hierarchy of ${name(data.pathway)}`, ["relation", "id", "name", "source"],
-        [...data.parents.map((p) => ["parent", p.id, p.name, p.source]),
-          ...data.children.map((p) => ["child", p.id, p.name, p.source])]];
-    case "compare":
-      return [`${name(data.left)} compared with ${name(data.right)}`, ["in", data.subject === "pathways" ? "gene" : "pathway"],
-        [...data.shared.map((x) => ["both", x]), ...data.only_left.map((x) => [`only ${name(data.left)}`, x]),
-          ...data.only_right.map((x) => [`only ${name(data.right)}`, x])]];
-    case "difference":
-      return [`Genes of ${name(data.left)} not in ${name(data.right)} (${data.total})`, ["symbol", "HGNC id", "name"],
-        data.genes.map((g) => [g.symbol, g.id, g.name])];
-    case "compound_pathways":
-      return [`Pathways holding ${data.compounds.join(", ")} (${data.total})`, ["id", "name", "source", "genes"],
-        data.pathways.map((p) => [p.id, p.name, p.source, p.size ?? ""])];
-    case "overview":
-      return [`${name(data.pathway)}: ${data.gene_total} genes`, ["relation", "id", "name", "source"],
-        [...data.parents.map((p) => ["parent", p.id, p.name, p.source]),
-          ...data.children.map((p) => ["child", p.id, p.name, p.source]),
-          ...data.counterparts.map((m) => [`${m.relation} ${m.direction}`.trim(), m.pathway.id, m.pathway.name,
-            m.pathway.source])]];
-    case "gene_facts":
-      return [`HGNC ${data.ambiguous ? "candidates" : "record"}`,
-        ["symbol", "HGNC id", "name", "locus type", "location", "Entrez", "UniProt", "Ensembl"],
-        data.genes.map((g) => [g.symbol, g.hgnc_id, g.name, g.locus_type, g.location, g.entrez_id ?? "",
-          g.uniprot_ids.join(" "), g.ensembl_id])];
-    case "release_changes":
-      return [`${name(data.pathway)}: ${data.change.replace("_", " ")}`, ["what", "value"],
-        [["release", data.release], ["previous release", data.previous_release || "none kept"],
-          ...(data.renamed_from ? [["previous name", data.renamed_from]] : []),
-          ...data.gained.map((g) => ["gained", g]), ...data.lost.map((g) => ["lost", g]),
-          ...(data.genes_renamed ? [["members renamed by HGNC", String(data.genes_renamed)]] : [])]];
-    case "not_found":
-      return [`Not in the index: ${data.asked}; closest names`, ["id", "name", "source"],
-        data.closest.map((p) => [p.id, p.name, p.source])];
-    default:
-      return null;
-  }
-}
-
-function dataTable(data) {
-  const spec = data ? tableSpec(data) : null;
-  if (!spec) return null;
-  const [caption, headers, rows] = spec;
+// --- structured data as sortable, copyable tables (each kind builds its table server-side) ----------------------
+function dataTable(spec) {
+  if (!spec || !spec.rows.length) return null;
+  const { caption, columns: headers, rows } = spec;
   const tbody = el("tbody");
   const fill = (list) => tbody.replaceChildren(...list.map((r) => el("tr", {}, r.map((v) => el("td", { text: v })))));
   const order = { column: -1, ascending: true };
@@ -186,10 +138,10 @@ function graphSeeds(answer) {
   const ids = [];
   const add = (id) => { if (id && !ids.includes(id)) ids.push(id); };
   const d = answer.data;
+  if (answer.plan) [...answer.plan.subjects, ...answer.plan.objects].forEach((e) => add(e.id));
   if (d) {
     [d.pathway, d.left, d.right, ...(d.pathways || [])].forEach((n) => n && typeof n === "object" && add(n.id));
     (d.counterparts || []).forEach((m) => add(m.pathway.id));
-    if (d.kind === "gene_pathways") d.genes.forEach((g) => add(g.id));
   }
   answer.citations.filter((c) => c.kind === "graph").forEach((c) => add(c.id));
   return ids.filter((id) => /^(R-HSA-\d+|hsa\d{5}|HGNC:\d+)$/.test(id)).slice(0, 4);

@@ -27,7 +27,7 @@ const state = { conversationId: null, turns: 0, busy: false };
 function stepText(step) {
   const n = (x) => (typeof x === "number" ? x.toFixed(2) : "–");
   switch (step.step) {
-    case "intent": return `Question kind: ${step.kind} (${step.reason})`;
+    case "plan": return `Question read as ${step.kind}: ${step.plan}`;
     case "route": return `Route: ${step.strategy} (${step.reason}); queries: ${step.queries.join(" | ")}`;
     case "cache": return `Answer cache: ${step.hit} hit`;
     case "retrieve":

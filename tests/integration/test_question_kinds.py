@@ -5,7 +5,6 @@ parser; gene facts, counts, compounds, set operations and "not found" through `P
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,17 +17,12 @@ from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.gate import compare
 from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.kind_truth import Truth, load_truth
-from retrieval import pipeline as pipeline_module
-from retrieval.model.genes import GeneLexicon
+from retrieval.kinds import registry
 from retrieval.model.index_state import current_index
-from retrieval.model.pathways import PathwayLexicon
 from retrieval.pipeline import Pipeline
-from retrieval.question.intent import Intent, classify
 from serving.api import create_app
 from tests.integration.test_retrieval_pipeline import fresh_cache
-
-# The six kinds the parser had before gene facts, counts, compounds, set operations, overviews and "not found".
-OLD_KINDS = {"members", "gene_pathways", "counterpart", "shared_genes", "compare", "hierarchy", "literature"}
+from tests.support.plans import six_kinds
 
 
 @pytest.fixture(scope="module")
@@ -74,18 +68,10 @@ def test_every_kind_passes_against_the_index_read_directly(kind_scorecard: tuple
     assert metrics["not_found_precision"] >= 0.95 and metrics["not_found_recall"] >= 0.9
 
 
-def _six_kind_parser(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Intent:
-    """A deliberately worse parser: today's rules, but anything outside the six old kinds becomes literature."""
-    intent = classify(question, genes, pathways)
-    if intent.kind in OLD_KINDS:
-        return replace(intent, count=False, direction="both")
-    return Intent("literature", "not a kind this parser knows", intent.pathways, intent.genes)
-
-
 def test_the_gate_fails_on_a_deliberately_worse_parser(demo_platform: FluxSettings, truth: Truth,
                                                         kind_scorecard: tuple[dict, list],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline_module, "classify", _six_kind_parser)
+    monkeypatch.setattr(registry, "read_question", six_kinds)
     worse, _ = _evaluate(demo_platform, truth)
     baseline, _ = kind_scorecard
     assert worse["kinds_pass_rate"] < baseline["kinds_pass_rate"] - 0.3

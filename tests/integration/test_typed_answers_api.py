@@ -154,8 +154,8 @@ def test_unknown_ids_are_404s_and_a_lone_follow_up_gets_a_warning(client: TestCl
 def test_the_serving_path_reads_the_graph_in_read_access_mode(graph: Driver) -> None:
     from neo4j.exceptions import Neo4jError
 
-    from retrieval.retrievers.graph_facts import GraphFacts
+    from retrieval.retrievers.graph_facts import GraphReader
 
     with pytest.raises(Neo4jError):
-        GraphFacts(graph)._rows("CREATE (n:FluxWriteProbe) RETURN 1 AS s")
+        GraphReader(graph).rows("CREATE (n:FluxWriteProbe) RETURN 1 AS s")
     assert values(graph, "MATCH (n:FluxWriteProbe) RETURN n.id AS s") == set()

@@ -4,29 +4,18 @@ be read right; a deliberately worse parser must score clearly lower, so the figu
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from dagster_project.evals.heldout import DEV_FILE, HELDOUT_FILE, load_heldout, score
-from retrieval.model.genes import GeneLexicon
-from retrieval.model.pathways import PathwayLexicon
-from retrieval.question.intent import Intent, classify
+from retrieval.kinds.registry import read_question
 from tests.support.demo_lexicons import demo_lexicons
+from tests.support.plans import six_kinds
 
-OLD_KINDS = {"members", "gene_pathways", "counterpart", "shared_genes", "compare", "hierarchy", "literature"}
 # Floors under the measured accuracy (held-apart 0.854 at its one read; dev 0.98 after use), so a parser change
 # that loses a few phrasings fails here. The measured figures are in BENCHMARKS.md.
 FLOORS = {HELDOUT_FILE: 0.83, DEV_FILE: 0.95}
-
-
-def six_kinds(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Intent:
-    """The parser before gene facts, counts, compounds, set operations, overviews and "not found"."""
-    intent = classify(question, genes, pathways)
-    if intent.kind in OLD_KINDS:
-        return replace(intent, count=False, direction="both")
-    return Intent("literature", "not a kind this parser knows", intent.pathways, intent.genes)
 
 
 @pytest.mark.parametrize("path", [HELDOUT_FILE, DEV_FILE], ids=["heldout", "dev"])
@@ -34,7 +23,7 @@ def test_analysts_questions_are_read_right(path: Path) -> None:
     genes, pathways = demo_lexicons()
     items = load_heldout(path)
     assert len(items) >= 100 and len({i["kind"] for i in items}) >= 12
-    metrics, rows = score(classify, items, genes, pathways)
+    metrics, rows = score(read_question, items, genes, pathways)
     wrong = [(r["id"], r["question"], r["why"]) for r in rows if not r["right"]]
     assert metrics["heldout_accuracy"] >= FLOORS[path], wrong
     worse, _ = score(six_kinds, items, genes, pathways)

@@ -26,6 +26,7 @@ from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.judge_calibration import metrics as judge_metrics
 from dagster_project.evals.questions import KNOWN_COUNTERPARTS, EvalQuestion, relational_questions
 from dagster_project.evals.retrieval_eval import doc_key, doc_ranking, interleave, reciprocal_rank
+from retrieval.kinds.registry import kind
 from retrieval.model.answer import Claim, FinalAnswer
 from retrieval.model.answer_data import GeneRef, MembersData, NodeRef
 from retrieval.model.genes import GeneLexicon
@@ -123,13 +124,14 @@ def test_gene_lists_come_from_the_payload_else_from_the_text_with_aliases_resolv
     expected = {"MLH1", "MSH2", "PMS2"}
 
     def answer(text: str, data: MembersData | None = None) -> FinalAnswer:
-        return FinalAnswer(question="q", answer=text, confidence=0.5, data=data)
+        return FinalAnswer(question="q", answer=text, confidence=0.5, data=data,
+                           table=kind("members").table(data) if data else None)
 
     assert gene_list_scores(genes_named(answer("MLH1, HNPCC1 and PMS2 [hsa03430]."), lexicon), expected) == (1, 1)
     recall, precision = gene_list_scores(genes_named(answer("MLH1 only."), lexicon), expected)
     assert recall == pytest.approx(1 / 3) and precision == 1.0
     assert gene_list_scores(genes_named(answer("No genes here."), lexicon), expected) == (0.0, 0.0)
-    # A long list is cut in the prose; the payload holds all of it, and that is what is scored.
+    # A long list is cut in the prose; the payload's table holds all of it, and that is what is scored.
     payload = MembersData(pathway=NodeRef(id="hsa03430"), total=3,
                           genes=[GeneRef(id=f"HGNC:{i}", symbol=s) for i, s in enumerate(["MLH1", "MSH2", "EXO1"])])
     recall, precision = gene_list_scores(genes_named(answer("MLH1 and 2 more.", payload), lexicon), expected)

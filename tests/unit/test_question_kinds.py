@@ -7,9 +7,12 @@ import json
 
 import pytest
 
-from retrieval.answering.typed_answer import compose
+from retrieval.kinds.hierarchy import direction
+from retrieval.kinds.registry import compose_answer as compose
 from retrieval.model.answer import FinalAnswer, validate_answer
 from retrieval.model.answer_data import (
+    CheckData,
+    CheckItem,
     CompoundPathwaysData,
     DifferenceData,
     GenePathwaysData,
@@ -21,10 +24,10 @@ from retrieval.model.answer_data import (
 )
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.pathways import PathwayLexicon
+from retrieval.model.plan import Plan
 from retrieval.model.spelling import canonical
 from retrieval.question.followup import TurnContext, resolve
-from retrieval.question.intent import Intent, classify
-from retrieval.retrievers.table_facts import table_facts
+from tests.support.plans import read, table_facts
 
 PATHWAYS = PathwayLexicon([
     ("R-HSA-70171", "reactome", "Glycolysis"), ("hsa00010", "kegg", "Glycolysis / Gluconeogenesis"),
@@ -47,8 +50,8 @@ GENES = GeneLexicon([
 ])
 
 
-def ask(question: str) -> Intent:
-    return classify(question, GENES, PATHWAYS)
+def ask(question: str) -> Plan:
+    return read(question, GENES, PATHWAYS)
 
 
 @pytest.mark.parametrize(("question", "fact", "symbol", "via"), [
@@ -63,8 +66,8 @@ def ask(question: str) -> Intent:
     ("What does NGL stand for now?", "summary", "ERBB2", "previous symbol"),
 ])
 def test_gene_fact_questions_name_the_fact_and_the_gene(question: str, fact: str, symbol: str, via: str) -> None:
-    intent = ask(question)
-    assert (intent.kind, intent.fact, intent.genes[0].symbol, intent.matched_by) == ("gene_facts", fact, symbol, via)
+    plan = ask(question)
+    assert (plan.kind, plan.field, plan.genes[0].name, plan.genes[0].matched_by) == ("gene_facts", fact, symbol, via)
 
 
 def test_gene_fact_answers_state_the_table_row_and_cite_the_hgnc_id() -> None:
@@ -81,8 +84,8 @@ def test_gene_fact_answers_state_the_table_row_and_cite_the_hgnc_id() -> None:
 
 
 def test_an_alias_several_genes_carry_lists_every_candidate() -> None:
-    intent = ask("What is the official symbol of SHARED7?")
-    assert {g.symbol for g in intent.genes} == {"AAA1", "BBB2"}
+    plan = ask("What is the official symbol of SHARED7?")
+    assert {g.name for g in plan.genes} == {"AAA1", "BBB2"}
     answer = _answer("What is the official symbol of SHARED7?")
     assert "SHARED7 names 2 genes" in answer.answer and "AAA1" in answer.answer and "BBB2" in answer.answer
 
@@ -100,9 +103,8 @@ def test_a_gene_location_the_table_lacks_is_said_to_be_missing_not_guessed() -> 
     ("How many KEGG pathways hold C00022?", "compound_pathways", [], "kegg"),
 ])
 def test_count_questions_are_typed_and_marked(question: str, kind: str, pathways: list[str], source: str) -> None:
-    intent = ask(question)
-    assert (intent.kind, [p.id for p in intent.pathways], intent.count, intent.target_source) == (
-        kind, pathways, True, source)
+    plan = ask(question)
+    assert (plan.kind, [p.id for p in plan.pathways], plan.count, plan.source) == (kind, pathways, True, source)
 
 
 def test_a_count_answer_states_the_number_of_the_list_in_data() -> None:
@@ -121,8 +123,8 @@ def test_a_count_answer_states_the_number_of_the_list_in_data() -> None:
     ("In which pathways does C00031 occur?", ("C00031",)),
 ])
 def test_compound_ids_anywhere_ask_for_the_pathways_holding_them(question: str, compounds: tuple[str, ...]) -> None:
-    intent = ask(question)
-    assert intent.kind == "compound_pathways" and intent.compound_ids == compounds
+    plan = ask(question)
+    assert plan.kind == "compound_pathways" and tuple(e.id for e in plan.of_type("compound")) == compounds
 
 
 def test_no_pathway_holding_a_compound_is_said_plainly_without_a_citation() -> None:
@@ -136,8 +138,8 @@ def test_no_pathway_holding_a_compound_is_said_plainly_without_a_citation() -> N
     "List the KEGG Cell cycle genes that are missing from Reactome's Cell Cycle, Mitotic",
 ])
 def test_in_a_but_not_in_b_is_a_difference_with_a_first(question: str) -> None:
-    intent = ask(question)
-    assert intent.kind == "difference" and [p.id for p in intent.pathways] == ["hsa04110", "R-HSA-69278"]
+    plan = ask(question)
+    assert plan.kind == "difference" and [p.id for p in plan.pathways] == ["hsa04110", "R-HSA-69278"]
 
 
 def test_a_difference_answer_lists_exactly_the_genes_b_lacks() -> None:
@@ -148,7 +150,7 @@ def test_a_difference_answer_lists_exactly_the_genes_b_lacks() -> None:
     assert "has 5 member genes; 1 of them are not in" in text and text.endswith(": CDKN2A.")
 
 
-@pytest.mark.parametrize(("question", "pathway", "direction"), [
+@pytest.mark.parametrize(("question", "pathway", "expected"), [
     ("What is glycolysis part of?", "R-HSA-70171", "up"),
     ("What does Reactome glycolysis belong to?", "R-HSA-70171", "up"),
     ("Which larger pathway contains Reactome Apoptosis?", "R-HSA-109581", "up"),
@@ -156,9 +158,9 @@ def test_a_difference_answer_lists_exactly_the_genes_b_lacks() -> None:
     ("Which pathways fall under signal transduction?", "R-HSA-162582", "down"),
     ("What are the parent and child pathways of Metabolism?", "R-HSA-1430728", "both"),
 ])
-def test_hierarchy_in_any_phrasing_and_both_directions(question: str, pathway: str, direction: str) -> None:
-    intent = ask(question)
-    assert (intent.kind, intent.pathways[0].id, intent.direction) == ("hierarchy", pathway, direction)
+def test_hierarchy_in_any_phrasing_and_both_directions(question: str, pathway: str, expected: str) -> None:
+    plan = ask(question)
+    assert (plan.kind, plan.pathways[0].id, direction(plan)) == ("hierarchy", pathway, expected)
 
 
 def test_a_hierarchy_answer_answers_the_direction_asked() -> None:
@@ -181,12 +183,12 @@ def test_a_gene_asked_which_pathways_it_belongs_to_is_not_a_hierarchy_question()
     ("Which genes are in mitotic cell cycle?", "R-HSA-69278"),
 ])
 def test_robust_reading_lower_case_typos_spelling_plurals_ids_in_a_sentence(question: str, pathway: str) -> None:
-    intent = ask(question)
-    assert intent.kind == "members" and intent.pathways[0].id == pathway, intent.reason
+    plan = ask(question)
+    assert plan.kind == "members" and plan.pathways[0].id == pathway, plan.reason
 
 
 def test_a_typo_that_was_corrected_is_reported() -> None:
-    assert ask("which genes are in glycolisis?").corrections == (("glycolisis", "glycolysis"),)
+    assert ask("which genes are in glycolisis?").corrections == [("glycolisis", "glycolysis")]
     assert canonical("signalling") == canonical("signaling") and canonical("tumour") == "tumor"
     assert canonical("apoptosis") == "apoptosis" and canonical("cycles") == "cycle"
 
@@ -203,26 +205,30 @@ def test_a_typo_that_was_corrected_is_reported() -> None:
     ("How many genes are there?", "pathway"),
 ])
 def test_what_the_index_does_not_hold_is_not_found_never_another_pathway(question: str, missing: str) -> None:
-    intent = ask(question)
-    assert intent.kind == "not_found" and intent.missing == missing and not intent.pathways, intent.reason
+    plan = ask(question)
+    assert plan.kind == "not_found" and plan.absent is not None and plan.absent.what == missing, plan.reason
+    assert not plan.pathways
 
 
 def test_a_not_found_answer_says_so_and_offers_the_closest_names_only_as_suggestions() -> None:
-    intent = ask("Tell me about the Reactome frobnicator signal cascade pathway")
-    assert intent.kind == "not_found" and intent.closest and intent.closest[0].id == "R-HSA-162582"
-    raw, evidence = compose(table_facts(intent))
+    plan = ask("Tell me about the Reactome frobnicator signal cascade pathway")
+    assert plan.kind == "not_found" and plan.absent and plan.absent.closest[0].id == "R-HSA-162582"
+    raw, evidence = compose(table_facts(plan, GENES, PATHWAYS))
     text = json.loads(raw)["answer"]
     assert text.startswith("The index holds no pathway") and "R-HSA-162582" in text
-    assert [e.id for e in evidence] == [r.id for r in intent.closest]  # cited as suggestions, nothing else
+    assert [e.id for e in evidence] == [r.id for r in plan.absent.closest]  # cited as suggestions, nothing else
 
 
 def test_membership_yes_no_and_overview() -> None:
-    intent = ask("Is TP53 in the Reactome apoptosis pathway?")
-    assert intent.kind == "members" and [g.symbol for g in intent.genes] == ["TP53"]
+    plan = ask("Is TP53 in the Reactome apoptosis pathway?")
+    assert (plan.kind, plan.relation, [g.name for g in plan.subjects]) == ("check", "member_of", ["TP53"])
     node = NodeRef(id="R-HSA-109581", name="Apoptosis", source="reactome")
-    yes = MembersData(pathway=node, genes=[GeneRef(id="HGNC:11998", symbol="TP53")], total=12,
-                      asked_genes=[GeneRef(id="HGNC:11998", symbol="TP53"), GeneRef(id="HGNC:6973", symbol="MDM2")])
+    tp53 = NodeRef(id="HGNC:11998", name="TP53", source="hgnc")
+    mdm2 = NodeRef(id="HGNC:6973", name="MDM2", source="hgnc")
+    yes = CheckData(relation="member_of", items=[CheckItem(subject=tp53, object=node, holds=True, size=12),
+                                                  CheckItem(subject=mdm2, object=node, holds=False, size=12)])
     text = json.loads(compose(yes)[0])["answer"]
+    assert text.startswith("No: 1 of the 2 hold.")
     assert "Yes: TP53 is one of the 12 member genes" in text and "No: MDM2 is not one of the 12" in text
     overview = ask("Tell me about KEGG 'Mismatch repair'.")
     assert overview.kind == "overview" and overview.pathways[0].id == "hsa03430"
@@ -250,6 +256,5 @@ def test_bad_input_two_unknown_things_a_wrong_shaped_id_never_a_guessed_entity()
 
 
 def _answer(question: str) -> FinalAnswer:
-    intent = ask(question)
-    raw, evidence = compose(table_facts(intent))
+    raw, evidence = compose(table_facts(ask(question), GENES, PATHWAYS))
     return validate_answer(question, raw, evidence)

@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from retrieval.answering.typed_answer import cited_releases, compose, release_note
+from retrieval.answering.typed_answer import cited_releases, release_note
+from retrieval.kinds.registry import compose_answer as compose
 from retrieval.model.answer_data import NodeRef, ReleaseChangesData
 from retrieval.model.types import Evidence
-from retrieval.question.intent import classify
 from tests.support.demo_lexicons import demo_lexicons
+from tests.support.plans import read as classify
 
 GENES, PATHWAYS = demo_lexicons()
 CELL_CYCLE = NodeRef(id="hsa04110", name="Cell cycle", source="kegg")
@@ -24,9 +25,9 @@ CELL_CYCLE = NodeRef(id="hsa04110", name="Cell cycle", source="kegg")
     "Has the KEGG cell cycle pathway been renamed since the last release?",
 ])
 def test_release_change_questions_name_the_pathway_in_the_database_asked(question: str) -> None:
-    intent = classify(question, GENES, PATHWAYS)
-    assert intent.kind == "release_changes"
-    assert [p.id for p in intent.pathways] == ["hsa04110"]
+    plan = classify(question, GENES, PATHWAYS)
+    assert plan.kind == "release_changes"
+    assert [p.id for p in plan.pathways] == ["hsa04110"]
 
 
 @pytest.mark.parametrize(("question", "kind"), [

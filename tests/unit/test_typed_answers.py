@@ -6,15 +6,18 @@ import json
 
 import pytest
 
-from retrieval.answering.typed_answer import LIST_IN_PROSE, compose
+from retrieval.answering.typed_answer import LIST_IN_PROSE
+from retrieval.kinds.registry import compose_answer as compose
+from retrieval.kinds.registry import kind, turn_context
 from retrieval.model.answer import FinalAnswer, validate_answer
 from retrieval.model.answer_data import CounterpartData, GeneRef, Mapping, MembersData, NodeRef, SharedGenesData
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.links import source_link
 from retrieval.model.pathways import PathwayLexicon
-from retrieval.question.followup import TurnContext, context_of, resolve
-from retrieval.question.intent import classify
+from retrieval.model.plan import Plan
+from retrieval.question.followup import TurnContext, resolve
 from serving.export import markdown
+from tests.support.plans import read
 
 PATHWAYS = PathwayLexicon([
     ("R-HSA-70171", "reactome", "Glycolysis"), ("hsa00010", "kegg", "Glycolysis / Gluconeogenesis"),
@@ -24,6 +27,10 @@ PATHWAYS = PathwayLexicon([
 ])
 GENES = GeneLexicon([("HGNC:11998", "TP53", "tumor protein p53", ["P53"], []),
                      ("HGNC:6973", "MDM2", "MDM2 proto-oncogene", [], [])])
+
+
+def classify(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Plan:
+    return read(question, genes, pathways)
 
 
 def ids(question: str) -> list[str]:
@@ -59,18 +66,18 @@ def test_pathway_names_match_whole_phrases_longest_first_in_the_named_database()
     ("What is the role of TP53 in cancer?", "literature", []),
 ])
 def test_questions_get_their_kind_and_entities(question: str, kind: str, pathways: list[str]) -> None:
-    intent = classify(question, GENES, PATHWAYS)
-    assert intent.kind == kind, intent.reason
-    assert [p.id for p in intent.pathways] == pathways or kind == "literature"
+    plan = classify(question, GENES, PATHWAYS)
+    assert plan.kind == kind, plan.reason
+    assert [p.id for p in plan.pathways] == pathways or kind == "literature"
 
 
 def test_a_graph_question_whose_pathway_cannot_be_found_is_answered_as_not_found_with_the_reason() -> None:
-    intent = classify("Which genes do the Frobnication and Quux pathways share?", GENES, PATHWAYS)
-    assert intent.kind == "not_found" and intent.unresolved == ("shared_genes",) and intent.missing == "pathway"
-    assert "no other pathway named in the index" in intent.reason
+    plan = classify("Which genes do the Frobnication and Quux pathways share?", GENES, PATHWAYS)
+    assert plan.kind == "not_found" and plan.absent and plan.absent.needed_for == "shared_genes"
+    assert plan.absent.what == "pathway" and "no other pathway named in the index" in plan.reason
     one = classify("Compare Reactome glycolysis and the Frobnicose pathway", GENES, PATHWAYS)
     assert one.kind == "not_found" and "found only R-HSA-70171 'Glycolysis'" in one.reason
-    assert classify("Which pathways contain both TP53 and MDM2?", GENES, PATHWAYS).genes[1].symbol == "MDM2"
+    assert classify("Which pathways contain both TP53 and MDM2?", GENES, PATHWAYS).genes[1].name == "MDM2"
     # Without a pathway word or a database, "compounds" alone is not a pathway question.
     assert classify("Compare compounds", GENES, PATHWAYS).kind == "not_found"
     assert classify("Which compounds cause cancer?", GENES, PATHWAYS).kind == "literature"
@@ -138,17 +145,17 @@ def test_a_follow_up_without_a_previous_turn_is_answered_standalone_with_a_warni
     assert resolve("What is apoptosis?", None, GENES, PATHWAYS) == ("What is apoptosis?", None)
 
 
-def test_a_name_filter_and_a_database_switch_reach_the_intent() -> None:
+def test_a_name_filter_and_a_database_switch_reach_the_plan() -> None:
     kinases = classify("Which genes of R-HSA-70171 are kinases?", GENES, PATHWAYS)
     assert kinases.kind == "members" and kinases.name_filter == "kinase"
     other = classify("Which genes belong to the KEGG glucose metabolism pathway?", GENES, PATHWAYS)
-    assert other.pathways[0].id == "R-HSA-70326" and other.target_source == "kegg"
+    assert other.pathways[0].id == "R-HSA-70326" and other.source == "kegg"
 
 
 def test_turn_context_comes_from_the_answer_payload() -> None:
     data = MembersData(pathway=NodeRef(id="hsa00010", source="kegg"), genes=_genes(2), total=2)
     answer = FinalAnswer(question="q", answer="a", confidence=0.9, kind="members", data=data)
-    assert context_of("q", answer) == TurnContext("q", "members", ["hsa00010"], [])
+    assert turn_context("q", answer) == TurnContext("q", "members", ["hsa00010"], [])
 
 
 @pytest.mark.parametrize(("cited", "link"), [
@@ -169,17 +176,20 @@ def test_the_markdown_report_numbers_citations_and_carries_the_data_and_versions
                        genes=_genes(3), total=3)
     answer = validate_answer("Which genes belong to KEGG 'Other glycan degradation'?", *compose(data))
     assert answer.citations[0].url == "https://www.kegg.jp/pathway/hsa00511"  # every client shows the same link
-    answer = answer.model_copy(update={"data": data, "answer_id": "abc", "index_version": "v1", "kind": "members"})
+    answer = answer.model_copy(update={"data": data, "answer_id": "abc", "index_version": "v1", "kind": "members",
+                                       "table": kind("members").table(data)})
     report = markdown(answer)
     assert report.startswith("# Which genes belong to KEGG")
     assert "[1]" in report and "1. [hsa00511](https://www.kegg.jp/pathway/hsa00511) (graph, kegg)" in report
-    assert "## Genes\n\nG000, G001, G002" in report and "Answer `abc`" in report and "index `v1`" in report
+    assert "## Genes of Other glycan degradation (3 of 3)\n\n| symbol | HGNC id | name |" in report
+    assert "| G000 | HGNC:0 |  |\n| G001 | HGNC:1 |  |" in report
+    assert "Answer `abc`" in report and "index `v1`" in report
 
 
 def test_shared_genes_with_one_named_pathway_take_its_counterpart_in_the_other_database() -> None:
-    intent = classify("Which genes are shared by the Reactome and KEGG citric acid cycle pathways?", GENES, PATHWAYS)
-    assert intent.kind == "shared_genes" and [p.id for p in intent.pathways] == ["R-HSA-71403"]
-    assert intent.target_source == "kegg"
+    plan = classify("Which genes are shared by the Reactome and KEGG citric acid cycle pathways?", GENES, PATHWAYS)
+    assert plan.kind == "shared_genes" and [p.id for p in plan.pathways] == ["R-HSA-71403"]
+    assert plan.source == "kegg"
     # Asked as a counterpart question, the counterpart answer (which lists the shared genes) comes first.
     compound = "Which KEGG pathway corresponds to Reactome's glycolysis, and which genes do they share?"
     assert classify(compound, GENES, PATHWAYS).kind == "counterpart"

@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Engine, text
 
 from retrieval.model.answer_data import NodeRef, ReleaseChangesData
-from retrieval.question.intent import Intent
+from retrieval.model.plan import Entity
 
 _SERVED = ("SELECT release_key FROM source_releases WHERE source = :source AND served_at IS NOT NULL"
            " ORDER BY served_at DESC LIMIT 2")
@@ -15,8 +15,7 @@ _CHANGES = ("SELECT change_kind, detail FROM release_changes WHERE source = :sou
             " AND to_key = :after AND subject_id = :pathway")
 
 
-def release_changes(engine: Engine, intent: Intent) -> ReleaseChangesData:
-    pathway = intent.pathways[0]
+def release_changes(engine: Engine, pathway: Entity) -> ReleaseChangesData:
     node = NodeRef(id=pathway.id, name=pathway.name, source=pathway.source)
     with engine.connect() as conn:
         served = [r.release_key for r in conn.execute(text(_SERVED), {"source": pathway.source})]

@@ -1,0 +1,83 @@
+"""Every question kind, in one registry: the API, the page, the export, follow-ups and the evals dispatch through
+it. A question is read into a plan by the kinds' recognisers in priority order (the first plan wins; nothing
+recognised is a literature search); a plan proposed by an LLM goes to the first kind that accepts it.
+
+To add a kind: a module in this package that builds a `QuestionKind` (base.py), listed in KINDS below.
+"""
+
+from __future__ import annotations
+
+from retrieval.kinds import (
+    check,
+    compare,
+    compound_pathways,
+    counterpart,
+    difference,
+    gene_facts,
+    gene_pathways,
+    hierarchy,
+    literature,
+    members,
+    not_found,
+    overview,
+    release_changes,
+    shared_genes,
+)
+from retrieval.answering.typed_answer import compose
+from retrieval.kinds.base import QuestionKind, Referents
+from retrieval.model.answer import FinalAnswer
+from retrieval.model.answer_data import AnswerData
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.pathways import PathwayLexicon
+from retrieval.model.plan import Plan, validate
+from retrieval.question.followup import TurnContext
+from retrieval.model.types import Evidence
+from retrieval.question.reading import Read
+
+KINDS: tuple[QuestionKind, ...] = (
+    members.KIND, gene_pathways.KIND, compound_pathways.KIND, hierarchy.KIND, counterpart.KIND, shared_genes.KIND,
+    difference.KIND, compare.KIND, overview.KIND, gene_facts.KIND, release_changes.KIND, check.KIND,
+    not_found.KIND, literature.KIND,
+)
+BY_NAME: dict[str, QuestionKind] = {k.name: k for k in KINDS}
+RECOGNISERS = sorted(((priority, recognise) for k in KINDS for priority, recognise in k.recognisers),
+                     key=lambda item: item[0])
+TYPED_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.facts is not None)
+
+
+def kind(name: str) -> QuestionKind:
+    return BY_NAME[name]
+
+
+def is_typed(name: str) -> bool:
+    return BY_NAME[name].facts is not None if name in BY_NAME else False
+
+
+def read_question(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Plan:
+    """The question as a plan: the first kind whose recogniser reads it, else a literature search."""
+    read = Read.of(question, genes, pathways)
+    for _, recognise in RECOGNISERS:
+        plan = recognise(read)
+        if plan is not None:
+            return validate(plan.model_copy(update={"corrections": read.corrections,
+                                                     "counted": plan.counted or read.count}))
+    return literature.plan_for(read).model_copy(update={"corrections": read.corrections})
+
+
+def kind_for(plan: Plan) -> QuestionKind | None:
+    """The kind that executes a proposed plan (None: no kind answers a plan of this shape)."""
+    return next((k for k in KINDS if k.accepts(plan)), None)
+
+
+def turn_context(asked_as: str, answer: FinalAnswer) -> TurnContext:
+    """What a later turn may refer back to, from this answer's facts."""
+    data = answer.data
+    referents = BY_NAME[data.kind].refers_to(data) if data is not None and data.kind in BY_NAME else Referents()
+    return TurnContext(asked_as, answer.kind, referents.pathways, referents.genes)
+
+
+def compose_answer(data: AnswerData) -> tuple[str, list[Evidence]]:
+    """The generator reply (JSON) a typed answer's facts make, and the graph evidence it cites."""
+    facts_kind = BY_NAME[data.kind]
+    assert facts_kind.statements is not None, f"{data.kind} has no statements"
+    return compose(facts_kind.statements(data), data, facts_kind.appendix(data))
