@@ -78,7 +78,7 @@ def test_stream_sends_steps_then_evidence_then_the_answer_then_done(client: Test
     assert names[-2:] == ["answer", "done"] and "evidence" in names
     assert names.index("evidence") < names.index("answer")
     steps = [data["step"] for name, data in events if name == "step"]
-    assert steps[:2] == ["intent", "route"] and "retrieve" in steps and "judge" in steps
+    assert steps[:2] == ["plan", "route"] and "retrieve" in steps and "judge" in steps
     # The stage timings are those of the stages that ran: a literature answer (no graph facts), judged; the
     # retrieval stages only where some query was not answered from the retrieval cache.
     timings = events[-1][1]["timings_ms"]

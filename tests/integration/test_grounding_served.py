@@ -75,7 +75,7 @@ def test_planted_claims_are_caught_and_low_coverage_retrieves_broadened_then_aug
     pipeline, server = served
     before = len(generations(server))
     answer, events = ask(pipeline, Filters(sources=["openalex"]))
-    assert next(p["kind"] for name, p in events if name == "intent") == "literature"
+    assert next(p["kind"] for name, p in events if name == "plan") == "literature"
     prompts = generations(server)[before:]
     checks = [p for name, p in events if name == "grounding"]
 

@@ -67,8 +67,9 @@ def test_factual_answer_cites_only_the_evidence_it_was_given(pipeline: Pipeline)
 
 def test_relational_question_is_answered_from_graph_evidence(pipeline: Pipeline) -> None:
     answer, given, events = ask(pipeline, GLYCOLYSIS)
-    assert answer.kind == "counterpart" and ("intent", {"kind": "counterpart",
-                                                        "reason": "counterpart of R-HSA-70171 in kegg"}) in events
+    read = next(payload for name, payload in events if name == "plan")
+    assert answer.kind == "counterpart" and read["reason"] == "counterpart of R-HSA-70171 in kegg"
+    assert read["plan"].startswith("list corresponds_to R-HSA-70171") and answer.plan is not None
     graph_cited = [c for c in answer.citations if c.kind == "graph"]
     assert graph_cited, answer
     assert {"R-HSA-70171", "hsa00010"} <= {e.id for e in given if e.kind == "graph"}

@@ -48,7 +48,7 @@ class StandInPipeline:
             on_event: EventSink | None = None) -> FinalAnswer:
         self.questions.append(question)
         emit = on_event or (lambda _name, _payload: None)  # /query passes none
-        emit("intent", {"kind": "literature"})
+        emit("plan", {"kind": "literature"})
         emit("generated", {"raw": "the unvalidated generator reply"})
         emit("evidence", {"evidence": [EVIDENCE]})
         if self.failure is not None:
@@ -147,7 +147,7 @@ def test_stream_relays_public_steps_but_never_internal_events(app: FastAPI, clie
     assert response.headers["cache-control"] == "no-cache"
     events = sse_events(response.text)
     assert [name for name, _ in events] == ["step", "evidence", "answer", "done"]
-    assert events[0][1] == {"step": "intent", "kind": "literature"}
+    assert events[0][1] == {"step": "plan", "kind": "literature"}
     assert events[1][1][0]["id"] == "chunk:1"
     assert events[2][1]["answer"] == "Hexokinase [chunk:1]."
     # `done` repeats the answer's stage timings, and its own total covers the whole stream: the pipeline's total
