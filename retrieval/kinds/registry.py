@@ -7,10 +7,12 @@ To add a kind: a module in this package that builds a `QuestionKind` (base.py), 
 
 from __future__ import annotations
 
+from retrieval.answering.typed_answer import compose
 from retrieval.kinds import (
     check,
     compare,
     compound_pathways,
+    connection,
     counterpart,
     difference,
     gene_facts,
@@ -23,21 +25,20 @@ from retrieval.kinds import (
     release_changes,
     shared_genes,
 )
-from retrieval.answering.typed_answer import compose
 from retrieval.kinds.base import QuestionKind, Referents
 from retrieval.model.answer import FinalAnswer
 from retrieval.model.answer_data import AnswerData
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.pathways import PathwayLexicon
 from retrieval.model.plan import Plan, validate
-from retrieval.question.followup import TurnContext
 from retrieval.model.types import Evidence
+from retrieval.question.followup import TurnContext
 from retrieval.question.reading import Read
 
 KINDS: tuple[QuestionKind, ...] = (
     members.KIND, gene_pathways.KIND, compound_pathways.KIND, hierarchy.KIND, counterpart.KIND, shared_genes.KIND,
     difference.KIND, compare.KIND, overview.KIND, gene_facts.KIND, release_changes.KIND, check.KIND,
-    not_found.KIND, literature.KIND,
+    connection.KIND, not_found.KIND, literature.KIND,
 )
 BY_NAME: dict[str, QuestionKind] = {k.name: k for k in KINDS}
 RECOGNISERS = sorted(((priority, recognise) for k in KINDS for priority, recognise in k.recognisers),

@@ -40,7 +40,9 @@ _GENERIC = frozenset(canonical(w) for w in STOPWORDS | {
     "missing", "except", "excluding", "only", "absent", "present", "set", "sets", "list", "whole", "entire",
     "enumerate", "find", "get", "display", "identify", "know", "want", "need", "like", "return", "retrieve", "fetch",
     "look", "see", "print", "output", "lookup", "names", "described", "annotated", "assigned", "linked",
-    "associated", "participating", "mapped", "take", "takes", "anything", "everything", "total", "altogether"})
+    "associated", "participating", "mapped", "take", "takes", "anything", "everything", "total", "altogether",
+    "connect", "connects", "connected", "connection", "connections", "link", "links", "relate", "related",
+    "relates", "relation", "relationship", "tie", "ties", "bridge", "bridges", "true", "false", "confirm", "correct"})
 READ_CACHE = 64  # questions whose reading is kept (thread-safe: serving shares a lexicon between requests)
 # A content word right before a name, at least this long, makes it a different, longer name.
 MIN_MODIFIER_LENGTH = 4

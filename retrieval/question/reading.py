@@ -147,8 +147,9 @@ def with_fuzzy(question: str, found: list[PathwayRef], lexicon: PathwayLexicon, 
     return merged
 
 
-_SCAFFOLD = re.compile(r"^(which|what|how many|list|name|show|give me|tell me about|the|genes?|members?|are|is|in|"
-                       r"of|does|do|kegg|reactome|s)\s+", re.I)
+_SCAFFOLD = re.compile(r"^(which|what|how many|how|list|name|show|give me|tell me about|the|genes?|members?|are|is|in|"
+                       r"of|does|do|kegg|reactome|s|connects?|links?|relates?|related|connection|between|true or "
+                       r"false)\s+", re.I)
 
 
 def asked_phrase(rest: str) -> str:

@@ -65,6 +65,10 @@ WITH a, chain ORDER BY length(chain)
 RETURN a.id AS id, a.name AS name, a.source AS source, length(chain) AS steps,
        [n IN nodes(chain) | n {.id, .name, .source}] AS lineage
 """
+DESCENDANTS = """
+MATCH (p:Pathway {id: $id})<-[:SUBPATHWAY_OF*1..32]-(d:Pathway)
+RETURN DISTINCT d.id AS id
+"""
 PATHWAY = "MATCH (p:Pathway {id: $id}) RETURN p.id AS id, p.name AS name, p.source AS source, p.category AS " \
           "category, p.subcategory AS subcategory"
 # Compound nodes are keyed 'CHEBI:15361' (Reactome's ChEBI members) or 'KEGG:C00022' (KEGG): graph/rows.py.
@@ -156,6 +160,10 @@ class GraphReader:
         """Every ancestor's id → the shortest lineage from the pathway up to it (both ends included)."""
         rows = self.rows(ANCESTORS, id=pathway_id)
         return {r["id"]: [NodeRef(**n) for n in r["lineage"]] for r in rows if r["id"]}
+
+    def descendants(self, pathway_id: str) -> set[str]:
+        """Every pathway below this one, at any depth."""
+        return {r["id"] for r in self.rows(DESCENDANTS, id=pathway_id)}
 
     def pathway(self, pathway_id: str) -> dict[str, Any] | None:
         rows = self.rows(PATHWAY, id=pathway_id)
