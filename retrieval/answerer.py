@@ -71,7 +71,7 @@ class Answerer:
             answer = self._generate(question, evidence, run)[0]
         route = RoutePlan(strategy="direct", reason=plan.reason, queries=[question])
         self._stamp(answer, index, route, mode, 0, None)
-        answer.kind, answer.data, answer.table = data.kind, data, kind.table(data)
+        answer.kind, answer.data, answer.table, answer.scope = data.kind, data, kind.table(data), plan.scope
         if kind.abstains:  # it says what Flux does not hold: no confidence in any answer to the question
             answer.confidence = 0.0
         answer.releases = cited_releases(index.dataset_version, evidence)

@@ -15,23 +15,37 @@ from retrieval.kinds.compound_pathways import compound_entities
 from retrieval.kinds.not_found import not_found_plan
 from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.answer_data import CheckData, CheckItem, NodeRef
+from retrieval.model.genes import Gene
 from retrieval.model.pathways import PathwayRef
 from retrieval.model.plan import Entity, Plan
 from retrieval.model.spelling import fold
-from retrieval.question.reading import REQUEST, Read, gene_entities, is_yes_no, pathway_entities
+from retrieval.question.gene_questions import unknown_gene_tokens
+from retrieval.question.reading import (
+    PATHWAY_WORD,
+    REQUEST,
+    Read,
+    gene_entities,
+    is_yes_no,
+    pathway_entities,
+    position,
+)
 from retrieval.retrievers.graph_facts import compound_key, node
 
-_FORWARD = (r"part of|a part of|under|beneath|below|within|inside|a (?:sub-?pathway|child|descendant|kind|type|"
-            r"branch|component|subset|piece|section) of|sub-?pathway of|child of|descendant of|kind of|type of|"
+_FORWARD = (r"part of|a part of|under|beneath|below|within|inside|a (?:sub[- ]?pathway|child|descendant|kind|type|"
+            r"branch|component|subset|piece|section) of|sub[- ]?pathway of|child of|descendant of|kind of|type of|"
             r"nested (?:in|under|within)|contained (?:in|within)|belong(?:s|ing)? to|falls? under|sits? (?:under|"
             r"in|within)|comes? under|lies? (?:under|within)|listed under|grouped (?:under|in)|"
-            r"classified (?:under|in)|descend(?:s|ed|ing)? from|derived from|included in|in")
-_REVERSE = (r"contains?|includes?|encompass(?:es)?|covers?|comprises?|subsumes?|a (?:parent|ancestor|super-?pathway)"
-            r" of|parent of|ancestor of|above|over|have as (?:a )?(?:sub-?pathway|child)")
+            r"classified (?:under|in|as)|classed (?:under|in|as)|descend(?:s|ed|ing)? from|derived from|"
+            r"included in|a member of|member of|in")
+_REVERSE = (r"contains?|includes?|encompass(?:es)?|covers?|comprises?|subsumes?|a (?:parent|ancestor|super[- ]?pathway)"
+            r" of|parent of|ancestor of|above|over|have as (?:a )?(?:sub[- ]?pathway|child)")
+# Without either pathway found, only these words make "Is X part of Y?" a question about the hierarchy (not "in").
+_HIERARCHY_WORDS = re.compile(r"\b(?:part of|sub[- ]?pathway of|child of|kind of|falls? under|sits? under|belongs? "
+                              r"to|nested (?:in|under)|a branch of)\b", re.I)
 _PART_OF = re.compile(rf"\b(?:{_FORWARD}|{_REVERSE})\b", re.I)
 _REVERSED = re.compile(rf"\b(?:{_REVERSE})\b", re.I)
 _SAME = re.compile(r"\b(?:the )?same(?: pathway| thing| as)?\b|\bequivalent\b|\bidentical\b|\bcorrespond\w*\b|"
-                   r"\bmatch(?:es|ing)?\b|\binterchangeable\b|\bsynonym\w*\b|\bduplicates?\b", re.I)
+                   r"\bmatch(?:es|ing)?\b|\binterchangeable\b|\bsynonym\w*\b|\bduplicates?\b|\s=\s", re.I)
 _SHARED = re.compile(r"\bshare[ds]?\b|\bin common\b|\boverlap|\bintersect|\bboth\b.*\bgenes?\b", re.I)
 _CATEGORIES = (("signalling", re.compile(r"\bsignall?ing\b|\bsignal transduction\b|\bsignal[- ]relay\b", re.I)),
                ("metabolic", re.compile(r"\bmetabolic\b|\bmetabolism\b", re.I)),
@@ -55,28 +69,47 @@ def _pathways_in_order(read: Read) -> list[PathwayRef]:
     found = list(read.found)
     if len(found) < 2:
         found = read.fuzzy(2)
-    return found[:2]
-
-
-def _position(question: str, ref: PathwayRef) -> int:
-    folded = fold(question)
-    at = folded.find(ref.id.lower())
-    return at if at >= 0 else max(folded.find(fold(ref.name)), 0)
+    if len(found) == 1:  # the other name, read from what is left once the one found is taken out
+        other = read.pathways.fuzzy(read.rest(found), ignore=read.ignore)
+        if other is not None and other.id != found[0].id:
+            found.append(other)
+    return sorted(found[:2], key=lambda ref: position(read.question, ref))
 
 
 def _part_of_plan(read: Read, two: list[PathwayRef]) -> Plan:
-    first, second = sorted(two, key=lambda r: _position(read.question, r))
-    between = fold(read.question)[_position(read.question, first):_position(read.question, second)]
-    reverse = bool(_REVERSED.search(between) or _REVERSED.search(read.question[:_position(read.question, first)]))
+    first, second = sorted(two, key=lambda r: position(read.question, r))
+    if _CATEGORY_ROOTS.get(second.id) and first.source == "kegg":
+        # "Is the KEGG cell cycle classed as signal transduction?": KEGG's class is the category asked.
+        return _category_plan(first, _CATEGORY_ROOTS[second.id])
+    words = fold(read.question).split()
+    before = " ".join(words[:position(read.question, first)])
+    between = " ".join(words[position(read.question, first):position(read.question, second)])
+    reverse = bool(_REVERSED.search(between) or _REVERSED.search(before))
     subject, obj = (second, first) if reverse else (first, second)
     return Plan(kind="check", operation="check", relation="part_of", subjects=pathway_entities([subject]),
                 objects=pathway_entities([obj]), depth=None,
                 reason=f"is {subject.id} part of {obj.id} (any depth)")
 
 
+_A_CATEGORY = re.compile(r"\b(?:an?|as|the)\s+(signall?ing|signal transduction|metabolic|metabolism|disease)\b", re.I)
+
+
 def _category(read: Read, found: list[PathwayRef]) -> str:
+    """The category asked about: the one written as "a … pathway" / "classed as …" first, else any named."""
     rest = read.rest(found[:1])
+    written = _A_CATEGORY.search(rest)
+    if written:
+        return next(name for name, pattern in _CATEGORIES if pattern.search(written.group(1)))
     return next((name for name, pattern in _CATEGORIES if pattern.search(rest)), "")
+
+
+_CATEGORY_ROOTS = {root: name for name, root in REACTOME_ROOT.items()}
+
+
+def _category_plan(pathway: PathwayRef, category: str) -> Plan:
+    return Plan(kind="check", operation="check", relation="in_category", subjects=pathway_entities([pathway]),
+                objects=[Entity(type="category", id=category, name=f"{category} pathway")], depth=None,
+                reason=f"is {pathway.id} a {category} pathway")
 
 
 def recognise(read: Read) -> Plan | None:
@@ -86,33 +119,64 @@ def recognise(read: Read) -> Plan | None:
     if not is_yes_no(question):
         return _terse_part_of(read) if _terse(question) else None
     compounds = compound_entities(question)
-    if (read.named_genes or compounds) and len(read.found) == 1:
-        subjects = [*gene_entities(read.named_genes), *compounds]
-        return Plan(kind="check", operation="check", relation="member_of", subjects=subjects,
-                    objects=pathway_entities(read.found),
-                    reason=f"is {', '.join(e.name for e in subjects)} a member of {read.found[0].id}")
-    if read.named_genes or compounds:
-        return None
+    genes = read.genes_outside()
+    if genes or compounds:
+        return _membership(read, genes, compounds)
     if _SAME.search(question):
         two = _pathways_in_order(read)
-        if len(two) == 2:
-            return Plan(kind="check", operation="check", relation="corresponds_to",
-                        subjects=pathway_entities(two[:1]), objects=pathway_entities(two[1:]),
-                        reason=f"are {two[0].id} and {two[1].id} the same pathway")
+        return _same_plan(two) if len(two) == 2 else None
+    roots = [r for r in read.found if r.id in _CATEGORY_ROOTS]
+    if len(read.found) == 2 and len(roots) == 1 and not _PART_OF.search(read.rest(read.found)):
+        # "Is PIP3 activates AKT signaling a signal transduction pathway?": the category named by its pathway.
+        other = next(r for r in read.found if r.id not in _CATEGORY_ROOTS)
+        return (_category_plan(other, _CATEGORY_ROOTS[roots[0].id]) if other.source == "kegg"
+                else _part_of_plan(read, [other, roots[0]]))
+    return _part_of_question(read) or _category_question(read)
+
+
+def _category_question(read: Read) -> Plan | None:
+    """"Is X a signalling / metabolic / disease pathway?"; "not found" for an X the index does not hold."""
+    found = read.found or read.fuzzy(1)
+    category = _category(read, found[:1])
+    if not category:
         return None
-    category = _category(read, read.found) if len(read.found) == 1 else ""
-    if category and not _two_named(read):
-        return Plan(kind="check", operation="check", relation="in_category", subjects=pathway_entities(read.found),
-                    objects=[Entity(type="category", id=category, name=f"{category} pathway")], depth=None,
-                    reason=f"is {read.found[0].id} a {category} pathway")
-    if not _PART_OF.search(read.rest(read.found)):
+    if len(found) == 1:
+        return _category_plan(found[0], category)
+    if not found and PATHWAY_WORD.search(read.question):
+        return not_found_plan(read, "pathway", "check", f"is it a {category} pathway: no pathway of that name")
+    return None
+
+
+def _membership(read: Read, genes: list[Gene], compounds: list[Entity]) -> Plan | None:
+    """"Is TP53 in the apoptosis pathway?", "Does KEGG glycolysis contain C00022?"."""
+    found = read.found or read.fuzzy(1)
+    if len(found) != 1:
+        return None
+    subjects = [*gene_entities(genes), *compounds]
+    return Plan(kind="check", operation="check", relation="member_of", subjects=subjects,
+                objects=pathway_entities(found), reason=f"is {', '.join(e.name for e in subjects)} a member of "
+                                                        f"{found[0].id}")
+
+
+def _part_of_question(read: Read) -> Plan | None:
+    """"Is X part of Y?" between two pathways; "not found" for a side the index does not hold."""
+    rest = read.rest(read.found)
+    if not _PART_OF.search(rest):
         return None
     two = _pathways_in_order(read)
+    if len(two) < 2 and _category(read, two[:1]):
+        return None  # "Is X part of the metabolic pathways?": a category
     if len(two) == 2:
         return _part_of_plan(read, two)
+    unknown = unknown_gene_tokens(read.question, read.genes)
+    if unknown and len(two) == 1:  # "Is SDHD a member of Reactome's citric acid cycle?": a gene no table holds
+        return not_found_plan(read, "gene", "check", f"no gene {', '.join(unknown)} in the index",
+                              asked=", ".join(unknown), found=two)
     if len(two) == 1 and (asked := _other_side(read, two[0])):
-        return not_found_plan(read, "pathway", "check", f"is {two[0].id} part of '{asked}': no pathway '{asked}' "
+        return not_found_plan(read, "name", "check", f"is {two[0].id} part of '{asked}': nothing named '{asked}' "
                               "in the index", asked=asked, found=two)
+    if not two and _HIERARCHY_WORDS.search(rest) and (asked := _other_side(read, None)):
+        return not_found_plan(read, "pathway", "check", f"no pathway of '{asked}' in the index", asked=asked)
     return None
 
 
@@ -121,16 +185,24 @@ _GENERIC_SIDE = re.compile(r"^(?:an?|the|any|some|one|another|other|larger|bigge
 
 
 def _terse_part_of(read: Read) -> Plan | None:
-    if len(read.found) != 2 or not _PART_OF.search(read.rest(read.found)):
+    """"glycolysis under metabolism?", "X = Y?": two names and a relation word, no verb."""
+    if len(read.found) != 2:
         return None
-    return _part_of_plan(read, list(read.found))
+    if _SAME.search(read.question):
+        return _same_plan(_pathways_in_order(read))
+    return _part_of_plan(read, list(read.found)) if _PART_OF.search(read.rest(read.found)) else None
 
 
-def _other_side(read: Read, found: PathwayRef) -> str:
+def _same_plan(two: list[PathwayRef]) -> Plan:
+    return Plan(kind="check", operation="check", relation="corresponds_to", subjects=pathway_entities(two[:1]),
+                objects=pathway_entities(two[1:]), reason=f"are {two[0].id} and {two[1].id} the same pathway")
+
+
+def _other_side(read: Read, found: PathwayRef | None) -> str:
     """The words naming the other pathway of "Is X part of Y?" when the index holds no Y ('' when that side names
     nothing: "Is X part of a larger pathway?" asks for X's parents)."""
     rest = re.sub(r"^\s*(?:true or false|is it (?:true|correct) that|can you confirm(?: that)?)\W*", "",
-                  read.rest([found]))
+                  read.rest([found] if found else []))
     sides = _PART_OF.split(rest, maxsplit=1)
     if len(sides) < 2:
         return ""
@@ -140,10 +212,6 @@ def _other_side(read: Read, found: PathwayRef) -> str:
                           "pathway", "pathways", "kegg", "reactome", "in"}]
     asked = " ".join(words)
     return "" if not asked or _GENERIC_SIDE.match(asked) else asked
-
-
-def _two_named(read: Read) -> bool:
-    return len(read.found) >= 2
 
 
 def accepts(plan: Plan) -> bool:

@@ -13,12 +13,14 @@ import re
 
 from retrieval.answering.typed_answer import listing, node_name, relation_sentence, short_name
 from retrieval.kinds.base import Expected, QuestionKind, Referents, Statement, Stores, table
-from retrieval.kinds.not_found import unresolved
+from retrieval.kinds.not_found import not_found_plan, unresolved
 from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.answer_data import ConnectionData, GraphPath, NodeRef
+from retrieval.model.pathways import PathwayRef
 from retrieval.model.plan import MAX_PATH_STEPS, Entity, Plan
-from retrieval.model.spelling import canonical, canonical_words, fold
+from retrieval.model.spelling import canonical, canonical_words
 from retrieval.model.terms import content_words
+from retrieval.question.gene_questions import unknown_gene_tokens
 from retrieval.question.reading import Read, gene_entity, pathway_entities
 from retrieval.retrievers.graph_facts import GraphQueryTimeout, node
 
@@ -49,17 +51,10 @@ RETURN [x IN nodes(path) | x {{.id, name: coalesce(x.symbol, x.name, x.id), .sou
 """
 
 
-def _genes_outside(read: Read, names: list[str]) -> list[Entity]:
-    """The genes the question names outside the pathway names it also names ("p53" in "p53 signaling pathway" is
-    part of a name, not a gene asked about)."""
-    folded = [fold(n) for n in names]
-    return [gene_entity(m.gene) for m in read.mentions if not any(fold(m.token) in name for name in folded)]
-
-
-def _asks_more(read: Read, names: list[str]) -> bool:
+def _asks_more(read: Read, found: list[PathwayRef]) -> bool:
     """Content words beyond the names and the words a connection question is made of."""
-    named = {w for name in [*names, *(m.token for m in read.mentions)] for w in canonical_words(name)}
-    return len([w for w in content_words(fold(read.question)) if w not in _SCAFFOLD
+    named = {w for name in [*(p.name for p in found), *(m.token for m in read.mentions)] for w in canonical_words(name)}
+    return len([w for w in content_words(read.rest(found)) if w not in _SCAFFOLD
                 and canonical(w) not in named]) > 1
 
 
@@ -67,8 +62,8 @@ def recognise(read: Read) -> Plan | None:
     if not _ASKS.search(read.question) or _LISTS.search(read.question):
         return None
     found = read.found if len(read.found) >= 2 else read.fuzzy(2)
-    genes = _genes_outside(read, [p.name for p in found])
-    if len(found) + len(genes) >= 2 and _asks_more(read, [p.name for p in found]):
+    genes = [gene_entity(g) for g in read.genes_outside(found)]
+    if len(found) + len(genes) >= 2 and _asks_more(read, found):
         return None
     if len(found) >= 2 and not genes:
         ends = pathway_entities(found[:2])
@@ -76,6 +71,9 @@ def recognise(read: Read) -> Plan | None:
         ends = [genes[0], *pathway_entities(found[:1])]
     elif len(genes) >= 2:
         ends = genes[:2]
+    elif unknown := unknown_gene_tokens(read.question, read.genes):
+        return not_found_plan(read, "gene", "connection", f"no gene {', '.join(unknown)} in the index",
+                              asked=", ".join(unknown))
     elif re.search(r"\bpathways?\b|\bsignall?ing\b|\bcascades?\b", read.question, re.I):
         return unresolved(read, "connection", "two pathways or genes", list(found))
     else:
@@ -236,5 +234,5 @@ def grade(answer: FinalAnswer, expected: Expected) -> bool:
     return shared == {s for s in expected.get("shared", "").split("|") if s}
 
 
-KIND = QuestionKind(name="connection", recognisers=((42, recognise),), accepts=accepts, facts=facts,
+KIND = QuestionKind(name="connection", recognisers=((38, recognise),), accepts=accepts, facts=facts,
                     statements=statements, table=data_table, refers_to=refers_to, grade=grade)

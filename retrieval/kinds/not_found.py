@@ -107,6 +107,9 @@ def facts(plan: Plan, stores: Stores) -> NotFoundData:
 def statements(data: NotFoundData) -> list[Statement]:
     asked = f" '{data.asked}'" if data.asked else ""
     head = f"The index holds no {data.what}{asked}, so Flux does not answer this about another one."
+    if data.what == "name":
+        head = (f"The index holds nothing named{asked} (it knows pathways and genes by name or id, compounds by "
+                "their KEGG or ChEBI id), so Flux does not answer this about something else.")
     if not data.closest:
         return [(head, [])]
     names = ", ".join(f'{SOURCE_LABEL.get(n.source, n.source)} {n.id} "{n.name}"' for n in data.closest)

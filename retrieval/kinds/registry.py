@@ -23,6 +23,7 @@ from retrieval.kinds import (
     not_found,
     overview,
     release_changes,
+    scope,
     shared_genes,
 )
 from retrieval.kinds.base import QuestionKind, Referents
@@ -38,7 +39,7 @@ from retrieval.question.reading import Read
 KINDS: tuple[QuestionKind, ...] = (
     members.KIND, gene_pathways.KIND, compound_pathways.KIND, hierarchy.KIND, counterpart.KIND, shared_genes.KIND,
     difference.KIND, compare.KIND, overview.KIND, gene_facts.KIND, release_changes.KIND, check.KIND,
-    connection.KIND, not_found.KIND, literature.KIND,
+    connection.KIND, scope.KIND, not_found.KIND, literature.KIND,
 )
 BY_NAME: dict[str, QuestionKind] = {k.name: k for k in KINDS}
 RECOGNISERS = sorted(((priority, recognise) for k in KINDS for priority, recognise in k.recognisers),

@@ -146,7 +146,8 @@ class OverviewData(BaseModel):
 class NotFoundData(BaseModel):
     kind: Literal["not_found"] = "not_found"
     asked: str = Field(description="What the question named that the index does not hold.")
-    what: Literal["pathway", "gene", "identifier", "compound"]
+    what: Literal["pathway", "gene", "identifier", "compound", "name"] = Field(description="What kind of thing: a "
+                                                                             "name matched nothing Flux holds.")
     needed_for: str = Field(default="", description="The kind of question it was asked for.")
     closest: list[NodeRef] = Field(default_factory=list, description="The closest names the index does hold.")
 

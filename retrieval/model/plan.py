@@ -30,7 +30,7 @@ Operation = Literal["list", "count", "check", "intersect", "difference", "compar
 # Fact types a question may ask for that no Flux source holds (yet): answered as such, with confidence 0.
 FactType = Literal["drug", "variant", "expression", "clinical_trial", "structure", "disease_association", "reaction"]
 FACT_TYPES: tuple[FactType, ...] = get_args(FactType)
-ABSENT_WHAT = Literal["pathway", "gene", "identifier", "compound"]
+ABSENT_WHAT = Literal["pathway", "gene", "identifier", "compound", "name"]
 GeneRecordField = Literal["symbol", "ids", "locus_type", "location", "summary"]
 
 MAX_PATH_STEPS = 4  # "what connects A and B": graph paths up to this many relationships

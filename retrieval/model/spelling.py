@@ -54,11 +54,16 @@ metabolite contain contains containing include includes including belong belongs
 corresponds correspond overview describe compare comparison difference different shared common between hierarchy
 parent parents children references accession accessions ensembl uniprot entrez underneath beneath appear appears
 database databases summary summarise summarize genome transcript
-metabolic signalling disease drug variant mutation expressed expression trial structure reaction downstream upstream
-connect connects connected connection linked link related relationship associated association true false same
-identical category part within inside
 """
 QUESTION_WORDS = frozenset(canonical(w) for w in _QUESTION_WORDS.split())
+# Words the question kinds read that are never typos of a pathway-name word: left as written, never a target
+# ("action" must not become "reaction", nor "metabolic" "metabolite").
+_KEPT_WORDS = """
+metabolic signalling disease drug variant mutation expressed expression trial structure reaction downstream upstream
+connect connects connected connection linked link related relationship associated association true false same
+identical category part within inside action mechanism inhibitor pathogenic tissue crystal catalyse catalyze
+"""
+KEPT_WORDS = frozenset(canonical(w) for w in _KEPT_WORDS.split())
 
 
 class TypoCorrector:
@@ -70,7 +75,7 @@ class TypoCorrector:
         self._by_length: dict[int, list[str]] = {}
         for w in sorted(w for w in words if len(w) >= MIN_TYPO_LENGTH and w.isalpha()):
             self._by_length.setdefault(len(w), []).append(w)
-        self._known = words | set(keep)
+        self._known = words | set(keep) | KEPT_WORDS
         # Questions repeat their words (and a question is read several times while it is classified).
         self._closest = lru_cache(maxsize=CORRECTION_CACHE)(self._closest_once)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from retrieval.model.genes import Gene, GeneLexicon, GeneMention
 from retrieval.model.pathways import PathwayLexicon, PathwayRef
 from retrieval.model.plan import Entity
-from retrieval.model.spelling import fold
+from retrieval.model.spelling import canonical, canonical_words, fold
 
 # Where a question about two pathways changes from one to the other: each side is read on its own.
 SEGMENTS = re.compile(r"\b(?:and|but|vs\.?|versus|with|against|compared (?:to|with|against)|than|from|or|"
@@ -86,6 +86,7 @@ class Read:
     genes: GeneLexicon
     pathways: PathwayLexicon
     corrections: list[tuple[str, str]] = field(default_factory=list)
+    as_written: str = ""  # before typo corrections
     mentions: list[GeneMention] = field(default_factory=list)
     found: list[PathwayRef] = field(default_factory=list)
     ignore: frozenset[str] = frozenset()
@@ -100,11 +101,18 @@ class Read:
         from retrieval.model.spelling import apply_corrections
 
         typos = pathways.read(question)[1]
-        return cls(apply_corrections(question, typos), genes, pathways, sorted(typos.items()))
+        return cls(apply_corrections(question, typos), genes, pathways, sorted(typos.items()), question)
 
     @property
     def named_genes(self) -> list[Gene]:
         return [m.gene for m in self.mentions]
+
+    def genes_outside(self, found: list[PathwayRef] | None = None) -> list[Gene]:
+        """The genes named outside the pathway names the question also names ("p53" in "the p53 signaling
+        pathway", "AKT" in "PIP3 activates AKT signaling" are part of a name, not genes asked about)."""
+        names = [fold(p.name) for p in (self.found if found is None else found)]
+        return [m.gene for m in self.mentions
+                if not any(re.search(rf"(?<!\w){re.escape(fold(m.token))}(?!\w)", name) for name in names)]
 
     @property
     def count(self) -> bool:
@@ -113,12 +121,34 @@ class Read:
     def fuzzy(self, want: int) -> list[PathwayRef]:
         return with_fuzzy(self.question, list(self.found), self.pathways, want, self.ignore)
 
-    def rest(self, found: list[PathwayRef] | None = None) -> str:
-        """The question folded, without the pathway names and ids it was read to name."""
-        rest = fold(self.question)
+    def rest(self, found: list[PathwayRef] | None = None, as_written: bool = False) -> str:
+        """The question folded, without the pathway names and ids it was read to name (names compared word by
+        word in canonical form: "MAPK1/MAPK3 signalling" is the name "MAPK1/MAPK3 signaling")."""
+        words = fold(self.as_written if as_written and self.as_written else self.question).split()
         for ref in found or []:
-            rest = rest.replace(fold(ref.name), " ").replace(ref.id.lower(), " ")
-        return rest
+            for name in (ref.name, ref.id):
+                words = _without(words, canonical_words(name))
+        return " ".join(words)
+
+
+def _without(words: list[str], name: list[str]) -> list[str]:
+    """`words` without the first run that reads as `name` (compared in canonical form)."""
+    if not name:
+        return words
+    canon = [canonical(w) for w in words]
+    for i in range(len(words) - len(name) + 1):
+        if canon[i:i + len(name)] == name:
+            return words[:i] + words[i + len(name):]
+    return words
+
+
+def position(question: str, ref: PathwayRef) -> int:
+    """Where the question names a pathway: its id, else the first word of its name (canonical forms)."""
+    words = [canonical(w) for w in fold(question).split()]
+    for token in (*canonical_words(ref.id), *canonical_words(ref.name)):
+        if token in words:
+            return words.index(token)
+    return len(words)
 
 
 def with_fuzzy(question: str, found: list[PathwayRef], lexicon: PathwayLexicon, want: int,
