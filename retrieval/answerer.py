@@ -12,11 +12,11 @@ import logging
 from neo4j import Driver
 
 from dagster_project.core.settings import FluxSettings
-from retrieval.answering import evidence_guard
+from retrieval.answering import answerability, evidence_guard
 from retrieval.answering.grounding import Retrieve, Verifier, grounded_answer
 from retrieval.answering.judge import aspect_queries, should_reretrieve
 from retrieval.answering.typed_answer import cited_releases, release_note
-from retrieval.kinds import registry
+from retrieval.kinds import literature, registry
 from retrieval.kinds.base import Stores
 from retrieval.model.answer import FinalAnswer, fallback_answer, uncited_answer, validate_answer
 from retrieval.model.answer_data import AnswerData
@@ -28,7 +28,6 @@ from retrieval.retriever import Retriever
 from retrieval.retrievers.context import shown_context
 from retrieval.retrievers.graph_facts import GraphQueryTimeout, GraphReader
 from retrieval.retrievers.graph_guard import GraphUnavailable, degraded_warning
-from retrieval.retrievers.relevance import floor_for, nothing_relevant
 from retrieval.run import Run
 
 log = logging.getLogger(__name__)
@@ -42,6 +41,8 @@ class Answerer:
         self.driver = driver
         self.provider = provider
         self.verifier = verifier
+        # Fitted per encoder: whether text evidence answers a question (None: only the naming rule applies).
+        self.answerability = answerability.model_for(settings.index.embedding_model)
         # The provider's own instruction texts: an answer that repeats them is a leaked prompt.
         self.echo_detector = evidence_guard.EchoDetector(getattr(provider, "instructions", ()))
 
@@ -90,19 +91,29 @@ class Answerer:
 
     # --- literature questions ------------------------------------------------------------------------------
     def literature(self, question: str, plan: Plan, index: IndexState, mode: Mode, filters: Filters | None,
-                   run: Run) -> FinalAnswer:
+                   run: Run, or_abstain: bool = True) -> FinalAnswer | None:
+        """A literature answer when the evidence answers the question (answering/answerability.py), else "Flux does
+        not hold that" — or None with `or_abstain` off (the caller has an abstention of its own)."""
         route = self.retriever.plan(question, index, run)
         run.emit("route", route.model_dump())
         evidence, _ = self.retriever.retrieve(route.queries, index, filters, run)
         judged, evidence, attempts = self._judge_loop(question, route, evidence, index, filters, mode, run)
         run.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
-        floor = floor_for(self.settings.index.embedding_model)
-        if floor is not None and floor.unrelated(question, evidence, plan.names):  # nothing relevant
-            answer = nothing_relevant(question, evidence, floor)
-            run.emit("relevance", {"unrelated": True, "warning": answer.warnings[0]})
-        else:
+        with run.stage("answerability"):
+            decision = answerability.decide(question, plan, evidence, self.answerability, self._aliases(plan))
+        run.emit("answerability", {"answers": decision.answers, "probability": decision.probability,
+                                   "why": decision.why, "signals": decision.signals.values,
+                                   "ruled_out": decision.ruled_out})
+        if not or_abstain and (not decision.answers or decision.probability is None):
+            return None
+        if decision.answers:
             answer, evidence = self._generate(question, evidence, run,
                                               self._second_retrieval(route, index, filters, run))
+            if decision.probability is not None and answer.claims:  # calibrated on the fitting set
+                answer.confidence = round(decision.probability, 3)
+        else:
+            answer = self._abstention(question, plan, decision.why, run)
+        answer.answerability = None if decision.probability is None else round(decision.probability, 3)
         self._stamp(answer, index, route, mode, attempts, judged)
         answer.kind = "literature"
         if filters and filters.sources and answer.grounding and answer.grounding.answered_from != "first":
@@ -112,6 +123,30 @@ class Answerer:
             answer.warnings.append(evidence_guard.withheld_warning(withheld))
         if run.degraded:
             answer.warnings.append(degraded_warning(run.degraded, plan.kind))
+        return answer
+
+    def _aliases(self, plan: Plan) -> dict[str, tuple[str, ...]]:
+        """Every form a text may name the plan's genes by: aliases, previous symbols, the full name."""
+        genes, _ = self.retriever.lexicons()
+        out = {}
+        for entity in plan.genes:
+            gene = genes.by_id(entity.id)
+            if gene is not None:
+                out[entity.id] = (gene.symbol, *gene.aliases, *gene.previous_symbols, gene.name)
+        return out
+
+    def _abstention(self, question: str, plan: Plan, why: str, run: Run) -> FinalAnswer:
+        """"Flux does not hold that", and what it holds about what the question names (from the graph, when it
+        can be read), confidence 0."""
+        genes, pathways = self.retriever.lexicons()
+        stores = Stores(GraphReader(self.driver), self.retriever.engine, genes, pathways)
+        try:
+            raw, cited = self.retriever.graph_guard.call(lambda: literature.abstention(why, plan, stores))
+        except (GraphUnavailable, GraphQueryTimeout):
+            raw, cited = literature.abstention(why, plan, None)
+        answer = validate_answer(question, raw, cited) if cited else uncited_answer(question, raw)
+        answer.confidence = 0.0
+        run.emit("abstained", {"why": why})
         return answer
 
     def _judge_loop(self, question: str, plan: RoutePlan, evidence: list[Evidence], index: IndexState,

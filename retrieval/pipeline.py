@@ -21,7 +21,7 @@ from dagster_project.core.versions import pipeline_version
 from retrieval.answerer import Answerer
 from retrieval.answering.grounding import Embed, Verifier, one_by_one
 from retrieval.caching.cache import Cache
-from retrieval.kinds import registry
+from retrieval.kinds import registry, scope
 from retrieval.model.answer import FinalAnswer, refusal_answer
 from retrieval.model.genes import GeneLexicon, load_lexicon
 from retrieval.model.index_state import IndexState
@@ -186,9 +186,12 @@ class Pipeline:
                 return answer
         plan = self._plan(question, index, run)
         run.emit("plan", {"kind": plan.kind, "reason": plan.reason, "plan": plan.explain()})
-        answer = self.answerer.typed(question, plan, index, mode, run) if registry.is_typed(plan.kind) else None
+        answer = self._scope_from_literature(question, plan, index, mode, filters, run)
+        if answer is None and registry.is_typed(plan.kind):
+            answer = self.answerer.typed(question, plan, index, mode, run)
         if answer is None:  # not a typed question, or the graph could not be read
             answer = self.answerer.literature(question, plan, index, mode, filters, run)
+        assert answer is not None
         answer.plan = plan
         if plan.absent is not None and plan.absent.needed_for:
             answer.warnings.append(plan.reason)
@@ -196,6 +199,20 @@ class Pipeline:
             answer.warnings.append("read " + ", ".join(f"'{typed}' as '{name}'" for typed, name in plan.corrections))
         if cacheable and answer.confidence > 0 and not answer.refused and not run.degraded:
             self.cache.set_answer(index.version, variant, question, qvec, answer.model_dump(mode="json"))
+        return answer
+
+    def _scope_from_literature(self, question: str, plan: Plan, index: IndexState, mode: Mode,
+                               filters: Filters | None, run: Run) -> FinalAnswer | None:
+        """A fact type Flux holds no data for, which the indexed literature itself states: that literature answer,
+        with the missing fact type named (None: the scope kind answers "Flux does not hold that")."""
+        if plan.kind != "scope" or plan.scope is None or not scope.literature_may_answer(question, plan):
+            return None
+        answer = self.answerer.literature(question, plan, index, mode, filters, run.tagged(path="literature"),
+                                          or_abstain=False)
+        if answer is not None:
+            answer.scope = plan.scope
+            answer.warnings.append(f"Flux holds no {plan.scope.replace('_', ' ')} data as such; this answer comes "
+                                   "from the indexed literature that states it")
         return answer
 
     def _screen_with_provider(self, question: str) -> str | None:

@@ -83,30 +83,37 @@ def evals_fit_judge() -> None:
                   f"hard negative {result.held_out_accuracy[1]:.3f}")
 
 
-@evals_app.command("fit-floor")
-def evals_fit_floor(
-    save: bool = typer.Option(False, help="Write the fitted floor into retrievers/evidence_floor.json for this model."),
+@evals_app.command("fit-answerability")
+def evals_fit_answerability(
+    save: bool = typer.Option(False, help="Write the fitted model into retrieval/answering/answerability.json for "
+                              "this encoder."),
 ) -> None:
-    """Fit the evidence floor (a literature answer whose best evidence is unrelated abstains) on questions with and
-    without an answer in the published index; report 5-fold cross-validated false / true abstention."""
+    """Fit the literature answerability decision on the labelled dev questions through the published index; report
+    5-fold cross-validated AUROC, false-answer and false-abstention rates and calibration (ECE), and the same on the
+    held-out questions it was not fitted on; log the reliability diagram to MLflow."""
     from dagster_project.core.stores import engine_for
-    from dagster_project.evals import evidence_floor
+    from dagster_project.evals import answerability_fit as fitting
     from dagster_project.evals.answer_eval import eval_pipeline
+    from dagster_project.evals.report import log_to_mlflow
     from dagster_project.stack import check_neo4j, check_postgres
     from retrieval.model.index_state import current_index
 
     settings = get_settings()
     check_postgres(settings)
     check_neo4j(settings)
-    pipeline = eval_pipeline(settings, current_index(engine_for(settings.platform_database_url)))
-    with console.status("retrieving for answerable and unanswerable questions"):
-        result = evidence_floor.fit(settings, pipeline)
-    console.print(f"floor: cosine < {result.cosine_min} and key-term overlap < {result.overlap_min} "
-                  f"({result.answerable} answerable, {result.unanswerable} unanswerable questions)")
-    console.print(f"5-fold CV: false abstention {result.cv_false_abstention:.3f}, true abstention "
-                  f"{result.cv_true_abstention:.3f}")
+    index = current_index(engine_for(settings.platform_database_url))
+    pipeline = eval_pipeline(settings, index)
+    with console.status("asking the dev and held-out questions through the literature path"):
+        result = fitting.fit(pipeline, fitting.load(fitting.DEV_FILE), fitting.load(fitting.HELDOUT_FILE))
+    for name, value in sorted(result.metrics.items()):
+        console.print(f"  {name:34s} {value:8.3f}")
+    run_id = log_to_mlflow(settings, "answerability", {"index_version": index.version,
+                                                       "embedding_model": settings.index.embedding_model,
+                                                       **result.model.as_json()},
+                           result.metrics, result.diagram, result.rows)
+    console.print(f"MLflow run {run_id}: the reliability diagram and every question's signals")
     if save:
-        evidence_floor.save(settings.index.embedding_model, result)
+        fitting.save(settings.index.embedding_model, result)
         console.print(f"saved for {settings.index.embedding_model}")
 
 

@@ -91,14 +91,32 @@ def select_sentences(candidates: list[Candidate]) -> list[tuple[str, str]]:
     return [(c[2], c[3]) for c in chosen]
 
 
+def _identifiers(question: str) -> list[str]:
+    """The question's gene-like and id-like names (TP53, PTEN, BRAF, V600E, rs1042522), not plain capitals."""
+    return [e for e in entities(question) if any(c.isdigit() for c in e) or any(c.isupper() for c in e[1:])
+            or (e.isupper() and len(e) >= 3)]
+
+
+def about_what_is_named(question: str, pool: list[tuple[int, str, str, set[str]]]
+                        ) -> list[tuple[int, str, str, set[str]]]:
+    """Only sentences that name one of the genes or ids the question names, when any does: an answer about TP53
+    quotes sentences about TP53, never about its neighbours."""
+    named = _identifiers(question)
+    if not named:
+        return pool
+    about = [item for item in pool
+             if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", item[2], re.IGNORECASE) for n in named)]
+    return about or pool
+
+
 class OfflineProvider:
     name = "offline-extractive"
     writes_prose = False  # graph answers are composed from their facts as they are
 
     def generate(self, question: str, evidence: list[Evidence]) -> str:
         terms = set(key_terms(question))
-        pool = [(rank, ev.id, sentence, _stems(sentence)) for rank, ev in enumerate(evidence)
-                for sentence in sentences(ev.text)]
+        pool = about_what_is_named(question, [(rank, ev.id, sentence, _stems(sentence))
+                                              for rank, ev in enumerate(evidence) for sentence in sentences(ev.text)])
         # Rare terms weigh more (an IDF over the evidence sentences): "glycolysis" beats "KEGG" or "genes".
         df = {t: sum(t in stems for *_, stems in pool) for t in terms}
         # BM25's idf: a term in every sentence weighs ~0, so boilerplate cannot outrank the rare term.

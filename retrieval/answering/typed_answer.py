@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from retrieval.model.answer_data import AnswerData, Mapping, NodeRef
+from retrieval.model.answer_data import Mapping, NodeRef
 from retrieval.model.types import Evidence
 
 LIST_IN_PROSE = 60
@@ -52,14 +52,14 @@ def relation_sentence(subject: NodeRef, mapping: Mapping) -> str:
     return f"{node_name(subject)} {verb} {node_name(mapping.pathway)}{score_text(mapping)}{genes}."
 
 
-def evidence_for(statements: list[Statement], data: AnswerData) -> list[Evidence]:
+def evidence_for(statements: list[Statement], kind: str) -> list[Evidence]:
     """One graph evidence item per cited node, holding every statement that cites it."""
     texts: dict[str, list[str]] = {}
     for text, cited in statements:
         for node_id in cited:
             texts.setdefault(node_id, []).append(text)
     return [Evidence(id=node_id, kind="graph", text=" ".join(facts), source=source_of(node_id),
-                     score=1.0, scores={"graph_fact": 1.0}, query=data.kind) for node_id, facts in texts.items()]
+                     score=1.0, scores={"graph_fact": 1.0}, query=kind) for node_id, facts in texts.items()]
 
 
 def source_of(node_id: str) -> str:
@@ -68,17 +68,18 @@ def source_of(node_id: str) -> str:
     return "reactome" if node_id.startswith(("R-", "CHEBI:")) else "kegg"
 
 
-def compose(statements: list[Statement], data: AnswerData, appendix: str = "") -> tuple[str, list[Evidence]]:
-    """The generator reply (JSON) for these statements and the evidence its claims cite; `appendix` (a table)
-    follows the prose."""
+def compose(statements: list[Statement], kind: str, appendix: str = "", confidence: float = TYPED_CONFIDENCE
+            ) -> tuple[str, list[Evidence]]:
+    """The generator reply (JSON) for these statements of a `kind` of answer and the evidence its claims cite;
+    `appendix` (a table) follows the prose."""
     answer = " ".join(text for text, _ in statements)
     if appendix:
         answer = f"{answer}\n\n{appendix}"
     # A statement with nothing to cite ("the index holds no pathway X") stays in the prose, not among the claims.
     reply = {"answer": answer, "claims": [{"text": t, "citations": c} for t, c in statements if c],
-             "citations": list(dict.fromkeys(i for _, c in statements for i in c)), "confidence": TYPED_CONFIDENCE,
-             "reasoning_summary": f"Composed from graph facts ({data.kind}); every claim cites the nodes it reads."}
-    return json.dumps(reply), evidence_for(statements, data)
+             "citations": list(dict.fromkeys(i for _, c in statements for i in c)), "confidence": confidence,
+             "reasoning_summary": f"Composed from graph facts ({kind}); every claim cites the nodes it reads."}
+    return json.dumps(reply), evidence_for(statements, kind)
 
 
 def cited_releases(dataset_version: str, evidence: list[Evidence]) -> dict[str, str]:

@@ -5,8 +5,11 @@ recognises, never a catch-all that always answers."""
 
 from __future__ import annotations
 
-from retrieval.kinds.base import QuestionKind
+from retrieval.answering.typed_answer import compose
+from retrieval.kinds.base import QuestionKind, Statement, Stores
+from retrieval.kinds.scope import holdings, holdings_statement
 from retrieval.model.plan import Plan
+from retrieval.model.types import Evidence
 from retrieval.question.reading import Read, gene_entities, pathway_entities
 
 
@@ -14,6 +17,16 @@ def plan_for(read: Read) -> Plan:
     return Plan(kind="literature", operation="search",
                 subjects=[*pathway_entities(read.found), *gene_entities(read.named_genes)],
                 reason="no typed question recognised: the literature is searched")
+
+
+def abstention(why: str, plan: Plan, stores: Stores | None) -> tuple[str, list[Evidence]]:
+    """"Flux does not hold that", why, and what Flux does hold about the genes and pathways named (cited; left out
+    when the graph cannot be read): a reply with confidence 0."""
+    statements: list[Statement] = [(f"Flux does not hold that: {why}, so it does not answer this question.", [])]
+    found = holdings(plan.subjects, stores) if stores is not None and plan.subjects else []
+    if found:
+        statements.append(holdings_statement(found))
+    return compose(statements, "literature", confidence=0.0)
 
 
 KIND = QuestionKind(name="literature", accepts=lambda plan: plan.operation == "search", needs_graph=False)

@@ -7,7 +7,7 @@ To add a kind: a module in this package that builds a `QuestionKind` (base.py), 
 
 from __future__ import annotations
 
-from retrieval.answering.typed_answer import compose
+from retrieval.answering.typed_answer import TYPED_CONFIDENCE, compose
 from retrieval.kinds import (
     check,
     compare,
@@ -82,4 +82,5 @@ def compose_answer(data: AnswerData) -> tuple[str, list[Evidence]]:
     """The generator reply (JSON) a typed answer's facts make, and the graph evidence it cites."""
     facts_kind = BY_NAME[data.kind]
     assert facts_kind.statements is not None, f"{data.kind} has no statements"
-    return compose(facts_kind.statements(data), data, facts_kind.appendix(data))
+    confidence = 0.0 if facts_kind.abstains else TYPED_CONFIDENCE
+    return compose(facts_kind.statements(data), data.kind, facts_kind.appendix(data), confidence)

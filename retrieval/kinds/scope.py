@@ -15,7 +15,7 @@ from retrieval.answering.typed_answer import node_name
 from retrieval.kinds.base import Expected, QuestionKind, Referents, Statement, Stores, table
 from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.answer_data import Holding, NodeRef, ScopeData
-from retrieval.model.plan import FactType, Plan
+from retrieval.model.plan import Entity, FactType, Plan
 from retrieval.question.reading import Read, gene_entities, pathway_entities
 
 # Checked in this order: the first fact type asked for names the answer. Each pattern matches the fact being asked
@@ -60,12 +60,12 @@ WHERE_FROM: dict[str, str] = {
     "drug": "a drug source such as ChEMBL or DrugBank", "variant": "a variant source such as ClinVar or dbSNP",
     "expression": "an expression atlas such as GTEx or the Human Protein Atlas",
     "clinical_trial": "a trial registry such as ClinicalTrials.gov", "structure": "the PDB or AlphaFold DB",
-    "disease_association": "a gene–disease source such as ClinVar",
+    "disease_association": "a gene-disease source such as ClinVar",
     "reaction": "Reactome's reaction-level data (reactions, participants, catalysts), which Flux does not load yet",
 }
 LABEL: dict[str, str] = {"drug": "drug", "variant": "variant", "expression": "expression",
                          "clinical_trial": "clinical-trial", "structure": "structure",
-                         "disease_association": "gene–disease association", "reaction": "reaction-level"}
+                         "disease_association": "gene-disease association", "reaction": "reaction-level"}
 
 
 def asked_fact_type(read: Read) -> tuple[FactType, str] | None:
@@ -90,39 +90,58 @@ def recognise(read: Read) -> Plan | None:
                 reason=f"asks for {LABEL[fact]} facts ('{words}'), which no Flux source holds")
 
 
+_LISTING = re.compile(r"^\s*(?:which|list|name|enumerate|how many|what are (?:all )?the|give me (?:all )?the)\b", re.I)
+
+
+def literature_may_answer(question: str, plan: Plan) -> bool:
+    """Whether a text could answer it: not a list or count of facts of the missing type ("Which drugs target
+    MAPK?" asks for records Flux does not hold), and never reactions, which are structured by nature."""
+    return plan.scope != "reaction" and not _LISTING.search(question)
+
+
 def accepts(plan: Plan) -> bool:
     return plan.operation == "abstain" and plan.scope is not None
 
 
-def facts(plan: Plan, stores: Stores) -> ScopeData:
-    assert plan.scope is not None
-    holdings = []
-    for entity in plan.subjects:
+def holdings(entities: list[Entity], stores: Stores) -> list[Holding]:
+    """What Flux holds about each gene and pathway: its HGNC record and pathways; its members, place in the
+    hierarchy and counterparts."""
+    out = []
+    for entity in entities:
         if entity.type == "gene":
             pathways = stores.graph.pathways_with_genes([entity.id])
             gene = stores.genes.by_id(entity.id)
             name = f", {gene.name}" if gene and gene.name else ""
-            holdings.append(Holding(text=f"{entity.name}: its HGNC record ({entity.id}{name}) and its membership in "
-                                         f"{len(pathways)} pathways", cites=[entity.id]))
+            out.append(Holding(text=f"{entity.name}: its HGNC record ({entity.id}{name}) and its membership in "
+                                    f"{len(pathways)} pathways", cites=[entity.id]))
         elif entity.type == "pathway":
             genes, compounds = stores.graph.members([entity.id]).get(entity.id, ([], []))
             parents, children = stores.graph.hierarchy(entity.id)
             counterparts = stores.graph.mappings(entity.id)
-            holdings.append(Holding(
+            out.append(Holding(
                 text=f"{node_name(NodeRef(id=entity.id, name=entity.name, source=entity.source))}: {len(genes)} "
                      f"member genes, {len(compounds)} compounds, {len(parents)} parent and {len(children)} "
                      f"sub-pathways, {len(counterparts)} resolved counterparts", cites=[entity.id]))
+    return out
+
+
+def holdings_statement(found: list[Holding]) -> Statement:
+    return ("What Flux does hold about what the question names: " + "; ".join(h.text for h in found) + ".",
+            [c for h in found for c in h.cites])
+
+
+def facts(plan: Plan, stores: Stores) -> ScopeData:
+    assert plan.scope is not None
     return ScopeData(missing=plan.scope, asked=plan.reason,
                      about=[NodeRef(id=e.id, name=e.name, source=e.source) for e in plan.subjects],
-                     holdings=holdings)
+                     holdings=holdings(plan.subjects, stores))
 
 
 def statements(data: ScopeData) -> list[Statement]:
     out: list[Statement] = [(f"Flux does not hold that: it holds no {LABEL[data.missing]} data (that would come "
                              f"from {WHERE_FROM[data.missing]}), so it does not answer this question.", [])]
     if data.holdings:
-        out.append(("What Flux does hold about what the question names: "
-                    + "; ".join(h.text for h in data.holdings) + ".", [c for h in data.holdings for c in h.cites]))
+        out.append(holdings_statement(data.holdings))
     return out
 
 

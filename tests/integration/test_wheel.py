@@ -29,7 +29,7 @@ from dagster_project.evals.heldout import DEV_FILE
 from dagster_project.resolution.model import MODEL_PATH, load_resolution_model
 from dagster_project.storage.migrate import load_migrations
 from retrieval.answering.grounding import RULE_PATH
-from retrieval.retrievers.relevance import FLOOR_PATH
+from retrieval.answering.answerability import MODEL_PATH
 from serving.web import WEB_DIR
 
 settings = FluxSettings()
@@ -43,7 +43,7 @@ print(json.dumps({
     "dev_questions": len(json.loads(Path(DEV_FILE).read_text())),
     "demo_files": sum(1 for p in settings.sources.demo_dir.rglob("*") if p.is_file()),
     "migrations": len(load_migrations("postgres")) + len(load_migrations("neo4j")),
-    "rule": RULE_PATH.is_file(), "floor": FLOOR_PATH.is_file(), "page": (WEB_DIR / "index.html").is_file(),
+    "rule": RULE_PATH.is_file(), "answerability": MODEL_PATH.is_file(), "page": (WEB_DIR / "index.html").is_file(),
     "home": str(settings.home),
 }))
 """
@@ -73,5 +73,5 @@ def test_the_wheel_installed_outside_the_checkout_loads_the_definitions_and_find
     assert found["model_path"].startswith(str(site)) and found["model"]
     assert found["assets"] >= 30 and found["dbt_assets"] >= 10, found
     assert found["dev_questions"] > 0 and found["demo_files"] >= 20 and found["migrations"] >= 2, found
-    assert found["rule"] and found["floor"] and found["page"], found
+    assert found["rule"] and found["answerability"] and found["page"], found
     assert found["home"] == str(home / ".flux")  # an installed Flux keeps its state in the user's home
