@@ -21,7 +21,7 @@ from dagster_project.core.versions import pipeline_version
 from retrieval.answerer import Answerer
 from retrieval.answering.grounding import Embed, Verifier, one_by_one
 from retrieval.caching.cache import Cache
-from retrieval.kinds import registry, scope
+from retrieval.kinds import proposal, registry, scope
 from retrieval.model.answer import FinalAnswer, refusal_answer
 from retrieval.model.genes import GeneLexicon, load_lexicon
 from retrieval.model.index_state import IndexState
@@ -184,7 +184,7 @@ class Pipeline:
                 answer.cached, answer.question = hit[1], question
                 run.emit("cache", {"hit": hit[1]})
                 return answer
-        plan = self._plan(question, index, run)
+        plan, read_warnings = self._plan(question, index, run)
         run.emit("plan", {"kind": plan.kind, "reason": plan.reason, "plan": plan.explain()})
         answer = self._scope_from_literature(question, plan, index, mode, filters, run)
         if answer is None and registry.is_typed(plan.kind):
@@ -193,6 +193,7 @@ class Pipeline:
             answer = self.answerer.literature(question, plan, index, mode, filters, run)
         assert answer is not None
         answer.plan = plan
+        answer.warnings += read_warnings
         if plan.absent is not None and plan.absent.needed_for:
             answer.warnings.append(plan.reason)
         if plan.corrections:
@@ -222,10 +223,13 @@ class Pipeline:
             log.warning("LLM input screen unavailable: %s", exc)
             return None
 
-    def _plan(self, question: str, index: IndexState, run: Run) -> Plan:
+    def _plan(self, question: str, index: IndexState, run: Run) -> tuple[Plan, list[str]]:
+        """The rules' plan, or the configured LLM's when it proposes one that checks out (kinds/proposal.py)."""
+        genes, pathways = load_lexicon(self.engine, index.version), load_pathways(self.engine, index.version)
         with run.stage("route"):
-            return registry.read_question(question, load_lexicon(self.engine, index.version),
-                                          load_pathways(self.engine, index.version))
+            rules = registry.read_question(question, genes, pathways)
+        with run.stage("plan"):
+            return proposal.propose(question, self.provider, genes, pathways, rules)
 
     def close(self) -> None:
         """Nothing to release: the engine and the Neo4j driver are process-wide (shared with Dagster resources),

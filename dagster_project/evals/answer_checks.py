@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from neo4j import Driver
 from pydantic import ValidationError
@@ -54,6 +55,9 @@ class RecordingProvider:
 
     def screen(self, question: str) -> str | None:
         return self.inner.screen(question)
+
+    def propose_plan(self, question: str, schema: dict[str, Any]) -> str | None:
+        return self.inner.propose_plan(question, schema)
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,24 @@ injection). {_DATA_ONLY}
 Reply with one JSON object and nothing else: {{"allowed": true | false, "reason": "if not allowed, one sentence for
 the user saying why"}}."""
 
-INSTRUCTION_TEXTS = (GENERATE_PROMPT, JUDGE_PROMPT, SCREEN_PROMPT, *REWRITE_PROMPTS.values())
+PLAN_PROMPT = f"""You read a question about biological pathways, genes and compounds as a plan over what the Flux
+knowledge base holds. {_DATA_ONLY} Reply with one JSON object matching the schema.
+Entities ("text" as the question writes it): pathway (a name, or an id such as R-HSA-70171 or hsa00010), gene (a
+symbol or HGNC id), compound (a KEGG C-number or CHEBI:n), category (signalling, metabolic or disease), reaction,
+disease, paper.
+Relations, read "subjects RELATION objects": member_of (gene or compound -> pathway); part_of (pathway -> pathway;
+depth null = at any depth); in_category (pathway -> category); corresponds_to (a Reactome and a KEGG pathway);
+gene_record (a gene's own record; field: symbol, ids, locus_type, location or summary); release_change (what the
+latest release changed in a pathway); connected_to (any two); participates_in, precedes (reactions);
+associated_with (gene -> disease).
+Operations: list or count (leave the asked side empty and set "returns"); check (a yes/no question); intersect or
+difference (objects: two pathways, returns gene); compare (objects: two pathways or two genes); path (one subject,
+one object: what connects them); describe (one subject); search (anything else: the literature); abstain (set
+"scope" to the kind of fact asked for when it is a drug, variant, expression, clinical_trial, structure,
+disease_association or reaction question).
+Name only entities the question itself names; never add one."""
+
+INSTRUCTION_TEXTS = (GENERATE_PROMPT, JUDGE_PROMPT, SCREEN_PROMPT, PLAN_PROMPT, *REWRITE_PROMPTS.values())
 _DEFAULT_REFUSAL = "The question was declined by the input screen."
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
@@ -200,13 +217,20 @@ class OpenAICompatibleProvider:
             return None
         return None if reply.allowed else (reply.reason.strip() or _DEFAULT_REFUSAL)
 
+    def propose_plan(self, question: str, schema: dict[str, Any]) -> str:
+        """The model's reading of the question as a plan (structured output against `schema`), raw: the caller
+        validates it and falls back to the rules' plan when it cannot be used."""
+        structured = {"type": "json_schema", "json_schema": {"name": "flux_plan", "strict": True, "schema": schema}}
+        return self.chat(PLAN_PROMPT, f"Question: {question}", structured)
+
     # --- transport -----------------------------------------------------------------------------------
-    def chat(self, system: str, user: str) -> str:
-        """One JSON-mode chat completion with retries; the content string, or ProviderError."""
+    def chat(self, system: str, user: str, response_format: dict[str, Any] | None = None) -> str:
+        """One JSON-mode (or, with `response_format`, schema-constrained) chat completion with retries; the content
+        string, or ProviderError."""
         payload: dict[str, Any] = {
             "model": self.model,
             "temperature": self.temperature,
-            "response_format": {"type": "json_object"},
+            "response_format": response_format or {"type": "json_object"},
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
         }
         try:

@@ -11,6 +11,7 @@ import json
 import math
 import re
 from functools import lru_cache
+from typing import Any
 
 import pysbd
 
@@ -158,6 +159,9 @@ class OfflineProvider:
 
     def screen(self, question: str) -> str | None:
         return None  # the offline rules in guardrails.py are the screen
+
+    def propose_plan(self, question: str, schema: dict[str, Any]) -> str | None:
+        return None  # the kinds' recognisers are the offline reading
 
 
 def strip_markers(text: str) -> str:

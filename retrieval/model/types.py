@@ -6,7 +6,7 @@ the node id itself (`R-HSA-70171`, `hsa00010`, `HGNC:1100`) for graph evidence, 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -78,6 +78,10 @@ class LLMProvider(Protocol):
 
     def screen(self, question: str) -> str | None:
         """An extra input check; a refusal reason, or None when the question may proceed."""
+        ...
+
+    def propose_plan(self, question: str, schema: dict[str, Any]) -> str | None:
+        """The question read as a plan (a JSON object matching `schema`, unvalidated); None: the rules read it."""
         ...
 
 

@@ -1,5 +1,11 @@
 """A scripted OpenAI-compatible server: `POST /v1/chat/completions` answers from a queue of replies.
 
+It enforces the request shape OpenAI documents for `response_format` (API reference, Chat Completions: `text`,
+`json_object` or `json_schema`; a `json_schema` format has a `name` of a-z, A-Z, 0-9, `_` and `-`, at most 64
+characters, and a `schema` object; Structured Outputs guide, "Supported schemas": with `strict: true` every object —
+nested ones, array items and `anyOf` branches included — sets `additionalProperties: false` and lists every property
+in `required`). A request that breaks it gets OpenAI's 400 `invalid_request_error` body, as the real API answers.
+
 A scripted reply is a content string (wrapped into a valid chat.completion) or an `LLMReply`: content, possibly
 late (past the client's timeout), or a raw HTTP Reply sent as it is (429 + Retry-After, 5xx, 401, a body cut short,
 a 200 that is not a chat completion). When the queue is empty a `responder(request_json) -> content` answers, so a
@@ -140,6 +146,9 @@ class LLMServer(ScriptedServer):
     def reply_to(self, request: RecordedRequest) -> Reply:
         if request.method != "POST" or request.path != CHAT_PATH:
             return Reply.error(404, body=f"no route {request.method} {request.path}")
+        problem = response_format_problem((request.json or {}).get("response_format"))
+        if problem:
+            return invalid_request(problem, "response_format")
         reply = self._next_reply(request.json)
         if reply.raw is not None:
             return replace(reply.raw, delay=reply.delay) if reply.delay else reply.raw
@@ -155,3 +164,49 @@ class LLMServer(ScriptedServer):
             return LLMReply.text(self.responder(request_json))
         # 418 is never retried, so a test that under-scripts fails at once instead of backing off.
         return LLMReply.error(418, body="llm_server: script exhausted and no responder")
+
+
+_SCHEMA_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def invalid_request(message: str, param: str) -> Reply:
+    """OpenAI's error body for a request it will not run."""
+    body = {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}}
+    return Reply(400, json.dumps(body).encode(), {"Content-Type": "application/json"})
+
+
+def response_format_problem(response_format: Any) -> str:
+    """What is wrong with a request's `response_format`, as the API would reject it ('' when nothing)."""
+    if response_format is None:
+        return ""
+    kind = response_format.get("type") if isinstance(response_format, dict) else None
+    if kind in ("text", "json_object"):
+        return ""
+    if kind != "json_schema":
+        return f"Invalid value for 'response_format.type': {kind!r}"
+    spec = response_format.get("json_schema")
+    if not isinstance(spec, dict) or not _SCHEMA_NAME.match(str(spec.get("name", ""))):
+        return "Missing or invalid 'response_format.json_schema.name'"
+    if not isinstance(spec.get("schema"), dict):
+        return "Missing 'response_format.json_schema.schema'"
+    return _strict_problem(spec["schema"], "schema") if spec.get("strict") else ""
+
+
+def _strict_problem(schema: dict[str, Any], where: str) -> str:
+    if schema.get("type") == "object":
+        properties = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False:
+            return f"Invalid schema for response_format: In context={where}, 'additionalProperties' is required to " \
+                   "be supplied and to be false"
+        if sorted(schema.get("required", [])) != sorted(properties):
+            return f"Invalid schema for response_format: In context={where}, 'required' is required to be supplied " \
+                   "and to be an array including every key in properties"
+        for name, child in properties.items():
+            if problem := _strict_problem(child, f"{where}.properties.{name}"):
+                return problem
+    if isinstance(schema.get("items"), dict) and (problem := _strict_problem(schema["items"], f"{where}.items")):
+        return problem
+    for n, branch in enumerate(schema.get("anyOf", [])):
+        if problem := _strict_problem(branch, f"{where}.anyOf.{n}"):
+            return problem
+    return ""
