@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from dagster_project.core.settings import FluxSettings
+from dagster_project.evals import abstention_eval
 from dagster_project.evals.answer_checks import (
     GENE_LIST_MIN,
     RawCheck,
@@ -85,6 +86,8 @@ def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion
     answer = pipeline.ask(q.question, "thinking", on_event=capture)
     if q.kind == "kinds":
         return _kind_row(q, answer, grounding)
+    if q.kind == "answerability":
+        return abstention_eval.row(q, answer)
     given, raw = seen.get("evidence", []), seen.get("raw")
     first = recorder.judged[0] if recorder.judged else given
     by_id = {e.id: e for e in given}
@@ -194,8 +197,9 @@ def _kind_metrics(rows: list[dict]) -> dict[str, float]:
 
 def metrics(rows: list[dict]) -> dict[str, float]:
     kind_rows = [r for r in rows if r["variant"] == "kinds"]
-    rows = [r for r in rows if r["variant"] != "kinds"]
-    return _answer_metrics(rows) | _kind_metrics(kind_rows)
+    abstention_rows = [r for r in rows if r["variant"] == "answerability"]
+    rows = [r for r in rows if r["variant"] not in ("kinds", "answerability")]
+    return _answer_metrics(rows) | _kind_metrics(kind_rows) | abstention_eval.metrics(abstention_rows)
 
 
 def _answer_metrics(rows: list[dict]) -> dict[str, float]:

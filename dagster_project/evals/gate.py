@@ -1,8 +1,9 @@
 """The regression gate: each gated metric of a new scorecard against the last accepted one.
 
 Quality metrics are higher-is-better and fail when they drop by more than the tolerance (absolute, in the
-metric's own unit: 0.02 = two points of hit@5). Latencies are reported, never gated: on shared CI machines they
-are noise, and BENCHMARKS.md is where speed is measured. A gated retrieval task's verbatim rate must be 0: above
+metric's own unit: 0.02 = two points of hit@5). A count of failures (confident non-answers) fails when it grows at
+all. Latencies are reported, never gated: on shared CI machines they are noise, and BENCHMARKS.md is where speed is
+measured. A gated retrieval task's verbatim rate must be 0: above
 that its queries are copied from the index and its hit rates measure string matching.
 """
 
@@ -15,13 +16,14 @@ GATED_RETRIEVAL_TASKS = ("conclusion_to_study", "mesh_to_study", "keywords_to_pa
 _RETRIEVAL_METRICS = ("hybrid_rerank_hit_at_1", "hybrid_rerank_hit_at_5", "hybrid_rerank_mrr_at_10",
                       "dense_hit_at_5", "bm25_hit_at_5")
 MUST_BE_ZERO = {f"{task}_verbatim_rate" for task in GATED_RETRIEVAL_TASKS}
+MUST_NOT_GROW = {"confident_non_answers"}  # counts of answers that do not answer, lower is better
 GATED: dict[str, tuple[str, ...]] = {
     "retrieval": tuple(f"{task}_{metric}" for task in GATED_RETRIEVAL_TASKS
                        for metric in (*_RETRIEVAL_METRICS, "verbatim_rate")),
     # The generator's raw reply (before validation), relational answers and the judge on labelled evidence.
     "answer": ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rate", "relational_pass_rate",
                "judge_accuracy_right", "judge_accuracy_wrong", "kinds_pass_rate", "not_found_precision",
-               "not_found_recall"),
+               "not_found_recall", "answerability_refused", "answerability_answered", "confident_non_answers"),
     # Cross-validated on the expert dev half (absent without a curation file; one that vanishes fails).
     "resolution": ("cv_equivalence_recall", "cv_equivalence_precision_strict", "cv_equivalence_precision_lenient",
                    "cv_part_of_recall", "cv_part_of_direction_accuracy"),
@@ -53,7 +55,7 @@ def compare(scorecard: str, current: dict[str, float], baseline: dict[str, float
             out.append(Comparison(metric, then, now, None, now is None and then is not None))
             continue
         delta = now - then
-        out.append(Comparison(metric, then, now, delta, delta < -tolerance))
+        out.append(Comparison(metric, then, now, delta, delta > 0 if metric in MUST_NOT_GROW else delta < -tolerance))
     return out
 
 

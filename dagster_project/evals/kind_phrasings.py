@@ -121,6 +121,26 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
     "compound_pathways:count": (
         "How many pathways contain {compound}?", "In how many pathways does {compound} occur?",
         "Number of pathways with {compound}?", "Count the pathways that include {compound}."),
+    "check:part_of": (
+        "Is {src_a} '{a}' part of {src_b} '{b}'?", "Does {src_a} {a} fall under {src_b} {b}?",
+        "Is {src_a} {a} a sub-pathway of {src_b} {b}?", "True or false: {src_a} {a} is part of {src_b} {b}.",
+        "Does {src_b} {b} contain {src_a} {a}?", "Is {src_a} '{a}' nested under {src_b} '{b}'?",
+        "Is {src_a} {a} within {src_b} {b}?", "{src_a} {a} belongs to {src_b} {b}, right?"),
+    "check:member": (
+        "Is {gene} in {src} '{name}'?", "Is {gene} a member of the {src} {name} pathway?",
+        "Does {src} {name} include {gene}?", "True or false: {gene} is part of {src} {name}.",
+        "Does the {src} pathway '{name}' contain {gene}?", "Is {gene} one of the genes of {src} {name}?",
+        "Can you confirm that {gene} belongs to {src} {name}?", "{gene} is in {src} {name}, correct?"),
+    "connection": (
+        "What connects {src_a} '{a}' and {src_b} '{b}'?", "How are {src_a} {a} and {src_b} {b} related?",
+        "What links {src_a} {a} to {src_b} {b}?", "What is the connection between {src_a} '{a}' and {src_b} '{b}'?",
+        "How is {src_a} {a} related to {src_b} {b}?", "What ties {src_a} {a} and {src_b} {b} together?",
+        "Relationship between {src_a} {a} and {src_b} {b}?", "What is the link between {src_a} {a} and {src_b} {b}?"),
+    "connection:genes": (
+        "What connects {gene_a} and {gene_b}?", "How are {gene_a} and {gene_b} related?",
+        "What links {gene_a} to {gene_b}?", "What is the connection between {gene_a} and {gene_b}?",
+        "How is {gene_a} related to {gene_b}?", "Relationship between {gene_a} and {gene_b}?",
+        "What ties {gene_a} and {gene_b} together?"),
     "not_found:members": (
         "Which genes are in the KEGG pathway '{name}'?", "List the genes of KEGG {name}.",
         "What genes belong to the {name} pathway?", "How many genes are in KEGG {name}?"),

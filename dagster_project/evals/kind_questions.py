@@ -96,6 +96,8 @@ def generate(truth: Truth, per_kind: int = PER_KIND, seed: int = SEED) -> list[E
     _pair_kinds(b, per_kind)
     _compound_kinds(b, per_kind)
     _not_found(b)
+    _check_kinds(b, per_kind)
+    _connection_kinds(b, per_kind)
     return b.out
 
 
@@ -217,3 +219,45 @@ def _not_found(b: _Builder) -> None:
                   "gene": f"ZQX{b.rng.randrange(10, 99)}", "ensembl": f"ENSG{b.rng.randrange(9 * 10**10, 10**11):011d}",
                   "scrambled": _scramble(b.rng, real)}
         b.add(form, values, (), absent="true")
+
+
+def _check_kinds(b: _Builder, per_kind: int) -> None:
+    """Yes/no questions: a pathway under another at any depth (and one that is not), a gene in a pathway (and one
+    that is not)."""
+    under = [(child, top) for child in b.named for top in sorted(b.truth.ancestors(child)) if top in b.named]
+    for child, top in _pick(b.rng, under, per_kind // 2):
+        b.add("check:part_of", _pair(b, child, top), (), subject=child, object=top, verdict="yes")
+    apart = [(x, y) for x in b.named for y in b.named if x != y and b.truth.pathways[x].source ==
+             b.truth.pathways[y].source and y not in b.truth.ancestors(x) and x not in b.truth.ancestors(y)]
+    for x, y in _pick(b.rng, apart, per_kind // 2):
+        b.add("check:part_of", _pair(b, x, y), (), subject=x, object=y, verdict="no")
+    genes = sorted(s for s in b.truth.genes if len(s) >= 3 and s.upper() not in COMMON_WORDS)
+    with_genes = [pid for pid in b.named if b.truth.pathways[pid].genes]
+    for pid in _pick(b.rng, with_genes, per_kind):
+        members = sorted(b.truth.pathways[pid].genes & set(genes))
+        outside = sorted(set(genes) - b.truth.pathways[pid].genes)
+        held = b.rng.random() < 0.5 and members
+        symbol = b.rng.choice(members if held else outside)
+        b.add("check:member", {**b.pathway(pid), "gene": symbol}, (), subject=b.truth.genes[symbol].hgnc_id,
+              object=pid, verdict="yes" if held else "no")
+
+
+def _pair(b: _Builder, a: str, c: str) -> dict[str, str]:
+    x, y = b.truth.pathways[a], b.truth.pathways[c]
+    return {"src_a": LABEL[x.source], "a": x.name, "src_b": LABEL[y.source], "b": y.name}
+
+
+def _connection_kinds(b: _Builder, per_kind: int) -> None:
+    """What connects two pathways sharing genes (their shared genes), or two genes sharing pathways."""
+    pairs = [(x, y) for i, x in enumerate(b.named) for y in b.named[i + 1:]
+             if b.truth.pathways[x].genes & b.truth.pathways[y].genes]
+    for x, y in _pick(b.rng, pairs, per_kind):
+        shared = sorted(b.truth.pathways[x].genes & b.truth.pathways[y].genes)
+        b.add("connection", _pair(b, x, y), (), between=f"{x}|{y}", shared="|".join(shared))
+    genes = sorted(s for s in b.truth.genes if len(s) >= 3 and s.upper() not in COMMON_WORDS
+                   and b.truth.pathways_with_genes({s}))
+    gene_pairs = [(g, h) for i, g in enumerate(genes) for h in genes[i + 1:] if b.truth.pathways_with_genes({g, h})]
+    for g, h in _pick(b.rng, gene_pairs, per_kind // 2):
+        shared = sorted(b.truth.pathways_with_genes({g, h}))
+        b.add("connection:genes", {"gene_a": g, "gene_b": h}, (),
+              between=f"{b.truth.genes[g].hgnc_id}|{b.truth.genes[h].hgnc_id}", shared="|".join(shared))

@@ -62,6 +62,17 @@ class Truth:
         return {p.id for p in self.pathways.values()
                 if compounds <= p.compounds and (not source or p.source == source)}
 
+    def ancestors(self, pathway_id: str) -> set[str]:
+        """Every pathway above this one, at any depth."""
+        seen: set[str] = set()
+        todo = list(self.parents.get(pathway_id, ()))
+        while todo:
+            parent = todo.pop()
+            if parent not in seen:
+                seen.add(parent)
+                todo += self.parents.get(parent, ())
+        return seen
+
     def alias_owners(self, alias: str) -> set[str]:
         """Symbols of the genes that carry `alias` as symbol, alias or previous symbol."""
         wanted = alias.upper()

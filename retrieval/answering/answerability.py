@@ -24,7 +24,7 @@ from pathlib import Path
 
 from retrieval.answering.offline import sentences
 from retrieval.model.plan import Plan
-from retrieval.model.terms import entities, key_terms, stem, words
+from retrieval.model.terms import entities, key_terms, stem, without_possessive, words
 from retrieval.model.types import Evidence
 
 MODEL_PATH = Path(__file__).with_name("answerability.json")
@@ -32,6 +32,7 @@ TOP_CHUNKS = 5
 SIGNALS = ("entity_coverage", "entities_together", "best_sentence_terms", "best_sentence_relation",
            "top_chunks_terms", "best_cosine", "asks_yes_no")
 _YES_NO = re.compile(r"^\s*(is|are|does|do|did|can|could|was|were|has|have|true or false)\b", re.I)
+_ID_LIKE = re.compile(r"^[A-Z0-9][A-Z0-9-]*$|^(?:rs|p\.|c\.)\d+\w*$")
 _NOT_NAMES = frozenset({"KEGG", "Reactome", "PubMed", "OpenAlex", "HGNC", "UniProt", "Entrez", "Ensembl", "True",
                         "False", "DNA", "RNA", "I"})
 
@@ -65,10 +66,12 @@ def named_things(question: str, plan: Plan | None, aliases: dict[str, tuple[str,
         forms = tuple(dict.fromkeys(f for f in forms if f and len(f) > 1))
         named.append(Named(entity.name or entity.id, forms, identifier=True))
         covered |= {f.lower() for f in forms} | {w.lower() for f in forms for w in words(f)}
-    for token in entities(question):
+    for raw in entities(question):
+        token = without_possessive(raw)
         if token in _NOT_NAMES or token.lower() in covered:
             continue
-        identifier = any(c.isdigit() for c in token) or (token.isupper() and len(token) >= 3)
+        # Written like an id or a gene symbol (CDKN2A, rs1042522, V600E, PTEN): a text about it names it.
+        identifier = bool(_ID_LIKE.match(token)) and (any(c.isdigit() for c in token) or len(token) >= 3)
         named.append(Named(token, (token,), identifier))
     return named
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pysbd
 
-from retrieval.model.terms import entities, key_terms, stem, words
+from retrieval.model.terms import entities, key_terms, stem, without_possessive, words
 from retrieval.model.types import Evidence, JudgeResult, Strategy
 
 MAX_SENTENCES = 4
@@ -92,10 +92,14 @@ def select_sentences(candidates: list[Candidate]) -> list[tuple[str, str]]:
     return [(c[2], c[3]) for c in chosen]
 
 
+_GENE_LIKE = re.compile(r"^(?=.{3,}$)(?=.*[A-Z])[A-Z0-9][A-Za-z0-9-]*$")
+
+
 def _identifiers(question: str) -> list[str]:
-    """The question's gene-like and id-like names (TP53, PTEN, BRAF, V600E, rs1042522), not plain capitals."""
-    return [e for e in entities(question) if any(c.isdigit() for c in e) or any(c.isupper() for c in e[1:])
-            or (e.isupper() and len(e) >= 3)]
+    """The question's gene-like and id-like names (TP53, PTEN, BRAF, V600E, rs1042522): three characters or more
+    with a capital, not plain capitalised words ("Which", "Lynch") nor phases ("G1")."""
+    tokens = [without_possessive(e) for e in entities(question)]
+    return [t for t in tokens if _GENE_LIKE.match(t) and (any(c.isdigit() for c in t) or t.isupper())]
 
 
 def about_what_is_named(question: str, pool: list[tuple[int, str, str, set[str]]]
@@ -116,8 +120,10 @@ class OfflineProvider:
 
     def generate(self, question: str, evidence: list[Evidence]) -> str:
         terms = set(key_terms(question))
+        # A document's title restates its topic ("Regulation of X"); it is no statement that answers anything.
         pool = about_what_is_named(question, [(rank, ev.id, sentence, _stems(sentence))
-                                              for rank, ev in enumerate(evidence) for sentence in sentences(ev.text)])
+                                              for rank, ev in enumerate(evidence) for sentence in sentences(ev.text)
+                                              if sentence.rstrip(".") != ev.title.rstrip(".")])
         # Rare terms weigh more (an IDF over the evidence sentences): "glycolysis" beats "KEGG" or "genes".
         df = {t: sum(t in stems for *_, stems in pool) for t in terms}
         # BM25's idf: a term in every sentence weighs ~0, so boilerplate cannot outrank the rare term.

@@ -147,10 +147,16 @@ def _category_question(read: Read) -> Plan | None:
     return None
 
 
+_MEMBERSHIP = re.compile(r"\b(?:in|part of|(?:members?|compounds?|genes?|components?) of|belongs? to|contains?|"
+                         r"includes?|holds?|has|have|"
+                         r"participates? in|involved in|takes? part in|annotated (?:to|in)|listed (?:in|under)|"
+                         r"found in|one of|among)\b", re.I)
+
+
 def _membership(read: Read, genes: list[Gene], compounds: list[Entity]) -> Plan | None:
     """"Is TP53 in the apoptosis pathway?", "Does KEGG glycolysis contain C00022?"."""
     found = read.found or read.fuzzy(1)
-    if len(found) != 1:
+    if len(found) != 1 or not _MEMBERSHIP.search(read.rest(found)):
         return None
     subjects = [*gene_entities(genes), *compounds]
     return Plan(kind="check", operation="check", relation="member_of", subjects=subjects,

@@ -11,7 +11,7 @@ from retrieval.kinds.not_found import unresolved
 from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.answer_data import ComparisonData, Mapping, NodeRef
 from retrieval.model.plan import Plan
-from retrieval.question.reading import Read, gene_entities, pathway_entities
+from retrieval.question.reading import PATHWAY_WORD, Read, gene_entities, pathway_entities
 from retrieval.retrievers.graph_facts import node
 
 COMPARE = re.compile(r"\bcompare\b|\bcomparison\b|\bvs\.?(?=\s)|\bversus\b|\bdiffer|\bdifference|\bcontrast\b|"
@@ -28,6 +28,8 @@ def recognise(read: Read) -> Plan | None:
     if len(two) >= 2:
         return Plan(kind="compare", operation="compare", objects=pathway_entities(two[:2]),
                     reason="two pathways compared")
+    if not PATHWAY_WORD.search(read.question):
+        return None  # "How do glycolysis and gluconeogenesis differ at their steps?": the literature's question
     return unresolved(read, "compare", "two pathways or two genes", two)
 
 

@@ -35,6 +35,9 @@ _SCAFFOLD = frozenset({"connect", "connects", "connected", "connecting", "connec
                        "relationship", "relationships", "common", "tie", "ties", "tied", "bridge", "bridges", "path",
                        "paths", "interact", "interacts", "pathway", "pathways", "kegg", "reactome", "human",
                        "database", "graph", "directly", "indirectly", "exactly"})
+# "What connects A and B", "the link between A and B": two things named, one of them not held.
+_TWO_SIDED = re.compile(r"\b(?:connects?|links?|ties?|bridges?|between|relate[sd]?|relationship)\b.+"
+                        r"\b(?:and|to|with)\b", re.I)
 _LISTS = re.compile(r"\b(genes?|members?|proteins?|compounds?|metabolites?)\b", re.I)
 # A path's endpoints resolved by id whatever their label, through each label's unique index.
 _ENDPOINT = ("CALL () {{ MATCH (n:Pathway {{id: ${p}}}) RETURN n UNION MATCH (n:Gene {{id: ${p}}}) RETURN n "
@@ -59,18 +62,22 @@ def _asks_more(read: Read, found: list[PathwayRef]) -> bool:
 
 
 def recognise(read: Read) -> Plan | None:
-    if not _ASKS.search(read.question) or _LISTS.search(read.question):
+    if not _ASKS.search(read.question):
         return None
-    found = read.found if len(read.found) >= 2 else read.fuzzy(2)
-    genes = [gene_entity(g) for g in read.genes_outside(found)]
-    if len(found) + len(genes) >= 2 and _asks_more(read, found):
+    genes = [gene_entity(g) for g in read.genes_outside(read.fuzzy(2))]
+    found = (read.found or read.fuzzy(1)) if genes else (read.found if len(read.found) >= 2 else read.fuzzy(2))
+    if _LISTS.search(read.rest(found)):  # "Which genes link …" asks for a list ("Gene expression" is a name)
         return None
+    if len(found) + len(genes) > 2 or (len(found) + len(genes) == 2 and _asks_more(read, found)):
+        return None  # three things, or more asked than how two connect: the literature's question
     if len(found) >= 2 and not genes:
         ends = pathway_entities(found[:2])
     elif genes and found:
         ends = [genes[0], *pathway_entities(found[:1])]
     elif len(genes) >= 2:
         ends = genes[:2]
+    elif not _TWO_SIDED.search(read.question):
+        return None
     elif unknown := unknown_gene_tokens(read.question, read.genes):
         return not_found_plan(read, "gene", "connection", f"no gene {', '.join(unknown)} in the index",
                               asked=", ".join(unknown))

@@ -4,6 +4,8 @@ genes carry lists every candidate. Read from the lexicon (Postgres), so it answe
 
 from __future__ import annotations
 
+import re
+
 from retrieval.answering.gene_facts_text import gene_fact_statements
 from retrieval.kinds.base import Expected, QuestionKind, Referents, Statement, Stores, expected_set, table
 from retrieval.kinds.not_found import not_found_plan
@@ -14,9 +16,15 @@ from retrieval.model.plan import Plan
 from retrieval.question.gene_questions import asked_fact, candidates, named_gene, unknown_gene_tokens
 from retrieval.question.reading import GENE_PATHWAYS, PATHWAY_WORD, Read, gene_entity
 
+# Where a protein sits in the cell is not where its gene lies on a chromosome.
+_IN_THE_CELL = re.compile(r"\b(?:in the cell|cytoplasm\w*|nucle(?:us|ar)|membrane|mitochondri\w*|subcellular|"
+                          r"localis\w*|localiz\w*)\b", re.I)
+
 
 def recognise(read: Read) -> Plan | None:
     fact = asked_fact(read.question)
+    if fact == "location" and _IN_THE_CELL.search(read.question):
+        return None
     if fact is None or read.found or GENE_PATHWAYS.search(read.question) or PATHWAY_WORD.search(read.question):
         return None
     ids = read.genes.identifiers_in(read.question)

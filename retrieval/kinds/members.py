@@ -12,7 +12,10 @@ from retrieval.kinds.base import Expected, QuestionKind, Referents, Statement, S
 from retrieval.kinds.not_found import unresolved
 from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.answer_data import MembersData
+from retrieval.model.pathways import PathwayRef
 from retrieval.model.plan import Plan
+from retrieval.model.spelling import canonical_words
+from retrieval.question.gene_questions import unknown_gene_tokens
 from retrieval.question.reading import MEMBERS, PATHWAY_WORD, Read, pathway_entity, single_source
 from retrieval.retrievers.graph_facts import node
 
@@ -31,6 +34,8 @@ def recognise(read: Read) -> Plan | None:
     if not found:
         # Without "pathway" or a database named, "Which genes cause X?" may be a literature question.
         return unresolved(read, "members", "a pathway") if PATHWAY_WORD.search(question) else None
+    if unknown_gene_tokens(_without_name(question, found[0]), read.genes):
+        return None  # "What does HIF1A do to glycolytic genes?" asks about a gene the index does not hold
     wanted = _NAME_FILTER.search(question)
     name_filter = wanted.group(1).lower().removesuffix("s") if wanted else ""
     # "the KEGG glucose metabolism pathway" where only Reactome has that name: its KEGG counterpart.
@@ -41,6 +46,13 @@ def recognise(read: Read) -> Plan | None:
                 objects=[pathway_entity(found[0])], returns="compound" if compounds else "gene",
                 name_filter=name_filter, source=other,
                 reason=f"members of {found[0].id}" + (f" named *{name_filter}*" if name_filter else ""))
+
+
+def _without_name(question: str, ref: PathwayRef) -> str:
+    """The question as written, without the words of the pathway's name and id (they may look like genes: "PIP3",
+    "AKT")."""
+    named = set(canonical_words(f"{ref.name} {ref.id}"))
+    return " ".join(w for w in re.split(r"[\s/]+", question) if not set(canonical_words(w)) <= named)
 
 
 def accepts(plan: Plan) -> bool:

@@ -93,7 +93,8 @@ _LITERATURE = re.compile(r"\b(articles?|papers?|publications?|studies|study|lite
 
 def _count_of_nothing(read: Read) -> Plan | None:
     """"How many are there?": a count that names nothing Flux holds (a count of papers is the literature's)."""
-    if not read.count or read.mentions or _LITERATURE.search(read.question):
+    if not read.count or read.mentions or _LITERATURE.search(read.question) or not (
+            MEMBERS.search(read.question) or PATHWAY_WORD.search(read.question)):
         return None
     return not_found_plan(read, "pathway", "count", "a count question needs a pathway, gene or compound")
 

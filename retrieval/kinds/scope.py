@@ -40,7 +40,8 @@ _ASKED: tuple[tuple[FactType, re.Pattern[str]], ...] = (
     ("structure", re.compile(r"\b(?:crystal|3d|three-dimensional|tertiary|quaternary|protein|atomic|cryo-?em|nmr|"
                              r"x-ray) structures?\b|\bstructures? of\b|\bpdb\b|\bcryo-?em\b|\balphafold\b|\bx-ray\b|"
                              r"\bbinding (?:site|pocket)s?\b|\bactive[- ]site residues?\b|\bresidues?\b|"
-                             r"\bfold(?:s|ing)?\b|\bconformation\w*", re.I)),
+                             r"\bfold(?:s|ing)?\b|\bconformation\w*|\batomic\b|\bamino acids?\b.*\b(?:contact|"
+                             r"interface|bind\w*)\b", re.I)),
     ("reaction", re.compile(r"\breactions?\b|\breactants?\b|\bsubstrates?\b|\bcatal[yi][sz]\w*|\bdownstream\b|"
                             r"\bupstream\b|\bwhat happens (?:after|next|before)\b|\bnext step\b|"
                             r"\bstep (?:after|before)\b|\bprecede[sd]?\b|\bpreceding\b|\brate[- ]limiting\b|"
@@ -90,13 +91,18 @@ def recognise(read: Read) -> Plan | None:
                 reason=f"asks for {LABEL[fact]} facts ('{words}'), which no Flux source holds")
 
 
-_LISTING = re.compile(r"^\s*(?:which|list|name|enumerate|how many|what are (?:all )?the|give me (?:all )?the)\b", re.I)
+# A list or count of records of the missing type: "Which drugs target MAPK?", "How many reactions does glycolysis
+# have?", "Which genes are associated with Lynch syndrome?".
+_LISTING = re.compile(r"^\s*(?:which|list|name|enumerate|how many|what are (?:all )?the|give me (?:all )?the)\s+"
+                      r"(?:\w+\s+){0,2}?(?:reactions?|drugs?|medications?|inhibitors?|variants?|mutations?|snps?|"
+                      r"trials?|structures?|diseases?|conditions?|syndromes?|disorders?|tissues?|cell types?)\b|"
+                      r"^\s*(?:which|what|list the) genes? (?:are|is|were) (?:associated|linked|implicated)\b", re.I)
 
 
 def literature_may_answer(question: str, plan: Plan) -> bool:
-    """Whether a text could answer it: not a list or count of facts of the missing type ("Which drugs target
-    MAPK?" asks for records Flux does not hold), and never reactions, which are structured by nature."""
-    return plan.scope != "reaction" and not _LISTING.search(question)
+    """Whether a text could answer it: not a list or count of records of the missing type, which a text that
+    mentions a few of them does not answer."""
+    return not _LISTING.search(question)
 
 
 def accepts(plan: Plan) -> bool:

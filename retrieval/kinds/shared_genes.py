@@ -16,13 +16,17 @@ from retrieval.question.reading import COUNTERPART, Read, databases, pathway_ent
 from retrieval.retrievers.graph_facts import node
 
 SHARED = re.compile(r"\bshare[ds]?\b|\bcommon\b|\boverlap|\bin both\b|\bintersection\b", re.I)
+# Something shared that is not a gene ("which shared intermediates", "common steps"): not this kind's question.
+_SHARED_OTHER = re.compile(r"\b(?:share[ds]?|common)\s+(?:\w+\s+)?(?:intermediates?|metabolites?|compounds?|"
+                           r"substrates?|products?|steps?|features?|properties|mechanisms?|regulators?)\b", re.I)
 
 
 def recognise(read: Read) -> Plan | None:
     question = read.question
     counterpart_asked = bool(COUNTERPART.search(question) and databases(question))
     explicit_compare = re.search(r"\bcompare|\bdiffer", question, re.I)
-    if not SHARED.search(question) or (read.named_genes and not read.found) or explicit_compare:
+    if (not SHARED.search(question) or (read.named_genes and not read.found) or explicit_compare
+            or _SHARED_OTHER.search(question)):
         return None
     two = read.fuzzy(2)
     if len(two) >= 2:

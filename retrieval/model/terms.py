@@ -18,7 +18,8 @@ play plays played contain contains containing correspond corresponds correspondi
 QUESTION_WORDS = frozenset(_QUESTION_WORDS.split())
 STOPWORDS = ENGLISH_STOPWORDS | QUESTION_WORDS
 
-__all__ = ["QUESTION_WORDS", "STOPWORDS", "content_words", "entities", "key_terms", "stem", "words"]
+__all__ = ["QUESTION_WORDS", "STOPWORDS", "content_words", "entities", "key_terms", "stem", "without_possessive",
+           "words"]
 
 
 def content_words(text: str) -> list[str]:
@@ -31,6 +32,11 @@ def entities(text: str) -> list[str]:
     found = [w for w in words(text) if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:])
              or (w[:1].isupper() and w.lower() not in STOPWORDS)]
     return list(dict.fromkeys(found))
+
+
+def without_possessive(token: str) -> str:
+    """"BUB1's" → "BUB1" (straight or curly apostrophe)."""
+    return token.removesuffix("'s").removesuffix("\u2019s")
 
 
 def stem(word: str) -> str:

@@ -79,7 +79,10 @@ def test_a_graph_question_whose_pathway_cannot_be_found_is_answered_as_not_found
     assert one.kind == "not_found" and "found only R-HSA-70171 'Glycolysis'" in one.reason
     assert classify("Which pathways contain both TP53 and MDM2?", GENES, PATHWAYS).genes[1].name == "MDM2"
     # Without a pathway word or a database, "compounds" alone is not a pathway question.
-    assert classify("Compare compounds", GENES, PATHWAYS).kind == "not_found"
+    # A comparison naming no pathway and no pathway word is the literature's (which abstains on it), not a
+    # pathway "not found": "How do glycolysis and gluconeogenesis differ at their steps?" is such a question.
+    assert classify("Compare compounds", GENES, PATHWAYS).kind == "literature"
+    assert classify("Compare the glycolysis and frobnication pathways", GENES, PATHWAYS).kind == "not_found"
     assert classify("Which compounds cause cancer?", GENES, PATHWAYS).kind in ("literature", "scope")
 
 

@@ -12,6 +12,7 @@ from dagster_project.defs.assets.search_index import candidate_index
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.evals import (
+    abstention_eval,
     answer_eval,
     graph_questions,
     judge_calibration,
@@ -129,16 +130,19 @@ def retrieval_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRes
 JUDGE_LOOP_QUESTIONS = 50  # per lookup task
 ANSWER_PLOT = ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rate", "relational_pass_rate",
                "gene_list_recall", "gene_list_precision", "judge_accuracy_right", "judge_accuracy_wrong",
-               "first_pass_hit_rate", "final_hit_rate", "kinds_pass_rate", "not_found_precision", "not_found_recall")
+               "first_pass_hit_rate", "final_hit_rate", "kinds_pass_rate", "not_found_precision", "not_found_recall",
+               "answerability_refused", "answerability_answered")
 
 
 @dg.asset(group_name=EVAL_GROUP, kinds={"python", "mlflow"}, deps=[candidate_index],
           description="Answer scorecard: PubMedQA questions, 32 relational questions, MeSH / keyword lookups and "
-          "~400 generated questions of every typed kind (gene facts, counts, compounds, set operations, hierarchy, "
-          "'not in the index'), answered in thinking mode. Gated: the generator's raw reply before validation "
+          "~500 generated questions of every typed kind (gene facts, counts, compounds, set operations, hierarchy, "
+          "yes/no checks, connections, 'not in the index') and ~300 held-apart questions Flux can and cannot "
+          "answer, in thinking mode. Gated: the generator's raw reply before validation "
           "(citation precision, claims kept, claims their cited evidence supports), relational pass rate (expected "
           "id in the claims, gene lists against the graph), the kind pass rate and not-found precision / recall, "
-          "and the judge's accuracy on right vs hard-negative evidence. Reported: "
+          "the share of unanswerable questions refused and of answerable ones answered, the count of confident "
+          "non-answers, and the judge's accuracy on right vs hard-negative evidence. Reported: "
           "what re-retrieval rescued, verdict mix, latency (and yes/no/maybe accuracy with an LLM).")
 def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource,
                      settings: FluxSettingsParam) -> dg.MaterializeResult:
@@ -152,7 +156,8 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
     relational = relational_questions() + graph_questions.generate(pipeline.driver)
     truth = load_truth(pipeline.driver, pipeline.engine)
     kinds = kind_questions.generate(truth)
-    questions = pubmedqa + relational + lookups + kinds
+    abstention = abstention_eval.questions(pipeline.engine)
+    questions = pubmedqa + relational + lookups + kinds + abstention
     fingerprint = _fingerprint(settings, "answer", index, questions, provider=pipeline.provider.name)
     if (reused := _reused(context, postgres, settings, "answer", fingerprint, GATED["answer"])) is not None:
         return reused
@@ -171,6 +176,7 @@ def answer_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResour
     params = {"provider": pipeline.provider.name, "reranker": pipeline.reranker.name,
               "pubmedqa_questions": len(pubmedqa), "lookup_questions": len(lookups),
               "relational_questions": len(relational), "kind_questions": len(kinds),
+              "answerability_questions": len(abstention),
               "grounding_rule": f"lexical>={rule.lexical_min} or cosine>={rule.semantic_min}",
               "judge_calibration_questions": len(pubmedqa)}
     meta = _record(context, postgres, settings, "answer", index, params, metrics, rows + judge_rows, image,
