@@ -71,7 +71,7 @@ def named_things(question: str, plan: Plan | None, aliases: dict[str, tuple[str,
         if token in _NOT_NAMES or token.lower() in covered:
             continue
         # Written like an id or a gene symbol (CDKN2A, rs1042522, V600E, PTEN): a text about it names it.
-        identifier = bool(_ID_LIKE.match(token)) and (any(c.isdigit() for c in token) or len(token) >= 3)
+        identifier = bool(_ID_LIKE.match(token)) and len(token) >= 3  # not a phase such as G1
         named.append(Named(token, (token,), identifier))
     return named
 
