@@ -1,12 +1,16 @@
 """`flux evals kinds`: the generated kind questions against the published index, through
-the serving pipeline with caches off, and the analysts' question sets against the parser; per kind pass rates and
-latency, as the answer scorecard computes them (without recording a scorecard run)."""
+the serving pipeline with caches off; the analysts' question sets against the parser; and the plan question sets
+(yes/no checks, connections, missing fact types and entities; dev and held-apart) answered through the pipeline,
+graded by what the answer says. Per kind and group pass rates and latency, as the answer scorecard computes them
+(without recording a scorecard run)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from dagster_project.core.settings import FluxConfigError, FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.evals import answer_eval, kind_questions
+from dagster_project.evals import abstention_eval, answer_eval, kind_questions
 from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.heldout import DEV_FILE, HELDOUT_FILE, load_heldout, score
@@ -39,4 +43,15 @@ def report(settings: FluxSettings) -> None:
         print(f"analysts' questions, {label} ({int(figures['heldout_questions'])}):")
         for name, value in sorted(figures.items()):
             print(f"  {name:42s} {value:10.3f}")
+    for label, path in (("held-apart", abstention_eval.PLAN_FILE), ("dev", abstention_eval.PLAN_DEV_FILE)):
+        plan_questions = abstention_eval.plan_questions(path)
+        _, rows = answer_eval.evaluate(eval_pipeline(settings, index), plan_questions,
+                                       answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, truth))
+        print(f"plan questions, {label} ({len(rows)}): right {sum(r['right'] for r in rows) / len(rows):.3f}")
+        for group in sorted({r["group"] for r in rows}):
+            mine = [r for r in rows if r["group"] == group]
+            latency = np.percentile([r["latency_ms"] for r in mine], [50, 95])
+            print(f"  {group:24s} {sum(r['right'] for r in mine):4d}/{len(mine):<4d} "
+                  f"{sum(r['right'] for r in mine) / len(mine):6.3f}   p50 {latency[0]:6.1f} ms  p95 "
+                  f"{latency[1]:6.1f} ms")
 
