@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
-from retrieval.kinds.base import Expected, QuestionKind, Referents, Statement, Stores, expected_set, table
-from retrieval.kinds.members import count_stated
-from retrieval.kinds.pathway_lists import pathways_holding
-from retrieval.model.answer import DataTable, FinalAnswer
+from retrieval.kinds.base import QuestionKind, Referents, Statement, Stores
+from retrieval.kinds.pathway_lists import grade_pathways, pathways_holding, pathways_table
+from retrieval.model.answer import DataTable
 from retrieval.model.answer_data import CompoundPathwaysData, NotFoundData
 from retrieval.model.plan import Entity, Plan
 from retrieval.question.reading import Read, single_source
@@ -56,19 +55,13 @@ def statements(data: CompoundPathwaysData) -> list[Statement]:
 
 
 def data_table(data: CompoundPathwaysData) -> DataTable:
-    return table(f"Pathways holding {', '.join(data.compounds)} ({data.total})", ["id", "name", "source", "genes"],
-                 [[p.id, p.name, p.source, p.size] for p in data.pathways], of="pathway")
+    return pathways_table(f"Pathways holding {', '.join(data.compounds)} ({data.total})", data.pathways)
 
 
 def refers_to(data: CompoundPathwaysData) -> Referents:
     return Referents(pathways=[p.id for p in data.pathways[:2]])
 
 
-def grade(answer: FinalAnswer, expected: Expected) -> bool:
-    data = answer.data
-    return (isinstance(data, CompoundPathwaysData) and {p.id for p in data.pathways} == expected_set(expected)
-            and count_stated(answer, expected, data.total))
-
-
 KIND = QuestionKind(name="compound_pathways", recognisers=((50, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+                    statements=statements, table=data_table, refers_to=refers_to,
+                    grade=grade_pathways)

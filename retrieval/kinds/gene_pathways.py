@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
-from retrieval.kinds.base import Expected, QuestionKind, Referents, Statement, Stores, expected_set, table
-from retrieval.kinds.members import count_stated
-from retrieval.kinds.pathway_lists import pathways_holding
-from retrieval.model.answer import DataTable, FinalAnswer
+from retrieval.kinds.base import QuestionKind, Referents, Statement, Stores
+from retrieval.kinds.pathway_lists import grade_pathways, pathways_holding, pathways_table
+from retrieval.model.answer import DataTable
 from retrieval.model.answer_data import GenePathwaysData
 from retrieval.model.plan import Plan
 from retrieval.question.reading import GENE_PATHWAYS, OVERVIEW, PATHWAY_WORD, Read, gene_entities, single_source
@@ -45,19 +44,13 @@ def statements(data: GenePathwaysData) -> list[Statement]:
 
 
 def data_table(data: GenePathwaysData) -> DataTable:
-    return table(f"Pathways ({len(data.pathways)} of {data.total})", ["id", "name", "source", "genes"],
-                 [[p.id, p.name, p.source, p.size] for p in data.pathways], of="pathway")
+    return pathways_table(f"Pathways ({len(data.pathways)} of {data.total})", data.pathways)
 
 
 def refers_to(data: GenePathwaysData) -> Referents:
     return Referents(genes=[g.symbol for g in data.genes])
 
 
-def grade(answer: FinalAnswer, expected: Expected) -> bool:
-    data = answer.data
-    return (isinstance(data, GenePathwaysData) and {p.id for p in data.pathways} == expected_set(expected)
-            and count_stated(answer, expected, data.total))
-
-
 KIND = QuestionKind(name="gene_pathways", recognisers=((120, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+                    statements=statements, table=data_table, refers_to=refers_to,
+                    grade=grade_pathways)

@@ -1,11 +1,13 @@
-"""The wording two kinds share for "the pathways that hold X" (genes: gene_pathways; compounds: compound_pathways):
-a count when asked, then each database's pathways, smallest first."""
+"""What two kinds share for "the pathways that hold X" (genes: gene_pathways; compounds: compound_pathways): the
+wording (a count when asked, then each database's pathways, smallest first), the table and the grader."""
 
 from __future__ import annotations
 
 from retrieval.answering.typed_answer import SOURCE_LABEL, listing
-from retrieval.kinds.base import Statement
-from retrieval.model.answer_data import NodeRef
+from retrieval.kinds.base import Expected, Statement, expected_set, table
+from retrieval.kinds.members import count_stated
+from retrieval.model.answer import DataTable, FinalAnswer
+from retrieval.model.answer_data import CompoundPathwaysData, GenePathwaysData, NodeRef
 
 
 def pathways_holding(what: str, cited: list[str], pathways: list[NodeRef], source: str, count: bool
@@ -21,3 +23,15 @@ def pathways_holding(what: str, cited: list[str], pathways: list[NodeRef], sourc
             out.append((f"In {SOURCE_LABEL[db]}, {len(mine)} pathways contain {what} (smallest first): "
                         f"{listing(mine, 25)}.", cited))
     return out
+
+
+def pathways_table(caption: str, pathways: list[NodeRef]) -> DataTable:
+    return table(caption, ["id", "name", "source", "genes"], [[p.id, p.name, p.source, p.size] for p in pathways],
+                 of="pathway")
+
+
+def grade_pathways(answer: FinalAnswer, expected: Expected) -> bool:
+    """The exact set of pathways, and a count's number stated and equal to it."""
+    data = answer.data
+    return (isinstance(data, GenePathwaysData | CompoundPathwaysData)
+            and {p.id for p in data.pathways} == expected_set(expected) and count_stated(answer, expected, data.total))

@@ -1,11 +1,12 @@
 """A demo platform built once per session in a database of its own: every asset materialized from the bundled
-demo (sources, chunks, Ray embeddings, HNSW index, graph, resolution)."""
+demo (sources, chunks, Ray embeddings, HNSW index, graph, resolution); and the HTTP API on it, per module."""
 
 from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 import pytest
@@ -16,6 +17,9 @@ from dagster_project.defs.materialize import materialize_selection
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from dagster_project.stack.redis import RedisService
 from tests.support.ports import free_port
+
+if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
 
 
 @pytest.fixture(scope="session")
@@ -44,3 +48,24 @@ def redis_service(tmp_path: Path) -> Iterator[RedisService]:
         yield service
     finally:
         service.stop()
+
+
+@pytest.fixture(scope="module")
+def query_client(demo_platform: FluxSettings) -> Iterator[TestClient]:
+    """The HTTP API on the demo platform, with caches of its own (a module's answers never come from another's)."""
+    from fastapi.testclient import TestClient
+
+    from retrieval.pipeline import Pipeline
+    from serving.api import create_app
+    from tests.integration.test_retrieval_pipeline import fresh_cache
+
+    pipeline = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform))
+    with TestClient(create_app(demo_platform, pipeline), raise_server_exceptions=False) as client:
+        yield client
+
+
+def ask_api(client: TestClient, question: str) -> dict[str, Any]:
+    """`POST /query` that must answer (200), its JSON."""
+    response = client.post("/query", json={"question": question})
+    assert response.status_code == 200, response.text
+    return response.json()

@@ -7,7 +7,6 @@ A graph query past its time limit is reported as such, not as a failure."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,52 +23,37 @@ from retrieval.kinds import registry
 from retrieval.kinds.literature import plan_for
 from retrieval.model.index_state import current_index
 from retrieval.model.plan import Plan
-from retrieval.pipeline import Pipeline
 from retrieval.question.reading import Read
 from retrieval.retrievers.graph_facts import GraphQueryTimeout, GraphReader
-from serving.api import create_app
-from tests.integration.test_retrieval_pipeline import fresh_cache
+from tests.integration.conftest import ask_api as ask
 from tests.support.plans import _READ
 
 
-@pytest.fixture(scope="module")
-def client(demo_platform: FluxSettings) -> Iterator[TestClient]:
-    pipeline = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform))
-    with TestClient(create_app(demo_platform, pipeline), raise_server_exceptions=False) as test_client:
-        yield test_client
-
-
-def ask(client: TestClient, question: str) -> dict[str, Any]:
-    response = client.post("/query", json={"question": question})
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def test_a_missing_fact_type_is_named_with_confidence_zero_and_what_flux_holds(client: TestClient) -> None:
-    answer = ask(client, "Which drugs target the MAPK signaling pathway?")
+def test_a_missing_fact_type_is_named_with_confidence_zero_and_what_flux_holds(query_client: TestClient) -> None:
+    answer = ask(query_client, "Which drugs target the MAPK signaling pathway?")
     assert (answer["kind"], answer["scope"], answer["confidence"]) == ("scope", "drug", 0.0)
     assert answer["answer"].startswith("Flux does not hold that: it holds no drug data")
     assert "hsa04010" in {c["id"] for c in answer["citations"]}  # what Flux holds about the pathway, cited
     assert answer["plan"]["operation"] == "abstain" and answer["plan"]["scope"] == "drug"
 
 
-def test_literature_answers_carry_their_calibrated_confidence_or_abstain(client: TestClient) -> None:
-    stated = ask(client, "How does MDM2 keep p53 levels low in unstressed cells?")
+def test_literature_answers_carry_their_calibrated_confidence_or_abstain(query_client: TestClient) -> None:
+    stated = ask(query_client, "How does MDM2 keep p53 levels low in unstressed cells?")
     assert stated["kind"] == "literature" and stated["confidence"] >= 0.5
     assert stated["confidence"] == stated["answerability"] and stated["claims"]
-    absent = ask(client, "What does MDM4 do in glycolysis?")
+    absent = ask(query_client, "What does MDM4 do in glycolysis?")
     assert absent["confidence"] == 0.0 and absent["answer"].startswith("Flux does not hold that")
-    unrelated = ask(client, "How does quorum sensing coordinate bacterial biofilms?")
+    unrelated = ask(query_client, "How does quorum sensing coordinate bacterial biofilms?")
     assert unrelated["confidence"] == 0.0 and not unrelated["claims"]
 
 
 @pytest.mark.parametrize("question", ["R-HSA-", "hsa0411", "?" * 3, "x" * 1999,
                                       "What connects Hedgehog signaling and Wnt signaling?"])
-def test_bad_input_gets_a_clear_non_answer_never_a_5xx(client: TestClient, question: str) -> None:
-    answer = ask(client, question)
+def test_bad_input_gets_a_clear_non_answer_never_a_5xx(query_client: TestClient, question: str) -> None:
+    answer = ask(query_client, question)
     assert answer["confidence"] == 0.0 or answer["kind"] in ("not_found", "literature"), answer["answer"]
-    assert client.post("/query", json={"question": "x" * 5000}).status_code in (413, 422)
-    assert client.post("/query", json={"question": ""}).status_code == 422
+    assert query_client.post("/query", json={"question": "x" * 5000}).status_code in (413, 422)
+    assert query_client.post("/query", json={"question": ""}).status_code == 422
 
 
 def test_a_graph_query_past_its_time_limit_is_too_broad_not_a_failure(demo_platform: FluxSettings) -> None:

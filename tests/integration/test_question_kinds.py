@@ -4,9 +4,6 @@ parser; gene facts, counts, compounds, set operations and "not found" through `P
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 from fastapi.testclient import TestClient
 
@@ -19,9 +16,7 @@ from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.kind_truth import Truth, load_truth
 from retrieval.kinds import registry
 from retrieval.model.index_state import current_index
-from retrieval.pipeline import Pipeline
-from serving.api import create_app
-from tests.integration.test_retrieval_pipeline import fresh_cache
+from tests.integration.conftest import ask_api as ask
 from tests.support.plans import six_kinds
 
 
@@ -80,66 +75,53 @@ def test_the_gate_fails_on_a_deliberately_worse_parser(demo_platform: FluxSettin
     assert not [c for c in compare("answer", baseline, baseline, tolerance=0.02) if c.failed]
 
 
-@pytest.fixture(scope="module")
-def client(demo_platform: FluxSettings) -> Iterator[TestClient]:
-    pipeline = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform))
-    with TestClient(create_app(demo_platform, pipeline), raise_server_exceptions=False) as test_client:
-        yield test_client
-
-
-def ask(client: TestClient, question: str) -> dict[str, Any]:
-    response = client.post("/query", json={"question": question})
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def test_gene_facts_over_http_come_from_the_hgnc_table(client: TestClient, truth: Truth) -> None:
-    answer = ask(client, "Convert ENSG00000076242 to a gene symbol")
+def test_gene_facts_over_http_come_from_the_hgnc_table(query_client: TestClient, truth: Truth) -> None:
+    answer = ask(query_client, "Convert ENSG00000076242 to a gene symbol")
     row = truth.genes["MLH1"]
     assert row.ensembl_id == "ENSG00000076242"
     assert answer["kind"] == "gene_facts" and answer["data"]["genes"][0]["symbol"] == "MLH1"
     assert "official HGNC symbol is MLH1" in answer["answer"] and answer["citations"][0]["id"] == row.hgnc_id
-    coding = ask(client, "is mlh1 protein coding?")
+    coding = ask(query_client, "is mlh1 protein coding?")
     assert coding["kind"] == "gene_facts" and coding["answer"].startswith("Yes: MLH1 is protein-coding")
 
 
-def test_a_count_states_the_number_of_the_list_in_data(client: TestClient, truth: Truth) -> None:
-    answer = ask(client, "How many Reactome pathways contain EGFR?")
+def test_a_count_states_the_number_of_the_list_in_data(query_client: TestClient, truth: Truth) -> None:
+    answer = ask(query_client, "How many Reactome pathways contain EGFR?")
     expected = truth.pathways_with_genes({"EGFR"}, "reactome")
     assert answer["kind"] == "gene_pathways" and {p["id"] for p in answer["data"]["pathways"]} == expected
     assert answer["answer"].startswith(f"{len(expected)} Reactome pathways contain EGFR.")
 
 
-def test_compounds_and_what_the_index_lacks(client: TestClient, truth: Truth) -> None:
-    answer = ask(client, "Which pathways use pyruvate (C00022)?")
+def test_compounds_and_what_the_index_lacks(query_client: TestClient, truth: Truth) -> None:
+    answer = ask(query_client, "Which pathways use pyruvate (C00022)?")
     assert answer["kind"] == "compound_pathways"
     assert {p["id"] for p in answer["data"]["pathways"]} == truth.pathways_with_compounds({"C00022"})
-    absent = ask(client, "Which pathways contain C99999?")
+    absent = ask(query_client, "Which pathways contain C99999?")
     assert absent["kind"] == "not_found" and absent["data"]["what"] == "compound"
-    plant = ask(client, "Which genes are in the KEGG plant hormone signal transduction pathway?")
+    plant = ask(query_client, "Which genes are in the KEGG plant hormone signal transduction pathway?")
     assert plant["kind"] == "not_found"
     # Only the closest names are cited, as suggestions: no other pathway's facts.
     assert {c["id"] for c in plant["citations"]} <= {n["id"] for n in plant["data"]["closest"]}
     assert "The index holds no pathway" in plant["answer"] and plant["data"]["what"] == "pathway"
 
 
-def test_bad_input_gets_a_clear_answer_never_a_5xx(client: TestClient) -> None:
+def test_bad_input_gets_a_clear_answer_never_a_5xx(query_client: TestClient) -> None:
     for question in ("Which genes do the Frobnication and Quux pathways share?", "What genes are in hsa0411?",
                      "How many genes are in the pathway?", "What is the official symbol of ZZQ42?"):
-        answer = ask(client, question)
+        answer = ask(query_client, question)
         assert answer["kind"] == "not_found" and "holds no" in answer["answer"], question
 
 
-def test_a_follow_up_chain_across_kinds_over_http(client: TestClient, truth: Truth) -> None:
-    first = ask(client, "Tell me about KEGG 'Mismatch repair'.")
+def test_a_follow_up_chain_across_kinds_over_http(query_client: TestClient, truth: Truth) -> None:
+    first = ask(query_client, "Tell me about KEGG 'Mismatch repair'.")
     assert first["kind"] == "overview" and first["data"]["pathway"]["id"] == "hsa03430"
     conversation = first["conversation_id"]
-    second = client.post("/query", json={"question": "Which Reactome pathway is its counterpart?",
+    second = query_client.post("/query", json={"question": "Which Reactome pathway is its counterpart?",
                                          "conversation_id": conversation}).json()
     assert second["kind"] == "counterpart" and second["data"]["pathway"]["id"] == "hsa03430"
     counterpart = second["data"]["counterparts"][0]["pathway"]["id"]
     assert counterpart.startswith("R-HSA-")
-    third = client.post("/query", json={"question": "Which genes do the two share?",
+    third = query_client.post("/query", json={"question": "Which genes do the two share?",
                                         "conversation_id": conversation}).json()
     assert third["kind"] == "shared_genes"
     assert {p["id"] for p in third["data"]["pathways"]} == {"hsa03430", counterpart}

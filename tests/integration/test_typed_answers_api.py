@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,9 +10,6 @@ from neo4j import Driver
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import graph_driver
-from retrieval.pipeline import Pipeline
-from serving.api import create_app
-from tests.integration.test_retrieval_pipeline import fresh_cache
 
 MEMBERS = "MATCH (:Pathway {id: $id})-[:HAS_MEMBER]->(g:Gene) RETURN g.symbol AS s"
 CHILDREN = "MATCH (c:Pathway)-[:SUBPATHWAY_OF]->(:Pathway {id: $id}) RETURN c.id AS s"
@@ -23,10 +19,8 @@ MAPPED = ("MATCH (:Pathway {id: $id})-[:EQUIVALENT_TO|PART_OF]-(q:Pathway {sourc
 
 
 @pytest.fixture(scope="module")
-def client(demo_platform: FluxSettings) -> Iterator[TestClient]:
-    pipeline = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform))
-    with TestClient(create_app(demo_platform, pipeline), raise_server_exceptions=False) as test_client:
-        yield test_client
+def client(query_client: TestClient) -> TestClient:
+    return query_client
 
 
 @pytest.fixture(scope="module")
