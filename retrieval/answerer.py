@@ -1,8 +1,9 @@
-"""The answering half of the pipeline: from a classified question to a validated, stamped FinalAnswer.
+"""The answering half of the pipeline: from a question's plan to a validated, stamped FinalAnswer.
 
-A typed question is answered from its kind's facts (retrieval/kinds/); any other from text evidence: route → retrieve →
-judge loop (thinking mode) → relevance floor → generate → three-pass validation → grounding check (with a second,
-broader retrieval when too few claims are supported) → provenance stamps.
+A typed question is answered from its kind's facts (retrieval/kinds/); any other from text evidence: route →
+retrieve → judge loop (thinking mode) → answerability (does the evidence answer it, or "Flux does not hold that") →
+generate → three-pass validation → grounding check (with a second, broader retrieval when too few claims are
+supported) → provenance stamps.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from dagster_project.evals.questions import EvalQuestion
 from retrieval.caching.cache import Cache
 from retrieval.model.genes import load_lexicon
 from retrieval.model.index_state import IndexState
-from retrieval.model.types import Evidence
+from retrieval.model.types import Evidence, Mode
 from retrieval.pipeline import Pipeline
 
 Progress = Callable[[int, int], None]
@@ -59,13 +59,14 @@ class Grounding:
 
 
 def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], grounding: Grounding,
-             progress: Progress | None = None) -> tuple[dict[str, float], list[dict]]:
+             progress: Progress | None = None, mode: Mode = "thinking") -> tuple[dict[str, float], list[dict]]:
+    """Every question through `Pipeline.ask` in `mode` (the scorecard: thinking, as served by default)."""
     recorder = RecordingProvider(pipeline.provider)
     pipeline.provider = recorder
     try:
         rows = []
         for n, q in enumerate(questions, start=1):
-            rows.append(_answer_row(pipeline, recorder, q, grounding))
+            rows.append(_answer_row(pipeline, recorder, q, grounding, mode))
             if progress and (n % 10 == 0 or n == len(questions)):
                 progress(n, len(questions))
     finally:
@@ -73,7 +74,8 @@ def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], grounding: Groun
     return metrics(rows), rows
 
 
-def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion, grounding: Grounding) -> dict:
+def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion, grounding: Grounding,
+                mode: Mode = "thinking") -> dict:
     recorder.reset()
     seen: dict[str, Any] = {}
 
@@ -83,7 +85,7 @@ def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion
         elif name == "generated":
             seen["raw"] = payload["raw"]
 
-    answer = pipeline.ask(q.question, "thinking", on_event=capture)
+    answer = pipeline.ask(q.question, mode, on_event=capture)
     if q.kind == "kinds":
         return _kind_row(q, answer, grounding)
     if q.kind == "answerability":

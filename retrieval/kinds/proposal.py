@@ -1,10 +1,12 @@
 """A plan proposed by an LLM (structured output against `plan_schema()`), checked before anything runs.
 
-The model reads the question; the executor still answers every plan from the tables and the graph. A proposal is
-used only when it parses, matches the schema, names entities the question itself names and Flux holds (resolved
-through the lexicons, never guessed), passes `validate`, and some kind executes a plan of its shape. A relation
-Flux holds no data for becomes the missing fact type. Anything else keeps the rules' plan, with a warning saying
-why the proposal was not used.
+The rules read every question first; their typed readings are precise on every question set measured, so the model
+is asked to read the questions they leave to the literature (or to "not found"): phrasing the rules miss. The
+executor still answers every plan from the tables and the graph. A proposal is used only when it parses, matches the
+schema, names entities the question itself names and Flux holds (resolved through the lexicons, never guessed),
+passes `validate`, and some kind executes a plan of its shape; a relation Flux holds no data for becomes the missing
+fact type. A proposal that the question is a literature search agrees with the rules. Anything else keeps the rules'
+plan, with a warning saying why the proposal was not used.
 """
 
 from __future__ import annotations
@@ -65,9 +67,14 @@ class Rejected(ValueError):
     """Why a proposed plan is not used."""
 
 
+ASKED_WHEN = ("literature", "not_found")  # the rules' readings the model is asked to improve on
+
+
 def propose(question: str, provider: LLMProvider, genes: GeneLexicon, pathways: PathwayLexicon,
             rules: Plan) -> tuple[Plan, list[str]]:
     """The plan to answer with and the warnings to show: the model's plan when it can be used, else the rules'."""
+    if rules.kind not in ASKED_WHEN:
+        return rules, []
     try:
         raw = provider.propose_plan(question, plan_schema())
     except ProviderError as exc:
@@ -75,9 +82,10 @@ def propose(question: str, provider: LLMProvider, genes: GeneLexicon, pathways: 
     if raw is None:
         return rules, []
     try:
-        return read_proposal(question, raw, genes, pathways), []
+        proposed = read_proposal(question, raw, genes, pathways)
     except Rejected as exc:
         return rules, [f"the model's plan was not used ({exc}); read by the rules"]
+    return (rules, []) if proposed.kind == "literature" else (proposed, [])
 
 
 def read_proposal(question: str, raw: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Plan:

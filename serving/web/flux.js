@@ -14,6 +14,9 @@ const EXAMPLES = [
   ["compounds", "Which pathways use pyruvate (C00022)?"],
   ["difference", "Which genes are in KEGG cell cycle but not in Reactome's Cell Cycle, Mitotic?"],
   ["release changes", "What changed in KEGG's cell cycle pathway since the previous release?"],
+  ["yes/no", "Is Glycolysis part of Metabolism?"],
+  ["connection", "What connects Apoptosis and the p53 signaling pathway?"],
+  ["not held", "Which drugs target the MAPK signaling pathway?"],
   ["literature", "What does TP53 do in apoptosis?"],
 ];
 const CHANGE_LABELS = {

@@ -73,12 +73,15 @@ def test_the_answerability_gates_fail_on_the_catch_all(demo_platform: FluxSettin
     engine = engine_for(demo_platform.platform_database_url)
     questions = abstention_eval.questions(engine)
     grounding = answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, None)
-    served, _ = answer_eval.evaluate(eval_pipeline(demo_platform, current_index(engine)), questions, grounding)
+    # Quick mode for both (one retrieval pass): the comparison is what is answered and refused, not the judge loop.
+    served, _ = answer_eval.evaluate(eval_pipeline(demo_platform, current_index(engine)), questions, grounding,
+                                     mode="quick")
     assert served["answerability_refused"] >= 0.8 and served["answerability_answered"] >= 0.8, served
     monkeypatch.setattr(registry, "read_question", _catch_all)
     monkeypatch.setattr(answerability, "decide", lambda q, plan, evidence, model, aliases=None: answerability.Decision(
         True, None, "catch-all", answerability.signals(q, plan, evidence)))
-    worse, _ = answer_eval.evaluate(eval_pipeline(demo_platform, current_index(engine)), questions, grounding)
+    worse, _ = answer_eval.evaluate(eval_pipeline(demo_platform, current_index(engine)), questions, grounding,
+                                    mode="quick")
     assert worse["confident_non_answers"] > served["confident_non_answers"] + 20
     failed = {c.metric for c in compare("answer", worse, served, tolerance=0.02) if c.failed}
     assert {"answerability_refused", "confident_non_answers"} <= failed

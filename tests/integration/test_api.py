@@ -79,13 +79,15 @@ def test_stream_sends_steps_then_evidence_then_the_answer_then_done(client: Test
     assert names.index("evidence") < names.index("answer")
     steps = [data["step"] for name, data in events if name == "step"]
     assert steps[:2] == ["plan", "route"] and "retrieve" in steps and "judge" in steps
-    # The stage timings are those of the stages that ran: a literature answer (no graph facts), judged; the
-    # retrieval stages only where some query was not answered from the retrieval cache.
+    # The stage timings are those of the stages that ran: the question read into a plan (the rules, then the
+    # model's reading: none with the offline provider), a literature answer (no graph facts), judged, its
+    # evidence checked to answer the question; the retrieval stages only where some query was not answered from the
+    # retrieval cache.
     timings = events[-1][1]["timings_ms"]
     assert timings == dict(events)["answer"]["timings_ms"]
     fetched = any(not data["cached"] for name, data in events if name == "step" and data["step"] == "retrieve")
     # "ground": every generated claim is checked against what it cites (FLUX_GROUNDING_CHECK, on by default).
-    ran = {"embed", "route", "judge", "generate", "validate", "ground"} | (
+    ran = {"embed", "route", "plan", "judge", "answerability", "generate", "validate", "ground"} | (
         {"retrieve_pg", "rerank", "retrieve_graph"} if fetched else set())
     assert set(timings) == ran | {"total"}
     # The stages run one after another inside the answer's total, which the stream's own total covers.

@@ -25,7 +25,7 @@ from tests.support.demo_lexicons import demo_lexicons
 from tests.support.llm_server import LLMReply, LLMServer, citing_responder, response_format_problem
 from tests.support.plans import read
 
-QUESTION = "Does Mismatch Repair fall under DNA Repair?"
+QUESTION = "Would you say mismatch repair lives somewhere beneath DNA repair?"  # the rules leave it to literature
 
 
 def _plan(**fields: Any) -> str:
@@ -53,7 +53,7 @@ def _propose(provider: OpenAICompatibleProvider, question: str = QUESTION) -> tu
 
 def test_a_valid_proposal_is_used_and_the_request_asks_for_the_plan_schema(
         llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
-    llm_server.script(_plan())
+    llm_server.script_plans(_plan())
     plan, warnings, _ = _propose(provider)
     assert warnings == [] and plan.proposed_by == "llm" and plan.kind == "check"
     assert ([e.id for e in plan.subjects], [e.id for e in plan.objects]) == (["R-HSA-5358508"], ["R-HSA-73894"])
@@ -91,16 +91,24 @@ def test_the_server_rejects_a_schema_strict_mode_does_not_allow() -> None:
 ])
 def test_an_unusable_proposal_keeps_the_rules_plan_with_a_warning(
         llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: LLMReply, why: str) -> None:
-    llm_server.script(reply, reply)  # a retried 5xx gets the same again
+    llm_server.script_plans(reply, reply)  # a retried 5xx gets the same again
     plan, warnings, rules = _propose(provider)
-    assert plan == rules and plan.proposed_by == "rules" and plan.kind == "check"
+    assert plan == rules and plan.proposed_by == "rules" and plan.kind == "literature"
     assert len(warnings) == 1 and why in warnings[0] and "read by the rules" in warnings[0], warnings
+
+
+def test_the_model_reads_only_what_the_rules_leave_to_the_literature_and_agrees_when_it_says_so(
+        llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    plan, warnings, rules = _propose(provider, "Is Glycolysis part of Metabolism?")
+    assert plan == rules and plan.kind == "check" and warnings == [] and llm_server.requests == []
+    plan, warnings, rules = _propose(provider)  # no plan scripted: the model leaves it to the literature too
+    assert plan == rules and warnings == [] and len(llm_server.requests) == 1
 
 
 def test_a_proposal_naming_something_flux_does_not_hold_is_rejected_not_guessed(
         llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
     question = "Is CTNNB1 in the Wnt signaling pathway?"
-    llm_server.script(_plan(relation="member_of", subjects=[{"type": "gene", "text": "CTNNB1"}],
+    llm_server.script_plans(_plan(relation="member_of", subjects=[{"type": "gene", "text": "CTNNB1"}],
                             objects=[{"type": "pathway", "text": "Wnt signaling pathway"}]))
     plan, warnings, rules = _propose(provider, question)
     assert plan == rules and "which the index does not hold" in warnings[0]
@@ -108,18 +116,18 @@ def test_a_proposal_naming_something_flux_does_not_hold_is_rejected_not_guessed(
 
 def test_a_relation_flux_holds_no_data_for_becomes_the_missing_fact_type(
         llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
-    question = "Which reactions does the Citric acid cycle include?"
-    llm_server.script(_plan(operation="list", relation="participates_in", subjects=[],
-                            objects=[{"type": "reaction", "text": "reactions"}], returns="reaction"))
+    question = "What does the TCA cycle turn over, step by step?"
+    llm_server.script_plans(_plan(operation="list", relation="participates_in", subjects=[],
+                                  objects=[{"type": "reaction", "text": "steps"}], returns="reaction"))
     plan, warnings, _ = _propose(provider, question)
     assert warnings == [] and (plan.kind, plan.operation, plan.scope) == ("scope", "abstain", "reaction")
 
 
 def test_phrasing_the_rules_miss_is_read_by_the_model_and_answered_from_the_graph(
         demo_platform: FluxSettings, llm_server: LLMServer) -> None:
-    question = "Would you say mismatch repair lives somewhere beneath DNA repair?"
+    question = QUESTION
     genes, pathways = demo_lexicons()
-    assert read(question, genes, pathways).kind != "check"  # the rules do not read it as a yes/no check
+    assert read(question, genes, pathways).kind == "literature"  # the rules do not read it as a yes/no check
 
     def respond(body: dict[str, Any]) -> str:
         if body.get("response_format", {}).get("type") == "json_schema":

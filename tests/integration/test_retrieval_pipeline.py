@@ -138,14 +138,15 @@ def test_repeated_question_hits_and_a_rebuilt_index_misses(demo_platform: FluxSe
         pipeline.close()
 
 
-def test_semantic_cache_never_swaps_brca1_and_brca2(pipeline: Pipeline) -> None:
-    brca1 = "What is the role of BRCA1 in DNA mismatch repair?"
-    first, _, _ = ask(pipeline, brca1)
+def test_semantic_cache_never_swaps_one_gene_for_another(pipeline: Pipeline) -> None:
+    # Like BRCA1 / BRCA2: two symbols a sentence encoder puts side by side, both named in the demo's texts.
+    mlh1 = "What is the role of MLH1 in DNA mismatch repair?"
+    first, _, _ = ask(pipeline, mlh1)
     assert first.confidence > 0  # cached only when answered
-    paraphrase, _, _ = ask(pipeline, "what is the role of BRCA1 in DNA mismatch repair")
+    paraphrase, _, _ = ask(pipeline, "what is the role of MLH1 in DNA mismatch repair")
     assert paraphrase.cached == "semantic" and paraphrase.answer == first.answer
-    other, _, _ = ask(pipeline, "What is the role of BRCA2 in DNA mismatch repair?")
-    assert other.cached is None and other.question.startswith("What is the role of BRCA2")
+    other, _, _ = ask(pipeline, "What is the role of MSH2 in DNA mismatch repair?")
+    assert other.cached is None and other.question.startswith("What is the role of MSH2")
 
 
 def test_queries_succeed_when_redis_stops_mid_test(demo_platform: FluxSettings, tmp_path: Any) -> None:
@@ -207,7 +208,8 @@ def test_judge_loop_stops_after_three_reretrievals(llm_pipeline: tuple[Pipeline,
     assert answer.retrieval_quality == "bad" and answer.judge_missing == ["kinase activity"]
     assert any("kinase activity" in p["query"] for name, p in events if name == "retrieve")
     assert len({e.id for e in given}) == len(given)
-    assert answer.provider == "openai-compatible:scripted" and answer.confidence == 0.8
+    # The confidence is the evidence's calibrated answerability, not the model's own say-so (0.8).
+    assert answer.provider == "openai-compatible:scripted" and answer.confidence == answer.answerability > 0.5
     assert {c.id for c in answer.citations} <= {e.id for e in given}
 
 

@@ -22,7 +22,8 @@ CHROMIUM = os.environ.get("FLUX_CHROMIUM") or shutil.which("chromium") or shutil
 KINDS = {"members": "members", "gene pathways": "gene_pathways", "counterpart": "counterpart",
          "shared genes": "shared_genes", "compare": "compare", "hierarchy": "hierarchy", "gene facts": "gene_facts",
          "count": "members", "compounds": "compound_pathways", "difference": "difference",
-         "release changes": "release_changes", "literature": "literature"}
+         "release changes": "release_changes", "yes/no": "check", "connection": "connection", "not held": "scope",
+         "literature": "literature"}
 KEY = "flux_browser_test_key"
 
 
@@ -116,7 +117,7 @@ def test_one_question_of_each_kind_streams_its_steps_and_answers_with_citations(
         button.click()
         turn = finished_turn(page, index)
         steps = turn.locator("ol.steps li").all_inner_texts()
-        assert f"Question kind: {kind}" in steps[0], steps
+        assert f"Question read as {kind}:" in steps[0], steps
         if kind == "literature":  # retrieved from text: the route, each retrieval and the judge's verdict
             judged = [i for i, s in enumerate(steps) if s.startswith("Judge")]
             assert judged, f"thinking mode shows the judge's verdict: {steps}"
@@ -208,7 +209,7 @@ def test_graph_nodes_are_drawn_and_ask_about_themselves(page: Any, service: str,
     page.keyboard.press("Enter")  # keyboard, not only the mouse
     asked = finished_turn(page, before)
     assert asked.locator("h3").inner_text() == f"Which pathways contain {symbol}?"
-    assert "Question kind: gene_pathways" in asked.locator("ol.steps li").first.inner_text()
+    assert "Question read as gene_pathways:" in asked.locator("ol.steps li").first.inner_text()
 
 
 def test_with_api_keys_the_page_asks_for_one_and_keeps_it_for_the_tab_only(browser: Any, demo_platform: FluxSettings,

@@ -124,6 +124,7 @@ class LLMServer(ScriptedServer):
         super().__init__()
         self.responder = responder
         self._script: deque[LLMReply] = deque()
+        self._plans: deque[LLMReply] = deque()  # replies to plan requests (structured output), in their own queue
         self._serials = itertools.count(1)
 
     @property
@@ -143,6 +144,12 @@ class LLMServer(ScriptedServer):
         with self._lock:
             self._script.extend(LLMReply.text(r) if isinstance(r, str) else r for r in replies)
 
+    def script_plans(self, *replies: LLMReply | str) -> None:
+        """Queue replies to plan requests (structured output against a json_schema); without any, a plan request
+        gets the responder's reply, else a plan that leaves the question to the literature (`SEARCH_PLAN`)."""
+        with self._lock:
+            self._plans.extend(LLMReply.text(r) if isinstance(r, str) else r for r in replies)
+
     def reply_to(self, request: RecordedRequest) -> Reply:
         if request.method != "POST" or request.path != CHAT_PATH:
             return Reply.error(404, body=f"no route {request.method} {request.path}")
@@ -157,6 +164,13 @@ class LLMServer(ScriptedServer):
         return replace(Reply.json(body), delay=reply.delay)
 
     def _next_reply(self, request_json: dict[str, Any] | None) -> LLMReply:
+        if is_plan_request(request_json):
+            with self._lock:
+                if self._plans:
+                    return self._plans.popleft()
+            if self.responder is not None and request_json is not None:
+                return LLMReply.text(self.responder(request_json))
+            return LLMReply.text(SEARCH_PLAN)
         with self._lock:
             if self._script:
                 return self._script.popleft()
@@ -167,6 +181,16 @@ class LLMServer(ScriptedServer):
 
 
 _SCHEMA_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+# A plan that reads the question as a literature search, naming nothing: what a model says of a question it has no
+# typed reading for.
+SEARCH_PLAN = json.dumps({"operation": "search", "relation": None, "subjects": [], "objects": [], "returns": None,
+                          "depth": None, "source": "", "field": None, "scope": None})
+
+
+def is_plan_request(request_json: dict[str, Any] | None) -> bool:
+    """A request for structured output against a json_schema: Flux asks for a plan this way."""
+    fmt = (request_json or {}).get("response_format")
+    return isinstance(fmt, dict) and fmt.get("type") == "json_schema"
 
 
 def invalid_request(message: str, param: str) -> Reply:
