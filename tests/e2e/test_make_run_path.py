@@ -123,6 +123,10 @@ def test_make_run_then_the_sample_question_over_http(fresh_home: dict[str, str])
     expected_genes = _shared_in_graph(env, "R-HSA-70171", "hsa00010")
     assert expected_genes and sorted(best["shared_genes"]) == sorted(expected_genes)
     assert {c["id"] for c in asked["citations"]} >= {"hsa00010", "R-HSA-70171"} and not asked["refused"]
+    assert (asked["plan"]["kind"], asked["plan"]["proposed_by"]) == ("counterpart", "rules")
+    explained = _flux(env, "ask", "--explain", "Is Glycolysis part of Metabolism?")
+    assert "A: Yes: Reactome R-HSA-70171" in explained, explained
+    assert "Plan: check part_of R-HSA-70171 'Glycolysis' → R-HSA-1430728 'Metabolism'" in explained, explained
 
     base = f"http://127.0.0.1:{env['FLUX_SERVE_PORT']}"
     server = subprocess.Popen([*FLUX, "serve"], env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
