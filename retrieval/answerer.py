@@ -9,6 +9,7 @@ supported) → provenance stamps.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from neo4j import Driver
 
@@ -16,10 +17,12 @@ from dagster_project.core.settings import FluxSettings
 from retrieval.answering import answerability, evidence_guard
 from retrieval.answering.grounding import Retrieve, Verifier, grounded_answer
 from retrieval.answering.judge import aspect_queries, should_reretrieve
+from retrieval.answering.offline import OfflineProvider
 from retrieval.answering.typed_answer import cited_releases, release_note
 from retrieval.kinds import literature, registry
 from retrieval.kinds.base import Stores
-from retrieval.model.answer import FinalAnswer, fallback_answer, uncited_answer, validate_answer
+from retrieval.model import llm_budget
+from retrieval.model.answer import FinalAnswer, is_fallback, uncited_answer, validate_answer
 from retrieval.model.answer_data import AnswerData
 from retrieval.model.index_state import IndexState
 from retrieval.model.plan import Plan
@@ -31,6 +34,7 @@ from retrieval.retrievers.graph_facts import GraphQueryTimeout, GraphReader
 from retrieval.retrievers.graph_guard import GraphUnavailable, degraded_warning
 from retrieval.run import Run
 
+Offline = Callable[[list[Evidence]], str]  # what stands in for an LLM answer that failed: the offline reply
 log = logging.getLogger(__name__)
 
 
@@ -42,6 +46,7 @@ class Answerer:
         self.driver = driver
         self.provider = provider
         self.verifier = verifier
+        self.offline = OfflineProvider()  # stands in when the LLM's answer fails or runs out of time
         # Fitted per encoder: whether text evidence answers a question (None: only the naming rule applies).
         self.answerability = answerability.model_for(settings.index.embedding_model)
         # The provider's own instruction texts: an answer that repeats them is a leaked prompt.
@@ -70,7 +75,7 @@ class Answerer:
                 answer = guardrails.scrub_answer(validate_answer(question, composed, evidence) if evidence
                                                  else uncited_answer(question, composed))
         else:  # an LLM writes the prose from the same facts (checked, never re-retrieved: the facts are complete)
-            answer = self._generate(question, evidence, run)[0]
+            answer = self._generate(question, evidence, run, lambda _given: composed)[0]
         route = RoutePlan(strategy="direct", reason=plan.reason, queries=[question])
         self._stamp(answer, index, route, mode, 0, None)
         answer.kind, answer.data, answer.table, answer.scope = data.kind, data, kind.table(data), plan.scope
@@ -109,6 +114,7 @@ class Answerer:
             return None
         if decision.answers:
             answer, evidence = self._generate(question, evidence, run,
+                                              lambda given: self.offline.generate(question, given),
                                               self._second_retrieval(route, index, filters, run))
             if decision.probability is not None and answer.claims:  # calibrated on the fitting set
                 answer.confidence = round(decision.probability, 3)
@@ -186,41 +192,61 @@ class Answerer:
         return retrieve
 
     # --- generation ----------------------------------------------------------------------------------------
-    def _generate(self, question: str, evidence: list[Evidence], run: Run, retrieve: Retrieve | None = None
-                  ) -> tuple[FinalAnswer, list[Evidence]]:
+    def _generate(self, question: str, evidence: list[Evidence], run: Run, offline: Offline,
+                  retrieve: Retrieve | None = None) -> tuple[FinalAnswer, list[Evidence]]:
         """The validated answer with its claims checked against what they cite, and the evidence it was given:
         `retrieve` runs a second retrieval when too few claims are supported (answering/grounding.py)."""
         if not self.settings.retrieval.grounding_check:
-            return self._generate_once(question, evidence, run)[0], evidence
-        return grounded_answer(lambda given: self._generate_once(question, given, run), evidence,
+            return self._generate_once(question, evidence, run, offline)[0], evidence
+        return grounded_answer(lambda given: self._generate_once(question, given, run, offline), evidence,
                                self.verifier, retrieve, run.emit, run.stage)
 
-    def _generate_once(self, question: str, evidence: list[Evidence], run: Run
+    def _generate_once(self, question: str, evidence: list[Evidence], run: Run, offline: Offline
                        ) -> tuple[FinalAnswer, dict[str, str]]:
-        """One generation and its validation; with it each evidence id's text as the provider showed it."""
+        """One generation and its validation; with it each evidence id's text as the provider showed it. When the
+        provider fails (unreachable, out of time) or its reply is rejected, the offline reply stands in."""
         # The pure function the provider formats its prompt with, on its budget: the tiers are the ones it used.
         shown, tiers = shown_context(evidence, getattr(self.provider, "context_budget", None))
         with run.stage("generate"):
             try:
-                raw = self.provider.generate(question, evidence)
+                raw: str | None = self.provider.generate(question, evidence)
+                failure = ""
             except ProviderError as exc:
-                return fallback_answer(question, f"answer generation failed: {exc}"), shown
-        run.emit("generated", {"raw": raw})
-        with run.stage("validate"):
-            # An item left out for the budget was never given: citing it is citing the unseen.
-            answer = guardrails.scrub_answer(validate_answer(question, raw, [e for e in evidence if e.id in shown]))
-            answer = evidence_guard.scrub_instruction_echo(answer, self.echo_detector)
-        answer.context_tiers = tiers
-        return answer, shown
+                raw, failure = None, "" if exc.recorded else f"answer generation failed: {exc}"
+        if raw is not None:
+            run.emit("generated", {"raw": raw})
+            with run.stage("validate"):
+                # An item left out for the budget was never given: citing it is citing the unseen.
+                given = [e for e in evidence if e.id in shown]
+                answer = guardrails.scrub_answer(validate_answer(question, raw, given))
+                answer = evidence_guard.scrub_instruction_echo(answer, self.echo_detector)
+            if not is_fallback(answer) or self.provider.name == self.offline.name:  # nothing to stand in for it
+                answer.context_tiers = tiers
+                return answer, shown
+            why = "; ".join(answer.warnings)
+            failure = "" if llm_budget.mark_rejected(why) else f"the LLM's answer was not used ({why})"
+        return self._offline_answer(question, evidence, run, offline, failure), {e.id: e.text for e in evidence}
+
+    def _offline_answer(self, question: str, evidence: list[Evidence], run: Run, offline: Offline,
+                        failure: str) -> FinalAnswer:
+        with run.stage("generate_offline"):
+            raw = offline(evidence)
+        # Not "generated": that event is the LLM's own reply, which the answer scorecard checks.
+        run.emit("offline_answer", {"provider": self.offline.name})
+        answer = guardrails.scrub_answer(validate_answer(question, raw, evidence))
+        answer.provider = self.offline.name
+        if failure:  # otherwise the question's LLM record says why (model/llm_budget.py)
+            answer.warnings.append(f"{failure}; the offline answer stands in")
+        return answer
 
     def _stamp(self, answer: FinalAnswer, index: IndexState, plan: RoutePlan, mode: Mode, attempts: int,
                judged: JudgeResult | None) -> None:
         answer.dataset_version, answer.pipeline_version = index.dataset_version, index.pipeline_version
         answer.index_version, answer.dagster_run_id = index.version, index.dagster_run_id
         answer.mode, answer.route, answer.attempts = mode, plan.strategy, attempts
-        answer.reranker, answer.provider = self.retriever.reranker.name, self.provider.name
+        answer.reranker, answer.provider = self.retriever.reranker.name, answer.provider or self.provider.name
         if judged is not None and judged.verdict is not None:
             answer.retrieval_quality = judged.verdict
             answer.judge_missing = judged.missing
-        elif judged is not None:
+        elif judged is not None and not llm_budget.failed("judge"):  # a failed call is warned about with the rest
             answer.warnings.append(f"no judge verdict ({judged.rationale}); answered anyway")

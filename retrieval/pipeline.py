@@ -25,6 +25,7 @@ from retrieval.kinds import proposal, registry, scope
 from retrieval.model.answer import FinalAnswer, refusal_answer
 from retrieval.model.genes import GeneLexicon, load_lexicon
 from retrieval.model.index_state import IndexState
+from retrieval.model.llm_budget import QuestionBudget
 from retrieval.model.pathways import PathwayLexicon, load_pathways
 from retrieval.model.plan import Plan
 from retrieval.model.types import Filters, LLMProvider, Mode, ProviderError
@@ -146,7 +147,9 @@ class Pipeline:
 
     def search(self, question: str, filters: Filters | None = None, on_event: EventSink | None = None
                ) -> SearchResult:
-        return self.retriever.search(question, filters, on_event)
+        # Routing may ask the LLM to rewrite the question: that call keeps a question's deadline too.
+        with QuestionBudget(self.settings.llm.llm_question_budget, self.settings.llm.llm_answer_reserve).active():
+            return self.retriever.search(question, filters, on_event)
 
     # --- asking ----------------------------------------------------------------------------------------------
     def ask(self, question: str, mode: Mode | None = None, filters: Filters | None = None,
@@ -154,8 +157,15 @@ class Pipeline:
         run = Run(emit=on_event) if on_event else Run()
         mode = mode or self.settings.retrieval.answer_mode
         started = time.perf_counter()
-        answer = self._refusal(question, mode, run) or self._answer(question, mode, filters, run)
-        answer.timings_ms = {**run.timer.ms, "total": round((time.perf_counter() - started) * 1000, 2)}
+        # One deadline for every LLM call of the question (model/llm_budget.py); past it the offline path answers.
+        budget = QuestionBudget(self.settings.llm.llm_question_budget, self.settings.llm.llm_answer_reserve,
+                                emit=run.emit)
+        with budget.active():
+            answer = self._refusal(question, mode, run) or self._answer(question, mode, filters, run, budget)
+        answer.llm_calls = budget.calls
+        answer.warnings += [w for w in budget.warnings() if w not in answer.warnings]
+        answer.timings_ms = {**run.timer.ms, **budget.timings(),
+                             "total": round((time.perf_counter() - started) * 1000, 2)}
         return answer
 
     def _refusal(self, question: str, mode: Mode, run: Run) -> FinalAnswer | None:
@@ -168,7 +178,8 @@ class Pipeline:
         run.emit("refused", {"reason": refusal})
         return answer
 
-    def _answer(self, question: str, mode: Mode, filters: Filters | None, run: Run) -> FinalAnswer:
+    def _answer(self, question: str, mode: Mode, filters: Filters | None, run: Run,
+                budget: QuestionBudget) -> FinalAnswer:
         """From the answer cache when it holds this question (or one close enough); otherwise answered and cached."""
         index = self.index()
         # The serving code's version is part of the key: a new generator must not serve the old one's answers.
@@ -198,7 +209,8 @@ class Pipeline:
             answer.warnings.append(plan.reason)
         if plan.corrections:
             answer.warnings.append("read " + ", ".join(f"'{typed}' as '{name}'" for typed, name in plan.corrections))
-        if cacheable and answer.confidence > 0 and not answer.refused and not run.degraded:
+        # An answer the offline path stood in for (the LLM failed or ran out of time) is not the configured one.
+        if cacheable and answer.confidence > 0 and not answer.refused and not run.degraded and not budget.fell_back:
             self.cache.set_answer(index.version, variant, question, qvec, answer.model_dump(mode="json"))
         return answer
 

@@ -35,9 +35,31 @@ def run_payload(answer: FinalAnswer, endpoint: str) -> tuple[dict[str, str], dic
         "graph_citations": float(kinds.count("graph")), "warnings": float(len(answer.warnings)),
         "refused": float(answer.refused),
     }
+    calls = answer.llm_calls
+    metrics |= {
+        "llm_calls": float(len(calls)), "llm_failed_calls": float(sum(c.failed for c in calls)),
+        "llm_tokens_in": float(sum(c.tokens_in or 0 for c in calls)),
+        "llm_tokens_out": float(sum(c.tokens_out or 0 for c in calls)),
+        "llm_queued_ms": float(sum(c.queued_ms for c in calls)),
+    }
     tags = {"flux.kind": "query", "verdict": answer.retrieval_quality,
             "question": redact_emails(answer.question)[:1000]}
+    if calls:  # "screen:ok plan:ok judge:deadline answer:deadline"
+        tags["llm_outcomes"] = " ".join(f"{c.step}:{c.outcome}" for c in calls)[:5000]
     return params, metrics, tags
+
+
+def llm_call_history(answer: FinalAnswer, now_ms: int) -> list[tuple[str, float, int, int]]:
+    """Each LLM call as metric steps (name, value, timestamp, step = the call's position): MLflow charts them per
+    call."""
+    rows = []
+    for n, call in enumerate(answer.llm_calls):
+        rows += [("llm_call_ms", call.ms, now_ms, n), ("llm_call_queued_ms", call.queued_ms, now_ms, n)]
+        if call.tokens_in is not None:
+            rows.append(("llm_call_tokens_in", float(call.tokens_in), now_ms, n))
+        if call.tokens_out is not None:
+            rows.append(("llm_call_tokens_out", float(call.tokens_out), now_ms, n))
+    return rows
 
 
 class QueryLogger:
@@ -101,7 +123,9 @@ class QueryLogger:
         run = self._client.create_run(self._experiment_id, run_name=f"query-{params['question_hash']}",
                                       tags=tags)
         now = int(time.time() * 1000)
-        self._client.log_batch(run.info.run_id, metrics=[Metric(k, float(v), now, 0) for k, v in metrics.items()],
+        history = [Metric(k, v, t, n) for k, v, t, n in llm_call_history(answer, now)]
+        self._client.log_batch(run.info.run_id,
+                               metrics=[Metric(k, float(v), now, 0) for k, v in metrics.items()] + history,
                                params=[Param(k, v) for k, v in params.items()],
                                tags=[RunTag(k, v) for k, v in tags.items()])
         self._client.set_terminated(run.info.run_id)

@@ -1,5 +1,6 @@
 """The `flux` command: the operator commands (services, schema, materialization, backups, evals, resolution,
-index, sources) and the analysts' commands from serving (ask, chat, serve), one command group per module.
+index, sources, releases, the LLM server) and the analysts' commands from serving (ask, chat, serve), one command
+group per module.
 
 Errors a user can fix (a dead service, a wrong password, a bad variable) print one line naming the variable
 and exit 2 — never a traceback.
@@ -16,6 +17,7 @@ from dagster_project.cli.backup import backup_command, restore_command
 from dagster_project.cli.evals import evals_app
 from dagster_project.cli.index import index_app
 from dagster_project.cli.keys import keys_app
+from dagster_project.cli.llm import llm_app
 from dagster_project.cli.materialize import materialize, summary
 from dagster_project.cli.output import err_console
 from dagster_project.cli.releases import releases_app
@@ -27,7 +29,7 @@ from serving.commands import ask, chat, serve
 
 app = typer.Typer(help="Flux: biology sources → documents, pgvector and a Neo4j graph.", no_args_is_help=True)
 for name, group in (("stack", stack_app), ("evals", evals_app), ("keys", keys_app), ("resolution", resolution_app),
-                    ("index", index_app), ("sources", sources_app), ("releases", releases_app)):
+                    ("index", index_app), ("sources", sources_app), ("releases", releases_app), ("llm", llm_app)):
     app.add_typer(group, name=name)
 for name, command in (("env", env), ("migrate", migrate), ("materialize", materialize), ("summary", summary),
                       ("backup", backup_command), ("restore", restore_command), ("ask", ask), ("chat", chat),

@@ -181,10 +181,28 @@ class LlmSettings(_Group):
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_api_key: SecretStr | None = None
-    llm_timeout: float = Field(default=30.0, gt=0.0)
-    llm_max_attempts: int = Field(default=3, ge=1, le=10)
+    llm_timeout: float = Field(default=30.0, gt=0.0, description="The most one LLM call may take, queueing and "
+                               "reading included, whatever its question has left.")
+    llm_question_budget: float = Field(default=60.0, gt=0.0, description="Seconds all LLM calls of one question may "
+                                       "take together; past it the offline provider answers, with a warning.")
+    llm_answer_reserve: float = Field(default=20.0, ge=0.0, description="Seconds of the question budget kept for "
+                                      "the answer step: screen, plan, rewrite and judge use only what lies beyond.")
+    llm_max_attempts: int = Field(default=3, ge=1, le=10, description="Sends per call, counting retries of "
+                                  "requests the server never started (refused connection, 429, 503 + Retry-After).")
+    llm_concurrency: int = Field(default=1, ge=1, le=64, description="Requests in flight to the endpoint from one "
+                                 "Flux process; more wait in Flux (1 suits a local single-slot server).")
     llm_requests_per_minute: float = Field(default=60.0, gt=0.0)
     llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    llm_stream: bool = Field(default=True, description="Ask for a stream: closing it is how Flux stops a generation "
+                             "it no longer waits for.")
+    llm_json_mode: Literal["auto", "json_schema", "json_object", "prompt"] = Field(
+        default="auto", description="auto: json_schema, then json_object, then JSON asked in the prompt only, "
+        "as far as the server accepts (detected once per process).")
+    llm_max_tokens_screen: int = Field(default=64, ge=8, le=32_768)
+    llm_max_tokens_plan: int = Field(default=320, ge=16, le=32_768)
+    llm_max_tokens_rewrite: int = Field(default=160, ge=16, le=32_768)
+    llm_max_tokens_judge: int = Field(default=256, ge=16, le=32_768)
+    llm_max_tokens_answer: int = Field(default=768, ge=32, le=32_768)
 
 
 class EvalSettings(_Group):

@@ -1,37 +1,31 @@
-"""The OpenAI-compatible LLM provider: `POST {base_url}/chat/completions`, used when FLUX_LLM_BASE_URL is set
-(otherwise the offline provider answers).
+"""The OpenAI-compatible LLM provider, used when FLUX_LLM_BASE_URL is set (otherwise the offline provider answers):
+the prompts of its five tasks (screen, plan, rewrite, judge, answer), their reply schemas and token caps.
 
-It sends through the core HttpClient (dagster_project/core/http.py): timeouts, dropped connections, 429 (honouring
-Retry-After) and every 5xx are retried; other 4xx and a 200 that is not a chat completion are not. Request starts
-are paced per API key: quotas belong to the key, so every provider with the same endpoint and key shares one
-RateLimiter. Failures become ProviderError naming the status or the timeout; the key is scrubbed from every message
-and retry log line. Generation returns the raw reply (validate_answer checks it); judge, rewrite and screen degrade
-to "no opinion" on an unusable reply so the rules-based path still runs.
+llm_transport.py sends each call: bounded by `max_tokens` and by what is left of the question's time budget, retried
+only when the server never started it, queued in Flux when the endpoint is busy. Request starts are paced per API
+key (every provider with the same endpoint and key shares one RateLimiter). Generation returns the raw reply
+(validate_answer checks it, and the answerer stands the offline answer in when it fails); judge, rewrite and screen
+degrade to "no opinion" on an unusable reply so the rules-based path still runs, and mark the call `rejected` in the
+question's record.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
 import time
+from dataclasses import dataclass
 from typing import Any, Self
 
-import httpx
 from pydantic import BaseModel, ValidationError
 
-from dagster_project.core.http import (
-    Clock,
-    HttpClient,
-    HttpRequestError,
-    MalformedResponseError,
-    Sleep,
-    body_snippet,
-)
-from dagster_project.core.rate_limit import RateLimiter, shared_limiter
-from dagster_project.core.setting_groups import RetrievalSettings
+from dagster_project.core.rate_limit import Clock, RateLimiter, Sleep, shared_limiter
+from dagster_project.core.setting_groups import LlmSettings, RetrievalSettings
 from dagster_project.core.settings import FluxConfigError, FluxSettings
+from retrieval.answering.llm_schemas import ANSWER_SCHEMA, JUDGE_SCHEMA, REWRITE_SCHEMA, SCREEN_SCHEMA
+from retrieval.answering.llm_transport import ChatTransport, TransportOptions, quota_key
+from retrieval.model import llm_budget
 from retrieval.model.types import Evidence, JudgeResult, ProviderError, Strategy
 from retrieval.retrievers.context import header, tier_context
 
@@ -99,20 +93,23 @@ INSTRUCTION_TEXTS = (GENERATE_PROMPT, JUDGE_PROMPT, SCREEN_PROMPT, PLAN_PROMPT, 
 _DEFAULT_REFUSAL = "The question was declined by the input screen."
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
-# Gateways in front of OpenAI-compatible servers answer overload with any 5xx, not only 500/502/503/504.
-_RETRYABLE_STATUS = frozenset({429, *range(500, 600)})
-
-
-def _quota_key(base_url: str, api_key: str | None) -> tuple[str, str, str]:
-    # The key is hashed so the process-wide limiter registry never holds it in clear.
-    return ("llm", base_url.rstrip("/"), hashlib.sha256((api_key or "").encode()).hexdigest())
-
 
 def llm_limiter(base_url: str, api_key: str | None, requests_per_minute: float, *,
                 clock: Clock = time.monotonic, sleep: Sleep = time.sleep) -> RateLimiter:
     """The limiter for this endpoint and key; the first provider's rate (and `clock` / `sleep`) wins for the
     process."""
-    return shared_limiter(_quota_key(base_url, api_key), requests_per_minute / 60.0, clock=clock, sleep=sleep)
+    return shared_limiter(quota_key(base_url, api_key), requests_per_minute / 60.0, clock=clock, sleep=sleep)
+
+
+@dataclass(frozen=True)
+class TaskTokens:
+    """`max_tokens` per task: what its reply needs, so a model that does not stop cannot fill its context."""
+
+    screen: int = LlmSettings.model_fields["llm_max_tokens_screen"].default
+    plan: int = LlmSettings.model_fields["llm_max_tokens_plan"].default
+    rewrite: int = LlmSettings.model_fields["llm_max_tokens_rewrite"].default
+    judge: int = LlmSettings.model_fields["llm_max_tokens_judge"].default
+    answer: int = LlmSettings.model_fields["llm_max_tokens_answer"].default
 
 
 class _RewriteReply(BaseModel):
@@ -125,7 +122,7 @@ class _ScreenReply(BaseModel):
 
 
 class OpenAICompatibleProvider:
-    """An LLMProvider for any server speaking the OpenAI chat-completions API (one HttpClient each).
+    """An LLMProvider for any server speaking the OpenAI chat-completions API (llm_transport.py sends).
 
     `sleep` is what the retries wait with (time.sleep by default): a test records the backoff instead of waiting.
     """
@@ -133,28 +130,18 @@ class OpenAICompatibleProvider:
     writes_prose = True
     instructions = INSTRUCTION_TEXTS  # what an answer must never repeat (evidence_guard.EchoDetector)
 
-    def __init__(self, base_url: str, model: str, api_key: str | None, timeout: float, max_attempts: int,
-                 requests_per_minute: float, temperature: float = 0.0, *, backoff_initial: float = 1.0,
-                 backoff_max: float = 30.0, sleep: Sleep = time.sleep,
+    def __init__(self, base_url: str, model: str, api_key: str | None, options: TransportOptions | None = None, *,
+                 max_tokens: TaskTokens | None = None, sleep: Sleep = time.sleep,
                  context_budget: int = RetrievalSettings.model_fields["context_budget_chars"].default) -> None:
         self.name = f"openai-compatible:{model}"
         # Characters of evidence per prompt (retrievers/context.py); the pipeline reads it to record the tiers.
         self.context_budget = context_budget
         self.base_url = base_url.rstrip("/")
         self.model = model
-        self.temperature = temperature
-        key = api_key or None
-        self._http = HttpClient(
-            self.base_url, requests_per_second=requests_per_minute / 60.0, timeout=timeout,
-            max_attempts=max_attempts, backoff_initial=backoff_initial, backoff_max=backoff_max,
-            # Jitter scaled to the first wait, so a short backoff (tests, a local server) stays short.
-            backoff_jitter=backoff_initial, retryable_status=_RETRYABLE_STATUS,
-            rate_limit_key=_quota_key(self.base_url, key),
-            headers={"Authorization": f"Bearer {key}"} if key else None, secrets=(key,),
-            # httpx turns a POST redirected with 301-303 into a GET no chat endpoint answers: report the 3xx instead.
-            follow_redirects=False, name=self.name, sleep=sleep,
-        )
-        self.limiter = self._http.limiter
+        self.max_tokens = max_tokens or TaskTokens()
+        self.transport = ChatTransport(self.base_url, model, api_key or None, options or TransportOptions(),
+                                       name=self.name, sleep=sleep)
+        self.limiter = self.transport.limiter
 
     @classmethod
     def from_settings(cls, settings: FluxSettings) -> Self:
@@ -162,12 +149,17 @@ class OpenAICompatibleProvider:
             raise FluxConfigError("FLUX_LLM_BASE_URL", "no OpenAI-compatible endpoint is configured")
         llm = settings.llm
         key = llm.llm_api_key.get_secret_value() if llm.llm_api_key else None
-        return cls(llm.llm_base_url, llm.llm_model, key, llm.llm_timeout, llm.llm_max_attempts,
-                   llm.llm_requests_per_minute, llm.llm_temperature,
+        options = TransportOptions(timeout=llm.llm_timeout, max_attempts=llm.llm_max_attempts,
+                                   requests_per_minute=llm.llm_requests_per_minute, temperature=llm.llm_temperature,
+                                   concurrency=llm.llm_concurrency, stream=llm.llm_stream,
+                                   json_mode=llm.llm_json_mode)
+        tokens = TaskTokens(llm.llm_max_tokens_screen, llm.llm_max_tokens_plan, llm.llm_max_tokens_rewrite,
+                            llm.llm_max_tokens_judge, llm.llm_max_tokens_answer)
+        return cls(llm.llm_base_url, llm.llm_model, key, options, max_tokens=tokens,
                    context_budget=settings.retrieval.context_budget_chars)
 
     def close(self) -> None:
-        self._http.close()
+        self.transport.close()
 
     def __enter__(self) -> Self:
         return self
@@ -178,31 +170,40 @@ class OpenAICompatibleProvider:
     # --- LLMProvider ---------------------------------------------------------------------------------
     def generate(self, question: str, evidence: list[Evidence]) -> str:
         """The raw reply content; validate_answer parses and checks it, so nothing is repaired here."""
-        return self.chat(GENERATE_PROMPT, _question_with_evidence(question, evidence, self.context_budget))
+        return self.transport.complete("answer", GENERATE_PROMPT,
+                                       _question_with_evidence(question, evidence, self.context_budget),
+                                       ANSWER_SCHEMA, self.max_tokens.answer)
 
     def judge(self, question: str, evidence: list[Evidence]) -> JudgeResult:
         # No verdict means "generate from what we have" (docs/answers.md, the judge loop), so an
         # unreachable or rambling judge never blocks an answer; generation reports a dead endpoint itself.
         try:
-            content = self.chat(JUDGE_PROMPT, _question_with_evidence(question, evidence, self.context_budget))
+            content = self.transport.complete("judge", JUDGE_PROMPT,
+                                              _question_with_evidence(question, evidence, self.context_budget),
+                                              JUDGE_SCHEMA, self.max_tokens.judge)
         except ProviderError as exc:
             return JudgeResult(rationale=f"judge unavailable: {exc}")
         try:
             result = JudgeResult.model_validate(_load_json(content))
         except (json.JSONDecodeError, ValidationError) as exc:
-            return JudgeResult(rationale=f"judge reply unusable: {_why(exc)}")
+            return JudgeResult(rationale=f"judge reply unusable: {_rejected(exc)}")
         if result.verdict is None:
-            return JudgeResult(rationale="judge reply unusable: no verdict")
+            return JudgeResult(rationale=f"judge reply unusable: {_rejected('no verdict')}")
         return result
 
     def rewrite(self, question: str, strategy: Strategy) -> list[str] | None:
         if strategy == "direct":
             return None
         try:
-            reply = _RewriteReply.model_validate(_load_json(self.chat(REWRITE_PROMPTS[strategy],
-                                                                      f"Question: {question}")))
-        except (ProviderError, json.JSONDecodeError, ValidationError) as exc:
-            log.info("%s: %s rewrite unusable, the rules apply: %s", self.name, strategy, _why(exc))
+            content = self.transport.complete("rewrite", REWRITE_PROMPTS[strategy], f"Question: {question}",
+                                              REWRITE_SCHEMA, self.max_tokens.rewrite)
+        except ProviderError as exc:
+            log.info("%s: %s rewrite unavailable, the rules apply: %s", self.name, strategy, exc)
+            return None
+        try:
+            reply = _RewriteReply.model_validate(_load_json(content))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            log.info("%s: %s rewrite unusable, the rules apply: %s", self.name, strategy, _rejected(exc))
             return None
         queries = list(dict.fromkeys(q.strip() for q in reply.queries if q.strip()))
         if strategy == "decompose":
@@ -211,45 +212,28 @@ class OpenAICompatibleProvider:
 
     def screen(self, question: str) -> str | None:
         try:
-            reply = _ScreenReply.model_validate(_load_json(self.chat(SCREEN_PROMPT, f"Question: {question}")))
-        except (ProviderError, json.JSONDecodeError, ValidationError) as exc:
-            log.info("%s: screen unusable, only the offline rules apply: %s", self.name, _why(exc))
+            content = self.transport.complete("screen", SCREEN_PROMPT, f"Question: {question}", SCREEN_SCHEMA,
+                                              self.max_tokens.screen)
+        except ProviderError as exc:
+            log.info("%s: screen unavailable, only the offline rules apply: %s", self.name, exc)
+            return None
+        try:
+            reply = _ScreenReply.model_validate(_load_json(content))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            log.info("%s: screen unusable, only the offline rules apply: %s", self.name, _rejected(exc))
             return None
         return None if reply.allowed else (reply.reason.strip() or _DEFAULT_REFUSAL)
 
     def propose_plan(self, question: str, schema: dict[str, Any]) -> str:
         """The model's reading of the question as a plan (structured output against `schema`), raw: the caller
         validates it and falls back to the rules' plan when it cannot be used."""
-        structured = {"type": "json_schema", "json_schema": {"name": "flux_plan", "strict": True, "schema": schema}}
-        return self.chat(PLAN_PROMPT, f"Question: {question}", structured)
-
-    # --- transport -----------------------------------------------------------------------------------
-    def chat(self, system: str, user: str, response_format: dict[str, Any] | None = None) -> str:
-        """One JSON-mode (or, with `response_format`, schema-constrained) chat completion with retries; the content
-        string, or ProviderError."""
-        payload: dict[str, Any] = {
-            "model": self.model,
-            "temperature": self.temperature,
-            "response_format": response_format or {"type": "json_object"},
-            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
-        }
-        try:
-            return self._http.request_parsed("POST", "chat/completions", _chat_content, json=payload)
-        except HttpRequestError as exc:
-            tries = f"{exc.attempts} attempt{'s' if exc.attempts != 1 else ''}"
-            raise ProviderError(f"{self.name} at {self.base_url}: {exc.reason} ({tries})") from None
+        return self.transport.complete("plan", PLAN_PROMPT, f"Question: {question}", schema, self.max_tokens.plan)
 
 
-def _chat_content(response: httpx.Response) -> str:
-    try:
-        content = response.json()["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError):
-        content = None
-    if not isinstance(content, str):
-        # A 200 that is not a chat completion is a misconfigured endpoint: repeating it only costs time.
-        raise MalformedResponseError(str(response.url), "reply is not an OpenAI chat completion "
-                                     f"(no choices[0].message.content){body_snippet(response)}", retryable=False)
-    return content
+def _rejected(exc: Exception | str) -> str:
+    why = exc if isinstance(exc, str) else _why(exc)
+    llm_budget.mark_rejected(why)
+    return why
 
 
 def format_evidence(evidence: list[Evidence], budget: int | None = None) -> str:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from retrieval.kinds.compound_pathways import COMPOUND_ID
 from retrieval.kinds.registry import kind_for
+from retrieval.model import llm_budget
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.pathways import PathwayLexicon
 from retrieval.model.plan import (
@@ -77,14 +78,16 @@ def propose(question: str, provider: LLMProvider, genes: GeneLexicon, pathways: 
         return rules, []
     try:
         raw = provider.propose_plan(question, plan_schema())
-    except ProviderError as exc:
-        return rules, [f"the model's reading of the question was unavailable ({exc}); read by the rules"]
+    except ProviderError as exc:  # a recorded failure is warned about with the question's other LLM calls
+        return rules, [] if exc.recorded else [f"the model's reading of the question was unavailable ({exc}); "
+                                                "read by the rules"]
     if raw is None:
         return rules, []
     try:
         proposed = read_proposal(question, raw, genes, pathways)
     except Rejected as exc:
-        return rules, [f"the model's plan was not used ({exc}); read by the rules"]
+        return rules, [] if llm_budget.mark_rejected(f"plan not used: {exc}") else [
+            f"the model's plan was not used ({exc}); read by the rules"]
     return (rules, []) if proposed.kind == "literature" else (proposed, [])
 
 

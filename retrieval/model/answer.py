@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from retrieval.model.answer_data import AnswerData
 from retrieval.model.links import source_link
+from retrieval.model.llm_budget import LLMCall
 from retrieval.model.plan import FactType, Plan
 from retrieval.model.types import Evidence, EvidenceKind, Mode, Tier
 
@@ -118,6 +119,8 @@ class FinalAnswer(BaseModel):
                                            "item: full, cut to 1000 or 200 characters, or dropped (budget).")
     cached: Literal["exact", "semantic"] | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    llm_calls: list[LLMCall] = Field(default_factory=list, description="Each LLM call the answer took: its step, "
+                                     "tokens in and out, latency, queueing and outcome.")
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
@@ -131,6 +134,11 @@ def parse_reply(raw: str) -> object:
 
 def fallback_answer(question: str, error: str) -> FinalAnswer:
     return FinalAnswer(question=question, answer=FALLBACK_TEXT, confidence=0.0, warnings=[error])
+
+
+def is_fallback(answer: FinalAnswer) -> bool:
+    """Whether validation turned the reply down (not JSON, a schema violation, no supported claim)."""
+    return answer.answer == FALLBACK_TEXT and not answer.claims
 
 
 def validate_answer(question: str, raw: str, evidence: list[Evidence]) -> FinalAnswer:

@@ -87,3 +87,6 @@ class LLMProvider(Protocol):
 
 class ProviderError(RuntimeError):
     """The LLM could not be reached or gave no usable reply after retries (timeouts, 5xx, 429s)."""
+
+    # True when the question's LLM record (model/llm_budget.py) holds this failure: its warning comes from there.
+    recorded: bool = False

@@ -42,6 +42,13 @@ function stepText(step) {
       return `${label}: ${step.verdict || "no verdict"}, confidence ${n(step.confidence)}${missing}`;
     }
     case "refused": return `Refused: ${step.reason}`;
+    case "llm_call": {
+      const tokens = step.tokens_out == null ? "" : `, ${step.tokens_out} tokens out`;
+      return `LLM ${step.llm_step}: ${step.outcome} in ${(step.ms / 1000).toFixed(1)} s${tokens}`
+        + (step.detail ? ` (${step.detail})` : "");
+    }
+    case "llm_wait": return `LLM ${step.llm_step}: waiting for the endpoint (${step.ahead} ahead)`;
+    case "offline_answer": return "The offline answer stands in for the LLM's";
     default: return `${step.step}: ${JSON.stringify(step)}`;
   }
 }

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from dagster_project.core.settings import FluxSettings
 from retrieval.answering.llm import OpenAICompatibleProvider
+from retrieval.answering.llm_transport import TransportOptions
 from retrieval.model.answer import FinalAnswer
 from retrieval.model.types import Evidence, Filters
 from retrieval.pipeline import Pipeline
@@ -51,8 +52,9 @@ def planting_model(request_json: dict[str, Any]) -> str:
 @pytest.fixture(scope="module")
 def served(demo_platform: FluxSettings) -> Iterator[tuple[Pipeline, LLMServer]]:
     server = LLMServer(planting_model).start()
-    provider = OpenAICompatibleProvider(server.base_url, "planting", "sk-test", timeout=5.0, max_attempts=1,
-                                        requests_per_minute=60_000, context_budget=BUDGET)
+    provider = OpenAICompatibleProvider(server.base_url, "planting", "sk-test",
+                                        TransportOptions(timeout=5.0, max_attempts=1, requests_per_minute=60_000),
+                                        context_budget=BUDGET)
     pipeline = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform, enabled=False),
                                       provider=provider)
     yield pipeline, server

@@ -17,6 +17,7 @@ import pytest
 
 from dagster_project.core.settings import FluxSettings
 from retrieval.answering.llm import PLAN_PROMPT, OpenAICompatibleProvider
+from retrieval.answering.llm_transport import TransportOptions
 from retrieval.kinds import proposal
 from retrieval.model.plan import Plan, plan_schema
 from retrieval.pipeline import Pipeline
@@ -39,8 +40,8 @@ def _plan(**fields: Any) -> str:
 
 @pytest.fixture
 def provider(llm_server: LLMServer) -> Iterator[OpenAICompatibleProvider]:
-    with OpenAICompatibleProvider(llm_server.base_url, "test-model", None, 2.0, 2, 60_000.0,
-                                  backoff_initial=0.01, sleep=lambda _: None) as client:
+    options = TransportOptions(timeout=2.0, max_attempts=2, requests_per_minute=60_000, backoff_initial=0.01)
+    with OpenAICompatibleProvider(llm_server.base_url, "test-model", None, options, sleep=lambda _: None) as client:
         yield client
 
 
@@ -136,7 +137,8 @@ def test_phrasing_the_rules_miss_is_read_by_the_model_and_answered_from_the_grap
         return citing_responder(body)
 
     llm_server.responder = respond
-    provider = OpenAICompatibleProvider(llm_server.base_url, "test-model", None, 5.0, 1, 60_000.0)
+    provider = OpenAICompatibleProvider(llm_server.base_url, "test-model", None,
+                                        TransportOptions(timeout=5.0, max_attempts=1, requests_per_minute=60_000))
     pipeline = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform), provider=provider)
     answer = pipeline.ask(question, "quick")
     assert answer.plan is not None and answer.plan.proposed_by == "llm" and answer.kind == "check"

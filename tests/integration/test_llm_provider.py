@@ -15,12 +15,14 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
-from retrieval.answering.llm import OpenAICompatibleProvider, llm_limiter
+from retrieval.answering.llm import OpenAICompatibleProvider, TaskTokens, llm_limiter
+from retrieval.answering.llm_schemas import ANSWER_SCHEMA
+from retrieval.answering.llm_transport import TransportOptions
 from retrieval.model import answer
 from retrieval.model.answer import validate_answer
 from retrieval.model.types import Evidence, ProviderError
 from tests.support.clock import ManualClock
-from tests.support.llm_server import LLMReply, LLMServer, citing_responder, evidence_ids
+from tests.support.llm_server import LLMReply, LLMServer, citing_responder, evidence_ids, response_format_problem
 
 KEY = "sk-test-7f3a9c2e0b41-do-not-leak"
 QUESTION = "What does glycolysis turn glucose into?"
@@ -38,8 +40,9 @@ IDS = [e.id for e in EVIDENCE]
 def _provider(server: LLMServer, *, api_key: str | None = KEY, timeout: float = 2.0, max_attempts: int = 3,
               requests_per_minute: float = 60_000.0, sleeps: list[float] | None = None) -> OpenAICompatibleProvider:
     """A provider whose retry waits are recorded in `sleeps` (a throwaway list unless given), never slept."""
-    return OpenAICompatibleProvider(server.base_url, "test-model", api_key, timeout, max_attempts,
-                                    requests_per_minute, backoff_initial=0.01, backoff_max=2.0,
+    options = TransportOptions(timeout=timeout, max_attempts=max_attempts, requests_per_minute=requests_per_minute,
+                               backoff_initial=0.01, backoff_max=2.0)
+    return OpenAICompatibleProvider(server.base_url, "test-model", api_key, options,
                                     sleep=(sleeps if sleeps is not None else []).append)
 
 
@@ -92,7 +95,11 @@ def test_valid_answer_validates_and_the_request_is_well_formed(
     assert request.authorization == f"Bearer {KEY}"
     assert request.json is not None
     assert request.json["model"] == "test-model"
-    assert request.json["response_format"] == {"type": "json_object"}
+    fmt = request.json["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "flux_answer"
+    assert fmt["json_schema"]["schema"] == ANSWER_SCHEMA and response_format_problem(fmt) == ""
+    assert request.json["max_tokens"] == TaskTokens().answer
+    assert request.json["stream"] is True and request.json["stream_options"] == {"include_usage": True}
     assert request.json["messages"][0]["role"] == "system"
     assert "ONLY" in request.json["messages"][0]["content"]
     assert evidence_ids(request.json) == IDS
@@ -166,18 +173,18 @@ def test_uncited_claims_are_removed_and_none_left_means_fallback(
     assert any("removed 1 claim" in w for w in nothing.warnings)
 
 
-# --- transport: retries and their limits -------------------------------------------------------------------
-def test_slow_reply_times_out_after_every_attempt(llm_server: LLMServer) -> None:
-    # Both replies are valid but come after 1 s: only a client that gives up at its 0.3 s timeout fails here.
-    llm_server.script(LLMReply.slow(1.0, _reply()), LLMReply.slow(1.0, _reply()))
+# --- transport: retries only for requests never started ------------------------------------------------------
+def test_a_slow_reply_is_cancelled_at_the_timeout_and_not_retried(llm_server: LLMServer) -> None:
+    # The reply is valid but starts after 1 s: a client that gives up at its 0.3 s timeout fails here, and a retry
+    # would queue behind a generation the server may still be running.
+    llm_server.script(LLMReply.slow(1.0, _reply()), _reply())
     sleeps: list[float] = []
-    with _provider(llm_server, timeout=0.3, max_attempts=2, sleeps=sleeps) as client, \
+    with _provider(llm_server, timeout=0.3, max_attempts=3, sleeps=sleeps) as client, \
             pytest.raises(ProviderError) as err:
         client.generate(QUESTION, EVIDENCE)
-    assert "timed out after 0.3s" in str(err.value) and "(2 attempts)" in str(err.value)
-    assert len(llm_server.requests) == 2
-    # One backoff between the two attempts: backoff_initial (0.01 s) plus a jitter of at most as much.
-    assert len(sleeps) == 1 and 0.01 <= sleeps[0] <= 0.02, sleeps
+    assert "FLUX_LLM_TIMEOUT=0.3s" in str(err.value) and "not retried" in str(err.value)
+    assert "(1 attempt)" in str(err.value)
+    assert len(llm_server.requests) == 1 and sleeps == []
 
 
 def test_429_with_retry_after_is_honoured_then_succeeds(
@@ -190,65 +197,83 @@ def test_429_with_retry_after_is_honoured_then_succeeds(
     assert len(llm_server.requests) == 2
 
 
+def test_503_is_retried_only_with_retry_after(llm_server: LLMServer, provider: OpenAICompatibleProvider,
+                                             sleeps: list[float]) -> None:
+    """503 + Retry-After says the server did not take the request; a bare 503 (or 502, 504) may come from a proxy
+    whose upstream is still generating."""
+    llm_server.script(LLMReply.error(503, retry_after="0"), _reply())
+    assert validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE).warnings == []
+    assert len(llm_server.requests) == 2 and sleeps == [0.0]
+    llm_server.script(LLMReply.error(503), _reply())
+    with pytest.raises(ProviderError, match=r"HTTP 503.*\(1 attempt\)"):
+        provider.generate(QUESTION, EVIDENCE)
+    assert len(llm_server.requests) == 3
+
+
 def test_the_backoff_doubles_between_attempts(llm_server: LLMServer, sleeps: list[float],
                                               provider: OpenAICompatibleProvider) -> None:
-    llm_server.script(*[LLMReply.error(503)] * 3)
-    with pytest.raises(ProviderError, match=r"HTTP 503.*3 attempts"):
+    llm_server.script(*[LLMReply.error(429)] * 3)
+    with pytest.raises(ProviderError, match=r"HTTP 429.*3 attempts"):
         provider.generate(QUESTION, EVIDENCE)
     # backoff_initial 0.01 s, then 0.02 s, each plus a jitter of at most backoff_initial.
     without_jitter = [0.01, 0.02]
     assert all(base <= wait <= base + 0.01 for wait, base in zip(sleeps, without_jitter, strict=True)), sleeps
 
 
-def test_5xx_on_every_attempt_raises(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
-    llm_server.script(*[LLMReply.error(500)] * 3, _reply())
-    with pytest.raises(ProviderError, match=r"HTTP 500.*3 attempts"):
-        provider.generate(QUESTION, EVIDENCE)
-    assert len(llm_server.requests) == 3
-
-
-def test_every_5xx_is_retried_not_only_the_sources_ones(
-    llm_server: LLMServer, provider: OpenAICompatibleProvider
-) -> None:
-    llm_server.script(LLMReply.error(501), LLMReply.error(529), _reply())
-    assert validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE).warnings == []
-    assert len(llm_server.requests) == 3
-
-
-def test_a_reply_cut_short_is_retried(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
-    llm_server.script(LLMReply.truncated(_reply()), _reply())
-    assert validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE).warnings == []
-    assert len(llm_server.requests) == 2
-
-
-def test_401_is_not_retried(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
-    llm_server.script(LLMReply.error(401, body='{"error": "invalid api key"}'), _reply())
-    with pytest.raises(ProviderError, match=r"HTTP 401.*invalid api key.*\(1 attempt\)"):
+@pytest.mark.parametrize("status", [500, 502, 504, 529])
+def test_a_5xx_is_not_retried(llm_server: LLMServer, provider: OpenAICompatibleProvider, status: int) -> None:
+    llm_server.script(LLMReply.error(status), _reply())
+    with pytest.raises(ProviderError, match=rf"HTTP {status}.*\(1 attempt\)"):
         provider.generate(QUESTION, EVIDENCE)
     assert len(llm_server.requests) == 1
 
 
-@pytest.mark.parametrize("reply", [
-    LLMReply.malformed(),
-    LLMReply.raw_json({"choices": []}),
-    LLMReply.raw_json({"error": {"message": "model overloaded"}}),
-    LLMReply.raw_json({"choices": [{"message": {"role": "assistant", "content": None}}]}),
-], ids=["html", "no-choices", "error-object", "null-content"])
+def test_a_refused_connection_is_retried_until_the_attempts_run_out() -> None:
+    server = LLMServer().start()
+    server.stop()  # nothing listens on its port now: every connection is refused
+    sleeps: list[float] = []
+    with _provider(server, max_attempts=3, sleeps=sleeps) as client, pytest.raises(ProviderError) as err:
+        client.generate(QUESTION, EVIDENCE)
+    assert "connection failed" in str(err.value) and "(3 attempts)" in str(err.value)
+    assert len(sleeps) == 2
+
+
+def test_a_reply_cut_short_is_not_retried(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server.script(LLMReply.truncated(_reply()), _reply())
+    with pytest.raises(ProviderError, match="broke mid-reply"):
+        provider.generate(QUESTION, EVIDENCE)
+    assert len(llm_server.requests) == 1
+
+
+def test_401_is_not_retried(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server.script(LLMReply.error(401, body='{"error": "invalid api key"}'), _reply())
+    with pytest.raises(ProviderError, match=r"HTTP 401.*invalid api key.*FLUX_LLM_API_KEY.*\(1 attempt\)"):
+        provider.generate(QUESTION, EVIDENCE)
+    assert len(llm_server.requests) == 1
+
+
+@pytest.mark.parametrize(("reply", "says"), [
+    (LLMReply.malformed(), "answered text/html, not a chat completion"),
+    (LLMReply.raw_json({"choices": []}), "empty choice"),
+    (LLMReply.raw_json({"error": {"message": "model overloaded"}}), "reported an error: model overloaded"),
+    (LLMReply.raw_json({"choices": [{"message": {"role": "assistant", "content": None}}]}), "not text"),
+    (LLMReply.text(""), "empty reply"),
+], ids=["html", "no-choices", "error-object", "null-content", "empty"])
 def test_a_body_that_is_not_a_chat_completion_raises(
-    llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: LLMReply
+    llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: LLMReply, says: str
 ) -> None:
     llm_server.script(reply, _reply())
-    with pytest.raises(ProviderError, match="not an OpenAI chat completion"):
+    with pytest.raises(ProviderError, match=says):
         provider.generate(QUESTION, EVIDENCE)
     assert len(llm_server.requests) == 1
 
 
 @pytest.mark.parametrize("replies", [
     [LLMReply.error(401, body=f"bad key {KEY}")],
-    [LLMReply.error(503, body=f"quota for {KEY} exhausted")] * 2,
+    [LLMReply.error(429, body=f"quota for {KEY} exhausted")] * 2,
     [LLMReply.malformed(f"<p>key {KEY} rejected</p>")],
-    [LLMReply.slow(1.0)] * 2,
-], ids=["401", "503", "malformed", "timeout"])
+    [LLMReply.slow(1.0)],
+], ids=["401", "429", "malformed", "timeout"])
 def test_the_api_key_never_appears_in_an_error(llm_server: LLMServer, replies: list[LLMReply]) -> None:
     llm_server.script(*replies)
     with _provider(llm_server, timeout=0.3, max_attempts=2) as client, pytest.raises(ProviderError) as err:
@@ -258,11 +283,11 @@ def test_the_api_key_never_appears_in_an_error(llm_server: LLMServer, replies: l
 
 
 def test_the_api_key_never_appears_in_the_retry_log(llm_server: LLMServer, caplog: pytest.LogCaptureFixture) -> None:
-    llm_server.script(LLMReply.error(503, body=f"quota for {KEY} exhausted"), _reply())
+    llm_server.script(LLMReply.error(429, body=f"quota for {KEY} exhausted"), _reply())
     with caplog.at_level(logging.WARNING), _provider(llm_server) as client:
         client.generate(QUESTION, EVIDENCE)
     [retry] = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
-    assert "openai-compatible:test-model: attempt 1 of 3 failed" in retry and "HTTP 503" in retry
+    assert "openai-compatible:test-model: attempt 1 of 3 not started" in retry and "HTTP 429" in retry
     assert KEY not in retry and "quota for *** exhausted" in retry
 
 
@@ -286,7 +311,7 @@ def test_judge_garbage_means_no_verdict(llm_server: LLMServer, provider: OpenAIC
 
 
 def test_judge_on_an_unreachable_endpoint_means_no_verdict(llm_server: LLMServer) -> None:
-    llm_server.script(*[LLMReply.error(502)] * 2)
+    llm_server.script(LLMReply.error(502))
     with _provider(llm_server, max_attempts=2) as client:
         result = client.judge(QUESTION, EVIDENCE)
     assert result.verdict is None and "HTTP 502" in result.rationale

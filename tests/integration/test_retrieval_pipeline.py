@@ -13,6 +13,7 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
 from retrieval.answering.llm import OpenAICompatibleProvider
+from retrieval.answering.llm_transport import TransportOptions
 from retrieval.caching.cache import Cache
 from retrieval.model.answer import FALLBACK_TEXT, FinalAnswer
 from retrieval.model.types import Evidence, Filters
@@ -190,8 +191,8 @@ def judge_always(verdict: str) -> Any:
 @pytest.fixture
 def llm_pipeline(demo_platform: FluxSettings) -> Iterator[tuple[Pipeline, LLMServer]]:
     server = LLMServer(judge_always("bad")).start()
-    provider = OpenAICompatibleProvider(server.base_url, "scripted", "sk-test", timeout=0.5, max_attempts=1,
-                                        requests_per_minute=60_000)
+    provider = OpenAICompatibleProvider(server.base_url, "scripted", "sk-test",
+                                        TransportOptions(timeout=0.5, max_attempts=1, requests_per_minute=60_000))
     built = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform, enabled=False),
                                    provider=provider)
     yield built, server
@@ -225,16 +226,19 @@ def test_quick_mode_makes_one_retrieval_pass_and_no_judgement(llm_pipeline: tupl
     (LLMReply.json({"answer": "x", "claims": [], "citations": [], "confidence": 3}), "schema violation"),
     (LLMReply.slow(2.0, "{}"), "timed out"),
 ])
-def test_unusable_generator_replies_end_in_the_explicit_fallback(
+def test_unusable_generator_replies_get_the_offline_answer_and_a_warning(
         llm_pipeline: tuple[Pipeline, LLMServer], reply: LLMReply, warning: str) -> None:
+    """The offline provider's extractive answer stands in, cited from the same evidence, and the warning says why
+    the model's reply was not used."""
     pipeline, server = llm_pipeline
     server.responder = None
     # In order: the LLM input screen, the router's rewrite (a short question is expanded), then generation.
     server.script(LLMReply.json({"allowed": True, "reason": ""}), LLMReply.json({"queries": []}), reply)
-    answer, _, _ = ask(pipeline, "What does TP53 do in apoptosis?", mode="quick")
+    answer, given, _ = ask(pipeline, "What does TP53 do in apoptosis?", mode="quick")
     assert "You screen" in server.requests[0].prompt and "You answer questions" in server.requests[-1].prompt
-    assert answer.answer == FALLBACK_TEXT and answer.confidence == 0 and not answer.citations
-    assert any(warning in w for w in answer.warnings), answer.warnings
+    assert answer.answer != FALLBACK_TEXT and answer.provider == "offline-extractive"
+    assert answer.claims and {c.id for c in answer.citations} <= {e.id for e in given}
+    assert any(warning in w and "the offline answer stands in" in w for w in answer.warnings), answer.warnings
 
 
 def test_invented_and_missing_citations_are_dropped_never_shown(llm_pipeline: tuple[Pipeline, LLMServer]) -> None:

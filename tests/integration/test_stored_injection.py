@@ -24,6 +24,7 @@ from dagster_project.index.tables import build_chunk_table, drop_chunk_table
 from dagster_project.storage.checksums import graph_checksums, table_checksums
 from retrieval.answering.evidence_guard import WITHHELD
 from retrieval.answering.llm import GENERATE_PROMPT, JUDGE_PROMPT, OpenAICompatibleProvider
+from retrieval.answering.llm_transport import TransportOptions
 from retrieval.pipeline import Pipeline
 from retrieval.retrievers.bm25 import build_index
 from retrieval.retrievers.pg_retriever import vector_literal
@@ -176,7 +177,8 @@ def test_offline_answers_keep_their_rules_over_a_hostile_document(planted: FluxS
 def test_a_model_that_obeys_and_leaks_is_contained(planted: FluxSettings) -> None:
     server = LLMServer(responder=obeying_leaky_model).start()
     try:
-        provider = OpenAICompatibleProvider(server.base_url, "obedient", None, 5.0, 1, 60_000.0)
+        provider = OpenAICompatibleProvider(server.base_url, "obedient", None,
+                                            TransportOptions(timeout=5.0, max_attempts=1, requests_per_minute=60_000))
         before = _stored_state(planted)
         pipeline = Pipeline.from_settings(planted, cache=fresh_cache(planted), provider=provider)
         with TestClient(create_app(planted, pipeline), raise_server_exceptions=False) as client:

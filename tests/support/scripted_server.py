@@ -2,12 +2,17 @@
 free port, that records every request and answers each with the `Reply` its subclass picks in `reply_to`.
 
 A Reply can be any fault a remote API produces: any status with headers (429 + Retry-After, 5xx), a delay past the
-client's timeout, a body cut short of its Content-Length, or a 200 whose body is not what the endpoint promises.
+client's timeout, a body cut short of its Content-Length, or a 200 whose body is not what the endpoint promises. A
+streamed Reply (`events`) is sent chunk by chunk (HTTP/1.1 chunked transfer), optionally paced and optionally
+endless; the server records when a client leaves mid-stream (`disconnects`) and how many requests it served at once
+(`max_in_flight`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,6 +28,9 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds to wait before answering: past the client's timeout, a timeout
     truncate: bool = False  # send half the body and close, though Content-Length promised all of it
+    events: tuple[bytes, ...] | None = None  # a streamed body: these chunks, in order
+    event_delay: float = 0.0  # seconds before each streamed chunk
+    endless: bytes | None = None  # after `events`, this chunk again and again until the client leaves
 
     @classmethod
     def ok(cls, body: str | bytes, content_type: str = "text/plain") -> Reply:
@@ -81,6 +89,9 @@ class ScriptedServer:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.disconnects: list[RecordedRequest] = []  # requests whose client closed the stream before its end
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._lock = threading.Lock()
         self._httpd = _bind_fresh_port(_handler_for(self))
         self._httpd.daemon_threads = True
@@ -111,16 +122,32 @@ class ScriptedServer:
         with self._lock:
             self.requests.append(request)
 
+    def _track(self, delta: int) -> None:
+        with self._lock:
+            self.in_flight += delta
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _client_left(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.disconnects.append(request)
+
 
 # Ports a server of this process has had. Flux's rate limiters are process-wide per host:port, so a server on a
 # port an earlier server had would inherit the pace an earlier test's client set for it.
 _PORTS_USED: set[int] = set()
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up (Flux cancelling a request at its deadline) is expected, not a server fault.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def _bind_fresh_port(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
     rejected = []
     while True:
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        httpd = _Server(("127.0.0.1", 0), handler)
         port = httpd.server_address[1]
         if port not in _PORTS_USED:
             _PORTS_USED.add(port)
@@ -143,10 +170,17 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             request = server.request_type(self.command, parts.path, parse_qs(parts.query), dict(self.headers),
                                           self.rfile.read(length) if length else b"", time.monotonic())
             server._record(request)
-            reply = server.reply_to(request)
-            if reply.delay:
-                time.sleep(reply.delay)
-            self._send(reply)
+            server._track(+1)
+            try:
+                reply = server.reply_to(request)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.events is not None:
+                    self._stream(reply, request)
+                else:
+                    self._send(reply)
+            finally:
+                server._track(-1)
 
         do_GET = _serve
         do_POST = _serve
@@ -168,4 +202,27 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             if reply.truncate:
                 self.close_connection = True
 
+        def _stream(self, reply: Reply, request: RecordedRequest) -> None:
+            self.send_response(reply.status)
+            for key, value in reply.headers.items():
+                self.send_header(key, value)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            endless = itertools.repeat(reply.endless, STREAM_SAFETY_CHUNKS) if reply.endless else ()
+            try:
+                for chunk in itertools.chain(reply.events or (), endless):
+                    if reply.event_delay:
+                        time.sleep(reply.event_delay)
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                server._client_left(request)
+                self.close_connection = True
+
     return Handler
+
+
+# An endless stream stops after this many chunks, so a client that never leaves cannot hold a test thread forever.
+STREAM_SAFETY_CHUNKS = 20_000
