@@ -63,6 +63,31 @@ class ReactionRecord:
     summary: str = ""
 
 
+ParticipantRole = Literal["input", "output", "catalyst", "positive_regulator", "negative_regulator"]
+EntityKind = Literal["gene", "compound", "complex", "set"]
+
+
+@dataclass(frozen=True)
+class ReactionParticipantRecord:
+    """One entity in one role of one reaction. A gene is named by its UniProt accession, a compound by its ChEBI id;
+    a complex or set keeps its Reactome id, with the UniProt and ChEBI ids of what it is made of."""
+
+    reaction_id: str
+    role: ParticipantRole
+    entity_kind: EntityKind
+    entity_id: str
+    name: str
+    components: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReactionStepRecord:
+    """`preceding_id` comes before `following_id` (Reactome's precedingEvent; BioPAX nextStep)."""
+
+    preceding_id: str
+    following_id: str
+
+
 @dataclass(frozen=True)
 class GeneRecord:
     hgnc_id: str
@@ -76,6 +101,23 @@ class GeneRecord:
     locus_type: str = ""
     ensembl_gene_id: str = ""
     location: str = ""  # chromosome band, e.g. 17p13.1
+
+
+@dataclass(frozen=True)
+class DiseaseAssociationRecord:
+    """One ClinVar gene-condition row: the gene as NCBI names it, the condition as a MedGen concept, and who asserts
+    the link. `hgnc_id` is empty until the normalizer places the gene in HGNC."""
+
+    gene_entrez_id: str
+    gene_symbol: str
+    concept_id: str  # MedGen: C0271742, or CN031225 for a concept NCBI made up
+    disease_name: str
+    source_name: str  # the asserting source: MONDO, OMIM, NCBI curation, Orphanet, … ("" when ClinVar names none)
+    source_id: str = ""  # that source's id, e.g. MONDO:0008162
+    disease_mim: str = ""
+    relation: Literal["associated", "related"] = "associated"  # ClinVar's AssociatedGenes vs RelatedGenes column
+    last_updated: str = ""  # ISO date
+    hgnc_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -108,13 +150,17 @@ class ParseResult:
     pathways: list[PathwayRecord] = field(default_factory=list)
     members: list[MemberRecord] = field(default_factory=list)
     reactions: list[ReactionRecord] = field(default_factory=list)
+    participants: list[ReactionParticipantRecord] = field(default_factory=list)
+    steps: list[ReactionStepRecord] = field(default_factory=list)
     genes: list[GeneRecord] = field(default_factory=list)
     papers: list[PaperRecord] = field(default_factory=list)
+    associations: list[DiseaseAssociationRecord] = field(default_factory=list)
     quarantined: list[Quarantined] = field(default_factory=list)
     reaction_classes: dict[str, int] = field(default_factory=dict)  # distinct reactions per source event class
 
     def extend(self, other: ParseResult) -> ParseResult:
-        for name in ("pathways", "members", "reactions", "genes", "papers", "quarantined"):
+        for name in ("pathways", "members", "reactions", "participants", "steps", "genes", "papers", "associations",
+                     "quarantined"):
             getattr(self, name).extend(getattr(other, name))
         for name, count in other.reaction_classes.items():
             self.reaction_classes[name] = self.reaction_classes.get(name, 0) + count
