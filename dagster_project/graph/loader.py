@@ -9,10 +9,13 @@ from typing import Any
 
 from neo4j import Driver, ManagedTransaction
 
+from dagster_project.graph import reaction_rows
+
 BATCH = 5000
 # What the projection (knowledge_graph) writes; other assets add edges (the resolution) or properties (vectors).
-PROJECTED_LABELS = frozenset({"Pathway", "Species", "Reaction", "Gene", "Compound", "Paper"})
-PROJECTED_TYPES = frozenset({"IN_SPECIES", "SUBPATHWAY_OF", "HAS_REACTION", "HAS_MEMBER", "MENTIONS"})
+PROJECTED_LABELS = frozenset({"Pathway", "Species", "Reaction", "Gene", "Compound", "Complex", "Paper"})
+PROJECTED_TYPES = frozenset({"IN_SPECIES", "SUBPATHWAY_OF", "HAS_REACTION", "HAS_MEMBER", "MENTIONS",
+                             *reaction_rows.TYPES})
 
 MERGE_PATHWAYS = """
 UNWIND $rows AS row
@@ -71,14 +74,16 @@ UNWIND row.genes AS gene_id
 MATCH (g:Gene {id: gene_id})
 MERGE (paper)-[:MENTIONS]->(g)
 """
-LIST_ROW_QUERIES = frozenset({SYNC_GENE_MEMBERS, SYNC_COMPOUND_MEMBERS, MERGE_PAPERS})
+LIST_ROW_QUERIES = frozenset({SYNC_GENE_MEMBERS, SYNC_COMPOUND_MEMBERS, MERGE_PAPERS, *reaction_rows.LIST_ROW_QUERIES})
 LIST_ROW_BATCH = 500
 # Nodes whose row is gone from Postgres (a pathway dropped by its source, a withdrawn gene) leave the graph too.
 PRUNE = {
     label: f"MATCH (n:{label}) WHERE NOT n.id IN $ids CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS"
     for label in ("Pathway", "Gene", "Paper", "Reaction")
 }
-PRUNE_COMPOUNDS = "MATCH (c:Compound) WHERE NOT (c)<-[:HAS_MEMBER]-() DETACH DELETE c"
+# A compound no pathway, reaction or complex names any more.
+_NAMED_BY = "|".join(("HAS_MEMBER", "HAS_COMPONENT", *reaction_rows.ROLE_TYPES.values()))
+PRUNE_COMPOUNDS = f"MATCH (c:Compound) WHERE NOT (c)<-[:{_NAMED_BY}]-() DETACH DELETE c"
 
 SET_PATHWAY_VECTORS = """
 UNWIND $rows AS row

@@ -10,7 +10,8 @@ from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
 
 SUMMARY_TABLES = ["schema_migrations", "raw_pulls", "documents", "pathways", "pathway_members",
-                  "gene_identifiers", "reactions", "chunks", "quarantine", "pathway_mappings"]
+                  "gene_identifiers", "reactions", "reaction_participants", "reaction_steps", "chunks", "quarantine",
+                  "pathway_mappings"]
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ Upserts on natural keys; a row is rewritten only when its hash changed; a record
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Engine, text
@@ -17,7 +18,9 @@ from dagster_project.sources.model import (
     MemberRecord,
     PathwayRecord,
     Quarantined,
+    ReactionParticipantRecord,
     ReactionRecord,
+    ReactionStepRecord,
     content_hash,
 )
 from dagster_project.sources.raw import Manifest
@@ -73,8 +76,11 @@ def _pathway_hash(p: PathwayRecord) -> str:
 
 
 def replace_pathways(engine: Engine, source: str, pathways: list[PathwayRecord], members: list[MemberRecord],
-                     reactions: list[ReactionRecord], dataset_version: str) -> LoadCounts:
-    """Upsert the pathways of one source and make its member set exactly `members` (one transaction)."""
+                     reactions: list[ReactionRecord], dataset_version: str,
+                     participants: Sequence[ReactionParticipantRecord] = (),
+                     steps: Sequence[ReactionStepRecord] = ()) -> LoadCounts:
+    """Upsert the pathways of one source and make its member set exactly `members`; upsert its reactions and make
+    each one's participants and following steps exactly those given (one transaction)."""
     with engine.begin() as conn:
         copy_into_temp(conn, "pathways_in", [("pathway_id", "text"), ("name", "text"), ("species", "text"),
                                              ("parents", "text[]"), ("category", "text"), ("subcategory", "text"),
@@ -102,6 +108,7 @@ def replace_pathways(engine: Engine, source: str, pathways: list[PathwayRecord],
         """), {"source": source}).rowcount if pathways else 0
         _replace_members(conn, source, members)
         _upsert_reactions(conn, reactions)
+        _replace_reaction_details(conn, [r.id for r in reactions], participants, steps)
     return LoadCounts(inserted, updated, len(pathways) - inserted - updated, gone)
 
 
@@ -133,6 +140,58 @@ def _upsert_reactions(conn, reactions: list[ReactionRecord]) -> None:  # type: i
         WHERE (reactions.name, reactions.pathway_id, reactions.summary)
               IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.pathway_id, EXCLUDED.summary)
     """), [{"id": r.id, "name": r.name, "pathway_id": r.pathway_id, "summary": r.summary} for r in reactions])
+
+
+def replace_reactions(engine: Engine, reactions: Sequence[ReactionRecord],
+                      participants: Sequence[ReactionParticipantRecord], steps: Sequence[ReactionStepRecord]) -> None:
+    """Upsert reactions and make each one's participants and following steps exactly those given (one
+    transaction); every reaction's pathway must be in the pathways table."""
+    with engine.begin() as conn:
+        _upsert_reactions(conn, list(reactions))
+        _replace_reaction_details(conn, [r.id for r in reactions], participants, steps)
+
+
+def _replace_reaction_details(conn, reaction_ids: list[str],  # type: ignore[no-untyped-def]
+                              participants: Sequence[ReactionParticipantRecord],
+                              steps: Sequence[ReactionStepRecord]) -> None:
+    """The loaded reactions' participants and following steps become exactly the given ones: rows that went are
+    deleted, new ones inserted, unchanged ones left alone (a second load writes nothing)."""
+    if not reaction_ids:
+        return
+    copy_into_temp(conn, "loaded_reactions", [("reaction_id", "text")], ((i,) for i in dict.fromkeys(reaction_ids)))
+    copy_into_temp(conn, "participants_in", [("reaction_id", "text"), ("role", "text"), ("entity_kind", "text"),
+                                             ("entity_id", "text"), ("name", "text"), ("components", "text[]")],
+                   ((p.reaction_id, p.role, p.entity_kind, p.entity_id, p.name, list(p.components))
+                    for p in dict.fromkeys(participants)))
+    conn.execute(text("""
+        DELETE FROM reaction_participants rp USING loaded_reactions l
+        WHERE rp.reaction_id = l.reaction_id
+          AND NOT EXISTS (SELECT 1 FROM participants_in i WHERE (i.reaction_id, i.role, i.entity_id, i.entity_kind,
+                          i.name, i.components) = (rp.reaction_id, rp.role, rp.entity_id, rp.entity_kind, rp.name,
+                          rp.components))
+    """))
+    conn.execute(text("""
+        INSERT INTO reaction_participants (reaction_id, role, entity_kind, entity_id, name, components)
+        SELECT DISTINCT ON (i.reaction_id, i.role, i.entity_id) i.reaction_id, i.role, i.entity_kind, i.entity_id,
+               i.name, i.components
+        FROM participants_in i JOIN loaded_reactions l USING (reaction_id)
+        ORDER BY i.reaction_id, i.role, i.entity_id
+        ON CONFLICT DO NOTHING
+    """))
+    copy_into_temp(conn, "steps_in", [("preceding_id", "text"), ("following_id", "text")],
+                   ((s.preceding_id, s.following_id) for s in dict.fromkeys(steps)))
+    conn.execute(text("""
+        DELETE FROM reaction_steps rs USING loaded_reactions l
+        WHERE rs.preceding_id = l.reaction_id
+          AND NOT EXISTS (SELECT 1 FROM steps_in i WHERE (i.preceding_id, i.following_id)
+                          = (rs.preceding_id, rs.following_id))
+    """))
+    conn.execute(text("""
+        INSERT INTO reaction_steps (preceding_id, following_id)
+        SELECT DISTINCT i.preceding_id, i.following_id FROM steps_in i
+        JOIN reactions a ON a.reaction_id = i.preceding_id JOIN reactions b ON b.reaction_id = i.following_id
+        ON CONFLICT DO NOTHING
+    """))
 
 
 def _gene_hash(g: GeneRecord) -> str:

@@ -58,16 +58,25 @@ def test_snapshot_counts_per_source(snapshot_loaded: FluxSettings) -> None:
     assert _scalar(s, "SELECT count(DISTINCT pathway_id) FROM pathway_members WHERE id_space = 'uniprot'") >= 2500
     assert _scalar(s, "SELECT count(*) FROM raw_pulls WHERE mode = 'snapshot'") >= 5
     assert _scalar(s, "SELECT count(*) FROM documents WHERE dataset_version IS NULL") == 0
+    # The four reaction exports: every reaction's pathway is listed, so none is left dangling.
+    assert _scalar(s, "SELECT count(*) FROM reactions") == 93
+    assert _scalar(s, "SELECT count(*) FROM reaction_participants") >= 300
+    assert _scalar(s, "SELECT count(*) FROM reaction_steps") >= 25
+    assert _scalar(s, count.replace("source = :src", "type = 'reaction' AND source = :src"), src="reactome") >= 80
 
 
 def test_second_materialization_changes_nothing(snapshot_loaded: FluxSettings) -> None:
     before = _snapshot_of_documents(snapshot_loaded)
     members = _scalar(snapshot_loaded, "SELECT count(*) FROM pathway_members")
+    reaction_rows = _scalar(snapshot_loaded, "SELECT (SELECT count(*) FROM reaction_participants) * 1000 + "
+                                             "(SELECT count(*) FROM reaction_steps)")
     genes_stamp = _scalar(snapshot_loaded, "SELECT extract(epoch FROM max(updated_at))::bigint FROM gene_identifiers")
     outcome = materialize_selection(snapshot_loaded, "group:sources")
     assert outcome.success
     assert _snapshot_of_documents(snapshot_loaded) == before
     assert _scalar(snapshot_loaded, "SELECT count(*) FROM pathway_members") == members
+    assert _scalar(snapshot_loaded, "SELECT (SELECT count(*) FROM reaction_participants) * 1000 + "
+                                    "(SELECT count(*) FROM reaction_steps)") == reaction_rows
     assert _scalar(snapshot_loaded,
                    "SELECT extract(epoch FROM max(updated_at))::bigint FROM gene_identifiers") == genes_stamp
 

@@ -14,6 +14,8 @@ import libsbml
 import pytest
 
 from dagster_project.sources.reactome.biopax import parse_biopax
+from dagster_project.sources.reactome.normalizer import drop_dangling_reactions, normalize_reactions
+from dagster_project.sources.reactome.parser import parse_reaction_exports
 from dagster_project.sources.reactome.sbml import parse_sbml
 
 SNAPSHOT = Path(os.environ.get("FLUX_SNAPSHOT_DIR", Path(__file__).resolve().parents[2].parent / "shared" / "data"))
@@ -119,3 +121,26 @@ def test_sbml_bad_input_is_quarantined_with_its_reason() -> None:
     assert mouse.reason == "reaction R-MMU-1 is not human (R-HSA-)"
     [not_sbml] = parse_sbml(b"<html><body>502 Bad Gateway</body></html>", "raw/page").quarantined
     assert not_sbml.reason.startswith("not an SBML model")
+
+
+def test_the_snapshot_reads_every_export_and_keeps_a_reaction_once() -> None:
+    files = {f"reactome/reactions/{p.name}": p.read_bytes() for p in sorted(REACTIONS.iterdir())}
+    result = parse_reaction_exports({**files, "reactome/reactions/copy.sbml": files[
+        "reactome/reactions/R-HSA-8937144.sbml"]}, "raw")
+    assert len(result.reactions) == 24 + 4 + 60 + 5 == len({r.id for r in result.reactions})
+    assert len(result.participants) == len(set(result.participants))
+
+
+def test_reactions_of_pathways_not_held_are_quarantined_with_their_participants_and_steps() -> None:
+    records = parse_biopax(_read("R-HSA-70171_level3.biopax.owl"), "raw")
+    quarantined = drop_dangling_reactions(records, {"R-HSA-70171"})
+    assert len(records.reactions) == 15 and len(quarantined) == 9
+    assert {q.reason.split(" names pathway ")[1].split(",")[0] for q in quarantined} == {"R-HSA-170822",
+                                                                                         "R-HSA-9634600"}
+    kept = {r.id for r in records.reactions}
+    assert {p.reaction_id for p in records.participants} <= kept
+    assert all(s.preceding_id in kept and s.following_id in kept for s in records.steps)
+    documents = normalize_reactions(records.reactions, {"R-HSA-70171": "Glycolysis"})
+    assert documents and all(d.type == "reaction" and d.content and d.metadata["pathway"] == "Glycolysis"
+                             for d in documents)
+    assert len(documents) == sum(1 for r in records.reactions if r.summary)

@@ -85,7 +85,12 @@ def test_kegg_flat_file_sections() -> None:
 @pytest.mark.shared_data
 def test_full_snapshot_counts() -> None:
     reactome = reactome_parser.parse_raw(reactome_client.snapshot_pull(SNAPSHOT).files, "raw")
-    assert len(reactome.pathways) >= 2600 and not reactome.quarantined
+    assert len(reactome.pathways) >= 2600
+    # The reaction exports: 93 reactions; the only quarantined rows are a drug (DCA) without a ChEBI reference.
+    assert len(reactome.reactions) == 93 and len(reactome.steps) >= 25
+    assert reactome.quarantined and all("no UniProt or ChEBI" in q.reason for q in reactome.quarantined)
+    held = {p.id for p in reactome.pathways}
+    assert all(r.pathway_id in held for r in reactome.reactions), "every exported reaction's pathway is listed"
     assert len({m.pathway_id for m in reactome.members}) >= 2600
     assert any(p.summary for p in reactome.pathways), "summation examples attach by pathway name"
 

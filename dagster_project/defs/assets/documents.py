@@ -16,6 +16,7 @@ from dagster_project.sources.model import Document, ParseResult
 from dagster_project.sources.openalex.normalizer import normalize_papers as normalize_openalex
 from dagster_project.sources.pubmed.normalizer import normalize_papers as normalize_pubmed
 from dagster_project.sources.raw import latest_manifest, load_files
+from dagster_project.sources.reactome.normalizer import drop_dangling_reactions, normalize_reactions
 from dagster_project.sources.reactome.normalizer import normalize_pathways as normalize_reactome
 from dagster_project.storage import loaders
 
@@ -25,7 +26,8 @@ SOURCES_GROUP = "sources"
 def _documents(source: str, records: ParseResult) -> list[Document]:
     counts = Counter(m.pathway_id for m in records.members)
     if source == "reactome":
-        return normalize_reactome(records.pathways, counts)
+        names = {p.id: p.name for p in records.pathways}
+        return normalize_reactome(records.pathways, counts) + normalize_reactions(records.reactions, names)
     if source == "kegg":
         return normalize_kegg(records.pathways, counts)
     if source == "openalex":
@@ -42,9 +44,15 @@ def _load(source: str, records: ParseResult, conv: dict[str, list[str]], engine,
         known = {p.id for p in records.pathways}
         members = [m for m in records.members if m.pathway_id in known]
         meta["members_of_unlisted_pathways"] = len(records.members) - len(members)
-        counts = loaders.replace_pathways(engine, source, records.pathways, members, records.reactions, dv)
+        records.quarantined.extend(drop_dangling_reactions(records, known))
+        counts = loaders.replace_pathways(engine, source, records.pathways, members, records.reactions, dv,
+                                          records.participants, records.steps)
         meta |= {"pathways": len(records.pathways), "members": len(members),
                  "pathways_changed": counts.inserted + counts.updated}
+        if records.reactions:
+            meta |= {"reactions": len(records.reactions), "reaction_participants": len(records.participants),
+                     "reaction_steps": len(records.steps),
+                     "pathways_with_reactions": len({r.pathway_id for r in records.reactions})}
         if conv:
             meta["kegg_uniprot_pairs"] = loaders.replace_kegg_uniprot(engine, conv)
     if source == "hgnc":

@@ -13,7 +13,7 @@ from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
 from dagster_project.defs.assets.vector_index import chunk_vector_index
 from dagster_project.defs.last_run import previous_metadata
 from dagster_project.defs.resources import Neo4jResource, PostgresResource
-from dagster_project.graph import loader
+from dagster_project.graph import loader, reaction_rows
 from dagster_project.graph.rows import INPUT_QUERIES, LOAD_STEPS, step_rows
 from dagster_project.storage.digests import combined, query_digests
 
@@ -25,7 +25,9 @@ GRAPH_GROUP = "graph"
     kinds={"neo4j"},
     deps=[*(a.key for a in DOCUMENT_ASSETS), "neo4j_schema"],
     description="Projects the structured tables into Neo4j: Pathway (both sources) -IN_SPECIES-> Species, "
-    "-SUBPATHWAY_OF-> Pathway, -HAS_REACTION-> Reaction, -HAS_MEMBER-> Gene (HGNC) / Compound; "
+    "-SUBPATHWAY_OF-> Pathway, -HAS_REACTION-> Reaction, -HAS_MEMBER-> Gene (HGNC) / Compound; Reaction "
+    "-HAS_INPUT / HAS_OUTPUT / CATALYSED_BY / ACTIVATED_BY / INHIBITED_BY-> Gene / Compound / Complex "
+    "(-HAS_COMPONENT-> Gene / Compound), Reaction -PRECEDES-> Reaction; "
     "Paper -MENTIONS-> Gene (HGNC symbol dictionary). MERGE on stable ids in batched UNWIND transactions; "
     "loading twice changes nothing.",
 )
@@ -48,6 +50,7 @@ def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResourc
               for label, key in (("Pathway", "pathways"), ("Gene", "genes"), ("Paper", "papers"),
                                  ("Reaction", "reactions"))}
     with driver.session() as session:
+        pruned["Complex"] = session.run(reaction_rows.PRUNE_COMPLEXES).consume().counters.nodes_deleted
         pruned["Compound"] = session.run(loader.PRUNE_COMPOUNDS).consume().counters.nodes_deleted
     context.log.info(f"graph: pruned nodes no longer in Postgres {pruned}")
     labels, types = loader.graph_counts(driver)

