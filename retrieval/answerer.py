@@ -69,7 +69,8 @@ class Answerer:
         kind = registry.kind(data.kind)  # the facts may say "not found"
         composed, evidence = registry.compose_answer(data)
         run.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
-        if not getattr(self.provider, "writes_prose", False) or not evidence or kind.abstains:
+        holds_nothing = registry.abstains(data)
+        if not getattr(self.provider, "writes_prose", False) or not evidence or holds_nothing:
             with run.stage("validate"):
                 run.emit("generated", {"raw": composed})
                 answer = guardrails.scrub_answer(validate_answer(question, composed, evidence) if evidence
@@ -79,10 +80,10 @@ class Answerer:
         route = RoutePlan(strategy="direct", reason=plan.reason, queries=[question])
         self._stamp(answer, index, route, mode, 0, None)
         answer.kind, answer.data, answer.table, answer.scope = data.kind, data, kind.table(data), plan.scope
-        if kind.abstains:  # it says what Flux does not hold: no confidence in any answer to the question
+        if holds_nothing:  # it says what Flux does not hold: no confidence in any answer to the question
             answer.confidence = 0.0
         answer.releases = cited_releases(index.dataset_version, evidence)
-        if answer.releases and not kind.abstains:  # the release the cited facts are from, in the prose too
+        if answer.releases and not holds_nothing:  # the release the cited facts are from, in the prose too
             answer.answer = f"{answer.answer}\n\n{release_note(answer.releases)}"
         return answer
 

@@ -218,14 +218,17 @@ class Pipeline:
                                filters: Filters | None, run: Run) -> FinalAnswer | None:
         """A fact type Flux holds no data for, which the indexed literature itself states: that literature answer,
         with the missing fact type named (None: the scope kind answers "Flux does not hold that")."""
-        if plan.kind != "scope" or plan.scope is None or not scope.literature_may_answer(question, plan):
+        # reaction_scope: reactions of pathways Flux holds none for, which a text may still describe.
+        if plan.kind not in ("scope", "reaction_scope") or plan.scope is None \
+                or not scope.literature_may_answer(question, plan):
             return None
         answer = self.answerer.literature(question, plan, index, mode, filters, run.tagged(path="literature"),
                                           or_abstain=False)
         if answer is not None:
             answer.scope = plan.scope
-            answer.warnings.append(f"Flux holds no {plan.scope.replace('_', ' ')} data as such; this answer comes "
-                                   "from the indexed literature that states it")
+            held = ("no reactions for what the question names" if plan.kind == "reaction_scope"
+                    else f"no {plan.scope.replace('_', ' ')} data as such")
+            answer.warnings.append(f"Flux holds {held}; this answer comes from the indexed literature that states it")
         return answer
 
     def _screen_with_provider(self, question: str) -> str | None:

@@ -49,10 +49,10 @@ def summary() -> None:
         table.add_row("neo4j", label, str(count))
     console.print(table)
     if result.per_source:
-        by_source = Table("source", "documents (active)", "documents (gone)", "genes", "quarantined")
+        by_source = Table("source", "documents (active)", "documents (gone)", "genes", "associations", "quarantined")
         for source, counts in sorted(result.per_source.items()):
-            by_source.add_row(source, *(str(counts.get(k, 0)) for k in
-                                        ("documents_active", "documents_gone", "genes", "quarantined")))
+            by_source.add_row(source, *(str(counts.get(k, 0)) for k in ("documents_active", "documents_gone",
+                                                                        "genes", "associations", "quarantined")))
         console.print(by_source)
     if result.equivalences:
         eq = Table("Reactome", "KEGG", "relation", "shared", "Jaccard", title="Reactome ↔ KEGG (strongest per KEGG)")

@@ -12,7 +12,7 @@ from dagster_project.core.settings import get_settings
 
 releases_app = typer.Typer(help="Source releases: which are kept, which serves, and what changed between two.",
                            no_args_is_help=True)
-SOURCES = ("reactome", "kegg", "hgnc", "resolution")
+SOURCES = ("reactome", "kegg", "hgnc", "clinvar", "resolution")
 
 
 def _engine():  # type: ignore[no-untyped-def]

@@ -78,6 +78,7 @@ class SourceSettings(_Group):
     openalex_api_key: SecretStr | None = Field(default=None, description="OpenAlex API key (required for live "
                                                "OpenAlex pulls; free at openalex.org/settings/api).")
     hgnc_url: str | None = None
+    clinvar_url: str | None = None
     eutils_url: str | None = None
     ncbi_api_key: SecretStr | None = None
     pubmed_query: str = "(pathway[Title/Abstract]) AND (signaling OR metabolism) AND hasabstract"
@@ -104,6 +105,12 @@ class ReleaseSettings(_Group):
     churn_max_equivalences_lost: float = Field(
         default=0.50, ge=0.0, le=1.0, description="Largest share of the resolution's equivalences a rebuild on new "
         "releases may lose.")
+    churn_max_associations_lost: float = Field(
+        default=0.20, ge=0.0, le=1.0, description="Largest share of ClinVar's gene-condition associations a new "
+        "ClinVar release may drop.")
+    churn_max_diseases_lost: float = Field(
+        default=0.20, ge=0.0, le=1.0, description="Largest share of ClinVar's conditions (MedGen concepts) a new "
+        "ClinVar release may drop.")
 
 
 class IndexSettings(_Group):

@@ -34,7 +34,9 @@ PLAN_FILE = Path(__file__).with_name("plan_questions_heldout.json")
 PLAN_DEV_FILE = Path(__file__).with_name("plan_questions_dev.json")
 CONFIDENT = 0.5
 ANSWERABLE_GROUPS = {"hierarchy_check", "category_check", "member_check", "compound_check", "same_check",
-                     "connection"}
+                     "connection", "reaction", "condition"}
+REACTION_KINDS = {"pathway_reactions", "reaction_participants", "entity_reactions", "reaction_walk"}
+CONDITION_KINDS = {"condition_genes", "gene_conditions", "association_check", "condition_enrichment"}
 # A category asked about is, in Reactome, being under its top-level pathway.
 CATEGORY_ROOTS = {"signalling": "R-HSA-162582", "metabolic": "R-HSA-1430728", "disease": "R-HSA-1643685"}
 
@@ -60,7 +62,7 @@ def plan_questions(path: Path = PLAN_FILE) -> list[EvalQuestion]:
     return [EvalQuestion(item["id"], item["question"], kind="answerability", extra={
         "set": "plan", "group": item["group"], "answerable": str(item["group"] in ANSWERABLE_GROUPS).lower(),
         "subject": item["subject"], "object": item["object"], "verdict": item["verdict"] or "",
-        "between": "|".join(item["between"]), "missing": item["missing"]})
+        "between": "|".join(item["between"]), "missing": item["missing"], "about": item.get("about", "")})
         for item in json.loads(path.read_text())]
 
 
@@ -93,6 +95,24 @@ def _connection_right(answer: FinalAnswer, extra: dict[str, str]) -> bool:
                                                             data.right.name}
 
 
+def _reaction_right(answer: FinalAnswer, extra: dict[str, str]) -> bool:
+    """A reaction kind answered about the pathway, gene or compound the question names."""
+    data = answer.data
+    if answer.kind not in REACTION_KINDS or data is None or not answered(answer):
+        return False
+    named = [getattr(data, field, None) for field in ("pathway", "entity", "start")]
+    return any(n is not None and extra["about"] in (n.id, n.name) for n in named)
+
+
+def _condition_right(answer: FinalAnswer, extra: dict[str, str]) -> bool:
+    """A condition kind answered (from ClinVar's table) about the gene the question names."""
+    data = answer.data
+    if answer.kind not in CONDITION_KINDS or data is None or not answered(answer):
+        return False
+    gene = getattr(data, "gene", None)
+    return gene is not None and extra["about"] in (gene.id, gene.symbol)
+
+
 def right(q: EvalQuestion, answer: FinalAnswer) -> bool:
     """Whether the answer answers the question (for an unanswerable one: whether it refused)."""
     extra = q.extra
@@ -103,6 +123,10 @@ def right(q: EvalQuestion, answer: FinalAnswer) -> bool:
         return answered(answer) and any(p in answer.answer.lower() for p in phrases)
     if extra["group"] == "connection":
         return _connection_right(answer, extra)
+    if extra["group"] == "reaction":
+        return _reaction_right(answer, extra)
+    if extra["group"] == "condition":
+        return _condition_right(answer, extra)
     return _check_right(answer, extra)
 
 

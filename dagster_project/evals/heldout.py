@@ -1,7 +1,8 @@
 """Analysts' question sets: phrasings written without reading the question parser (on the demo dataset's pathways,
-genes and compounds), scored on what the parser reads: the kind, the pathways, genes and compounds, and the count /
-fact / direction / database flags. `analyst_questions_heldout.json` is held apart (never used to change the
-parser); `analyst_questions_dev.json` was held apart once and has since been used to improve it.
+genes, compounds, reactions and ClinVar conditions), scored on what the parser reads: the kind, the pathways, genes,
+compounds, reactions and conditions, and the count / fact / direction / role / database flags.
+`analyst_questions_heldout.json` is held apart (never used to change the parser); `analyst_questions_dev.json` was
+held apart once and has since been used to improve it.
 
 The parser was not tuned on these questions: they measure how its rules hold on wording they were not written
 from. The generated kind questions in the answer scorecard measure the answers themselves.
@@ -38,10 +39,14 @@ def labelled(plan: Plan) -> dict[str, Any]:
     kind = plan.kind
     if kind == "check" and plan.relation == "member_of" and all(e.type == "gene" for e in plan.subjects):
         kind = "members"
+    walk = "downstream" if any(e.type != "pathway" for e in plan.subjects) else "upstream"  # where the start is
     return {"kind": "literature" if kind == "scope" else kind, "pathways": [e.id for e in plan.pathways],
             "genes": {e.name for e in plan.genes}, "compounds": {e.id for e in plan.of_type("compound")},
+            "reactions": {e.id for e in plan.of_type("reaction")}, "role": plan.role or "",
+            "conditions": {e.id for e in plan.of_type("disease")},
             "count": plan.count, "fact": plan.field or "",
-            "direction": direction(plan) if kind == "hierarchy" else "both", "source": plan.source}
+            "direction": direction(plan) if kind == "hierarchy" else walk if kind == "reaction_walk" else "both",
+            "source": plan.source}
 
 
 def reads_right(plan: Plan, item: dict[str, Any]) -> tuple[bool, str]:
@@ -50,7 +55,7 @@ def reads_right(plan: Plan, item: dict[str, Any]) -> tuple[bool, str]:
     read = labelled(plan)
     if read["kind"] != kind:
         return False, f"kind {plan.kind}"
-    if kind in ("not_found", "literature"):
+    if kind in ("not_found", "literature", "reaction_scope"):
         return True, ""
     pathways, wanted = read["pathways"], item["pathways"]
     if (pathways[:len(wanted)] != wanted) if kind in ORDERED else (set(pathways) != set(wanted)):
@@ -59,6 +64,12 @@ def reads_right(plan: Plan, item: dict[str, Any]) -> tuple[bool, str]:
         return False, f"genes {sorted(read['genes'])}"
     if item["compounds"] and read["compounds"] != set(item["compounds"]):
         return False, f"compounds {sorted(read['compounds'])}"
+    if item.get("conditions") and read["conditions"] != set(item["conditions"]):
+        return False, f"conditions {sorted(read['conditions'])}"
+    if item.get("reactions") and read["reactions"] != set(item["reactions"]):
+        return False, f"reactions {sorted(read['reactions'])}"
+    if "role" in item and read["role"] != item["role"]:
+        return False, f"role {read['role']!r}"
     checks = [("count", read["count"], bool(item["count"])), ("fact", read["fact"], item["fact"]),
               ("direction", read["direction"], item["direction"] or read["direction"]),
               ("source", read["source"], item["source"] or read["source"])]

@@ -3,6 +3,9 @@ no human pathway set holds (plants, bacteria, fungi: KEGG reference maps, named 
 
 from __future__ import annotations
 
+from dagster_project.evals.condition_phrasings import CONDITION_PHRASINGS
+from dagster_project.evals.reaction_phrasings import REACTION_PHRASINGS
+
 PHRASINGS: dict[str, tuple[str, ...]] = {
     "members": (
         "Which genes belong to the {src} pathway '{name}'?", "List the member genes of {src} {name}.",
@@ -154,6 +157,8 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
     "not_found:ensembl": ("Convert {ensembl} to a gene symbol.", "Which gene is {ensembl}?"),
     "not_found:scrambled": ("Which genes are in the Reactome pathway '{scrambled}'?",
                             "Tell me about the KEGG {scrambled} pathway."),
+    **REACTION_PHRASINGS,
+    **CONDITION_PHRASINGS,
 }
 
 # KEGG reference maps of plants, bacteria and fungi (https://www.kegg.jp/kegg/pathway.html): no hsa version.

@@ -14,9 +14,11 @@ import re
 from collections import Counter
 
 from dagster_project.core.vocabulary import COMMON_WORDS
+from dagster_project.evals.condition_questions import add_condition_questions
 from dagster_project.evals.kind_phrasings import NOT_IN_INDEX_MAPS, PHRASINGS
 from dagster_project.evals.kind_truth import GeneTruth, Truth
 from dagster_project.evals.questions import EvalQuestion
+from dagster_project.evals.reaction_questions import add_reaction_questions
 from retrieval.model.spelling import fold
 
 SEED = 23
@@ -98,6 +100,10 @@ def generate(truth: Truth, per_kind: int = PER_KIND, seed: int = SEED) -> list[E
     _not_found(b)
     _check_kinds(b, per_kind)
     _connection_kinds(b, per_kind)
+    if b.truth.reactions is not None:
+        add_reaction_questions(b, b.truth.reactions, per_kind)
+    if b.truth.conditions is not None:
+        add_condition_questions(b, b.truth.conditions, per_kind)
     return b.out
 
 

@@ -10,6 +10,9 @@ from neo4j import Driver
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from dagster_project.evals.condition_truth import ConditionTruth, load_condition_truth
+from dagster_project.evals.reaction_truth import ReactionTruth, load_reaction_truth
+
 PATHWAYS = """
 MATCH (p:Pathway)
 CALL (p) { OPTIONAL MATCH (p)-[:HAS_MEMBER]->(g:Gene) RETURN collect(g.symbol) AS genes }
@@ -54,6 +57,8 @@ class Truth:
     children: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     equivalents: list[tuple[str, str]] = field(default_factory=list)
     genes: dict[str, GeneTruth] = field(default_factory=dict)  # by symbol
+    reactions: ReactionTruth | None = None  # read from the reaction tables
+    conditions: ConditionTruth | None = None  # read from the ClinVar tables
 
     def pathways_with_genes(self, symbols: set[str], source: str = "") -> set[str]:
         return {p.id for p in self.pathways.values() if symbols <= p.genes and (not source or p.source == source)}
@@ -98,4 +103,6 @@ def load_truth(driver: Driver, engine: Engine) -> Truth:
             truth.genes[g.symbol] = GeneTruth(g.hgnc_id, g.symbol, g.name, tuple(g.aliases),
                                               tuple(g.previous_symbols), g.entrez_id, tuple(g.uniprot_ids),
                                               g.ensembl_gene_id, g.locus_type, g.location)
+    truth.reactions = load_reaction_truth(engine)
+    truth.conditions = load_condition_truth(engine)
     return truth

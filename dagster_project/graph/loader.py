@@ -9,13 +9,14 @@ from typing import Any
 
 from neo4j import Driver, ManagedTransaction
 
-from dagster_project.graph import reaction_rows
+from dagster_project.graph import disease_rows, reaction_rows
 
 BATCH = 5000
 # What the projection (knowledge_graph) writes; other assets add edges (the resolution) or properties (vectors).
-PROJECTED_LABELS = frozenset({"Pathway", "Species", "Reaction", "Gene", "Compound", "Complex", "Paper"})
+PROJECTED_LABELS = frozenset({"Pathway", "Species", "Reaction", "Gene", "Compound", "Complex", "Paper",
+                              *disease_rows.LABELS})
 PROJECTED_TYPES = frozenset({"IN_SPECIES", "SUBPATHWAY_OF", "HAS_REACTION", "HAS_MEMBER", "MENTIONS",
-                             *reaction_rows.TYPES})
+                             *reaction_rows.TYPES, *disease_rows.TYPES})
 
 MERGE_PATHWAYS = """
 UNWIND $rows AS row

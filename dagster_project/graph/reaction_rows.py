@@ -92,12 +92,21 @@ UNWIND row.following AS following_id
 MATCH (n:Reaction {id: following_id})
 MERGE (r)-[:PRECEDES]->(n)
 """
+# Compounds take the name a reaction gives them (ATP, G6P), so answers and walks can name them.
+COMPOUND_NAMES = f"""
+WITH {_HELD}
+SELECT DISTINCT ON (rp.entity_id) rp.entity_id AS id, rp.name
+FROM reaction_participants rp JOIN held USING (reaction_id)
+WHERE rp.entity_kind = 'compound' AND rp.name <> '' ORDER BY rp.entity_id, rp.name
+"""
+SET_COMPOUND_NAMES = "UNWIND $rows AS row MATCH (c:Compound {id: row.id}) SET c.name = row.name"
 
 # The steps, in load order: complexes before the edges that point at them.
 LOAD_STEPS: tuple[tuple[str, str, str], ...] = (
     ("complexes", MERGE_COMPLEXES, COMPLEXES),
     *((f"reaction_{role}s", sync_participants(rel), participants_sql(role)) for role, rel in ROLE_TYPES.items()),
     ("reaction_steps", SYNC_STEPS, STEPS),
+    ("compound_names", SET_COMPOUND_NAMES, COMPOUND_NAMES),
 )
 LIST_ROW_QUERIES = frozenset(query for _, query, _ in LOAD_STEPS)
 # A complex no reaction names any more leaves with its edges.

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import Engine, text
 
-from dagster_project.graph import loader, reaction_rows
+from dagster_project.graph import disease_rows, loader, reaction_rows
 from dagster_project.graph.mentions import build_dictionary, find_mentions
 
 PATHWAYS = """
@@ -83,6 +83,7 @@ LOAD_STEPS: tuple[tuple[str, str, str | None], ...] = (
     ("gene_members", loader.SYNC_GENE_MEMBERS, GENE_MEMBERS),
     ("compound_members", loader.SYNC_COMPOUND_MEMBERS, COMPOUND_MEMBERS),
     *reaction_rows.LOAD_STEPS,
+    *disease_rows.LOAD_STEPS,
     ("papers", loader.MERGE_PAPERS, None),
 )
 

@@ -11,7 +11,7 @@ from dagster_project.core.stores import engine_for, graph_driver
 
 SUMMARY_TABLES = ["schema_migrations", "raw_pulls", "documents", "pathways", "pathway_members",
                   "gene_identifiers", "reactions", "reaction_participants", "reaction_steps", "chunks", "quarantine",
-                  "pathway_mappings"]
+                  "pathway_mappings", "diseases", "disease_associations"]
 
 
 @dataclass(frozen=True)
@@ -66,4 +66,8 @@ def _per_source(conn) -> dict[str, dict[str, int]]:  # type: ignore[no-untyped-d
         genes = conn.execute(text("SELECT count(*) FROM gene_identifiers")).scalar_one()
         if genes:
             out.setdefault("hgnc", {})["genes"] = genes
+    if conn.execute(text("SELECT to_regclass('disease_associations') IS NOT NULL")).scalar_one():
+        associations = conn.execute(text("SELECT count(*) FROM disease_associations")).scalar_one()
+        if associations:
+            out.setdefault("clinvar", {})["associations"] = associations
     return out

@@ -6,16 +6,21 @@ from __future__ import annotations
 from sqlalchemy import Engine, text
 
 from dagster_project.releases import store
+from dagster_project.releases.associations import AssociationDiff, diff_associations
 from dagster_project.releases.diff import EdgeDiff, GeneDiff, GeneIndex, SourceDiff, diff_genes, diff_sources
 
-Diff = SourceDiff | GeneDiff | EdgeDiff
-GATE_KIND = {"reactome": "pathways", "kegg": "pathways", "hgnc": "genes", "resolution": "resolution"}
+Diff = SourceDiff | GeneDiff | EdgeDiff | AssociationDiff
+GATE_KIND = {"reactome": "pathways", "kegg": "pathways", "hgnc": "genes", "clinvar": "associations",
+             "resolution": "resolution"}
 
 
 def compare(engine: Engine, source: str, before: str, after: str) -> tuple[Diff, str | None]:
     """The diff of `before` → `after`, and the HGNC release that placed a pathway source's members."""
     if source == "resolution":
         return EdgeDiff(before, after, store.load_edges(engine, before), store.load_edges(engine, after)), None
+    if source == "clinvar":
+        return diff_associations(before, store.load_associations(engine, before), after,
+                                 store.load_associations(engine, after)), None
     if source == "hgnc":
         return diff_genes(before, store.load_genes(engine, before), after, store.load_genes(engine, after)), None
     gene_release = store.gene_release_for_diff(engine)

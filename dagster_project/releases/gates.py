@@ -15,6 +15,11 @@ _RULES: dict[str, list[tuple[str, str, str, str]]] = {
         ("pathways_renamed", "named_kept", "churn_max_renamed", "of its kept, named pathways to renames"),
     ],
     "genes": [("genes_removed", "genes_before", "churn_max_genes_lost", "of its genes")],
+    "associations": [
+        ("associations_removed", "associations_before", "churn_max_associations_lost",
+         "of its gene-condition associations"),
+        ("diseases_removed", "diseases_before", "churn_max_diseases_lost", "of its conditions"),
+    ],
     "resolution": [("equivalences_lost", "equivalences_before", "churn_max_equivalences_lost",
                     "of its equivalences")],
 }
@@ -32,8 +37,8 @@ class GateVerdict:
 
 
 def evaluate(kind: str, subject: str, figures: dict[str, int], limits: ReleaseSettings) -> GateVerdict:
-    """`kind` is pathways (Reactome, KEGG), genes (HGNC) or resolution. A first release (nothing before it) passes:
-    there is nothing it could have lost."""
+    """`kind` is pathways (Reactome, KEGG), genes (HGNC), associations (ClinVar) or resolution. A first release
+    (nothing before it) passes: there is nothing it could have lost."""
     shares: dict[str, float] = {}
     failures: list[str] = []
     for lost, base, setting, words in _RULES[kind]:

@@ -17,7 +17,10 @@ CHANGE_FIGURES = {
     "pathways_renamed": "pathways renamed", "pathways_with_member_changes": "pathways with member changes",
     "genes_renamed_in_members": "member genes renamed", "genes_added": "genes added", "genes_removed": "genes removed",
     "genes_renamed": "genes renamed", "edges_appeared": "edges appeared", "edges_disappeared": "edges disappeared",
-    "edges_reclassified": "edges changed class",
+    "edges_reclassified": "edges changed class", "associations_added": "associations added",
+    "associations_removed": "associations removed", "association_genes_added": "genes with a first association",
+    "association_genes_removed": "genes with no association left", "diseases_added": "conditions added",
+    "diseases_removed": "conditions removed",
 }
 
 

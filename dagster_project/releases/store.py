@@ -14,8 +14,9 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, text
 
+from dagster_project.releases.associations import Association
 from dagster_project.releases.diff import Edge, Gene, ReleaseFacts
-from dagster_project.sources.model import GeneRecord, ParseResult
+from dagster_project.sources.model import DiseaseAssociationRecord, GeneRecord, ParseResult
 from dagster_project.sources.raw import Manifest
 from dagster_project.storage.bulk import copy_into_temp
 
@@ -83,6 +84,29 @@ def capture_genes(engine: Engine, manifest: Manifest, mode: str, genes: list[Gen
                         for g in unique.values()))
         conn.execute(text("INSERT INTO release_genes (release_id, hgnc_id, symbol, previous_symbols, entrez_id,"
                           " uniprot_ids) SELECT :id, * FROM release_genes_in"), {"id": release_id})
+    return True
+
+
+def capture_associations(engine: Engine, manifest: Manifest, mode: str,
+                         associations: list[DiseaseAssociationRecord]) -> bool:
+    """Keep one ClinVar release: its associations keyed by NCBI Gene id, MedGen concept and asserting source (a row
+    the file repeats is kept once). False when it was already kept."""
+    key = release_key(manifest)
+    unique = {(a.gene_entrez_id, a.concept_id, a.source_name): a for a in associations}
+    with engine.begin() as conn:
+        release_id = _claim(conn, "clinvar", key, manifest, mode,
+                            {"genes": len({k[0] for k in unique})})
+        if release_id is None:
+            return False
+        conn.execute(text("UPDATE source_releases SET association_count = :n WHERE release_id = :id"),
+                     {"n": len(unique), "id": release_id})
+        copy_into_temp(conn, "release_associations_in", [("entrez_id", "text"), ("concept_id", "text"),
+                                                         ("source_name", "text"), ("gene_symbol", "text"),
+                                                         ("disease_name", "text")],
+                       ((*k, a.gene_symbol, a.disease_name) for k, a in unique.items()))
+        conn.execute(text("INSERT INTO release_associations (release_id, entrez_id, concept_id, source_name,"
+                          " gene_symbol, disease_name) SELECT :id, * FROM release_associations_in"),
+                     {"id": release_id})
     return True
 
 
@@ -158,6 +182,14 @@ def load_genes(engine: Engine, key: str) -> list[Gene]:
         return [Gene(r.hgnc_id, r.symbol, tuple(r.previous_symbols), r.entrez_id, tuple(r.uniprot_ids))
                 for r in conn.execute(text("SELECT hgnc_id, symbol, previous_symbols, entrez_id, uniprot_ids"
                                            " FROM release_genes WHERE release_id = :id"), {"id": release_id})]
+
+
+def load_associations(engine: Engine, key: str) -> list[Association]:
+    with engine.connect() as conn:
+        release_id = _release_id(conn, "clinvar", key)
+        return [Association(r.entrez_id, r.concept_id, r.source_name, r.gene_symbol, r.disease_name)
+                for r in conn.execute(text("SELECT entrez_id, concept_id, source_name, gene_symbol, disease_name"
+                                           " FROM release_associations WHERE release_id = :id"), {"id": release_id})]
 
 
 def gene_release_for_diff(engine: Engine) -> str | None:

@@ -2,8 +2,9 @@
 is reachable, accepts Flux's identity and keys, what rate limit applies, and which release it serves.
 
 Each probe is the smallest request the provider documents: Reactome's and KEGG's version endpoints, one free
-OpenAlex singleton, one ESearch, and the first kilobyte of HGNC's complete set. A probe sends one request, never
-retries, and turns every failure into a line of the report instead of an exception.
+OpenAlex singleton, one ESearch, the first kilobyte of HGNC's complete set, and a HEAD of ClinVar's gene-condition
+file. A probe sends one request, never retries, and turns every failure into a line of the report instead of an
+exception.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from dagster_project.core.http import HttpClient, HttpRequestError
 from dagster_project.core.settings import FluxSettings
+from dagster_project.sources.clinvar import client as clinvar
 from dagster_project.sources.hgnc import client as hgnc
 from dagster_project.sources.kegg import client as kegg
 from dagster_project.sources.openalex import client as openalex
@@ -132,9 +134,15 @@ def check_hgnc(settings: FluxSettings) -> SourceCheck:
                        f"HGNC {modified}")
 
 
+def check_clinvar(settings: FluxSettings) -> SourceCheck:
+    url = settings.sources.clinvar_url or clinvar.GENE_CONDITION_URL
+    client = clinvar.ClinvarClient(_client(settings, url, "NCBI ClinVar downloads", clinvar.ADVICE), url)
+    return _keyless_probe("clinvar", url, client.release, "none documented (Flux sends 2/s)")
+
+
 PROBES: dict[str, Callable[[FluxSettings], SourceCheck]] = {
     "reactome": check_reactome, "kegg": check_kegg, "hgnc": check_hgnc, "openalex": check_openalex,
-    "pubmed": check_pubmed,
+    "pubmed": check_pubmed, "clinvar": check_clinvar,
 }
 
 

@@ -121,6 +121,16 @@ class DiseaseAssociationRecord:
 
 
 @dataclass(frozen=True)
+class DiseaseRecord:
+    """A condition as ClinVar keys it (a MedGen concept), with the MONDO and OMIM ids its asserting sources give."""
+
+    concept_id: str
+    name: str
+    mondo_id: str = ""
+    omim_id: str = ""
+
+
+@dataclass(frozen=True)
 class PaperRecord:
     id: str
     source: str

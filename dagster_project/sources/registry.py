@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dagster_project.core.settings import FluxSettings
+from dagster_project.sources.clinvar.source import SOURCE as CLINVAR
 from dagster_project.sources.hgnc.source import SOURCE as HGNC
 from dagster_project.sources.kegg.source import SOURCE as KEGG
 from dagster_project.sources.openalex.source import SOURCE as OPENALEX
@@ -14,7 +15,7 @@ from dagster_project.sources.raw import RawPull
 from dagster_project.sources.reactome.source import SOURCE as REACTOME
 from dagster_project.sources.source import Parsed, Source
 
-SOURCES: dict[str, Source] = {source.name: source for source in (REACTOME, KEGG, HGNC, OPENALEX, PUBMED)}
+SOURCES: dict[str, Source] = {source.name: source for source in (REACTOME, KEGG, HGNC, OPENALEX, PUBMED, CLINVAR)}
 
 
 def pull(name: str, settings: FluxSettings) -> RawPull:

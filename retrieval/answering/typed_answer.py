@@ -9,6 +9,7 @@ cut in prose (`data` always holds the whole list), how a resolved Reactome ↔ K
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from retrieval.model.answer_data import Mapping, NodeRef
@@ -16,6 +17,7 @@ from retrieval.model.types import Evidence
 
 LIST_IN_PROSE = 60
 SOURCE_LABEL = {"reactome": "Reactome", "kegg": "KEGG", "hgnc": "HGNC"}
+MEDGEN = re.compile(r"^CN?\d+$")  # a ClinVar condition (MedGen concept)
 TYPED_CONFIDENCE = 0.95  # a statement read from the tables and the graph as they are
 
 Statement = tuple[str, list[str]]
@@ -65,6 +67,8 @@ def evidence_for(statements: list[Statement], kind: str) -> list[Evidence]:
 def source_of(node_id: str) -> str:
     if node_id.startswith("HGNC:"):
         return "hgnc"
+    if MEDGEN.match(node_id):
+        return "clinvar"
     return "reactome" if node_id.startswith(("R-", "CHEBI:")) else "kegg"
 
 

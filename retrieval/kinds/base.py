@@ -73,6 +73,8 @@ class QuestionKind:
     grade: Callable[[FinalAnswer, Expected], bool] | None = None
     needs_graph: bool = True  # False: read from the tables alone (works with Neo4j down)
     abstains: bool = False  # True: its answer says what Flux does not hold (confidence 0)
+    # Its facts hold nothing for what was asked ("ClinVar links no gene to …"): answered like an abstaining kind.
+    holds_nothing: Callable[[Any], bool] = lambda data: False
 
 
 def table(caption: str, columns: list[str], rows: Sequence[Sequence[object]], of: str = "entry") -> DataTable:

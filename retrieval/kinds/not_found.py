@@ -58,7 +58,8 @@ def unresolved(read: Read, kind: str, needed: str, found: list[PathwayRef] | Non
 
 def _foreign_ids(read: Read) -> Plan | None:
     unknown = [i for i in _FOREIGN_ID.findall(read.question)
-               if (i.upper() if i[:2].upper() == "R-" else i) not in read.pathways.by_id]
+               if (i.upper() if i[:2].upper() == "R-" else i) not in read.pathways.by_id
+               and not read.pathways.reactions.holds(i.upper())]
     if not unknown:
         return None
     return not_found_plan(read, "identifier", "", f"pathway id {', '.join(unknown)} is not in the human index (a "
@@ -110,7 +111,8 @@ def statements(data: NotFoundData) -> list[Statement]:
     head = f"The index holds no {data.what}{asked}, so Flux does not answer this about another one."
     if data.what == "name":
         head = (f"The index holds nothing named{asked} (it knows pathways and genes by name or id, compounds by "
-                "their KEGG or ChEBI id), so Flux does not answer this about something else.")
+                "their KEGG or ChEBI id, conditions by their ClinVar name), so Flux does not answer this about "
+                "something else.")
     if not data.closest:
         return [(head, [])]
     names = ", ".join(f'{SOURCE_LABEL.get(n.source, n.source)} {n.id} "{n.name}"' for n in data.closest)

@@ -29,6 +29,7 @@ from retrieval.model.plan import (
     Operation,
     Plan,
     PlanError,
+    ReactionRole,
     Relation,
     not_held,
     plan_schema,
@@ -40,7 +41,8 @@ from retrieval.model.spelling import canonical_words, fold
 from retrieval.model.types import LLMProvider, ProviderError
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
-_NOT_HELD_TYPES: dict[str, FactType] = {"reaction": "reaction", "disease": "disease_association"}
+# Entity types whose facts come from a source that may not be loaded: without it, the missing fact type.
+_NOT_HELD_TYPES: dict[str, FactType] = {"disease": "disease_association"}
 
 
 class ProposedEntity(BaseModel):
@@ -61,6 +63,7 @@ class ProposedPlan(BaseModel):
     depth: int | None = Field(ge=1, le=64)
     source: Literal["", "reactome", "kegg"]
     field: GeneRecordField | None
+    role: ReactionRole | None = None
     scope: FactType | None
 
 
@@ -101,15 +104,16 @@ def read_proposal(question: str, raw: str, genes: GeneLexicon, pathways: Pathway
         first = exc.errors()[0]
         raise Rejected(f"schema violation at {'.'.join(str(p) for p in first['loc']) or 'plan'}: "
                        f"{first['msg']}") from None
-    held = [e for e in [*proposed.subjects, *proposed.objects] if e.type not in _NOT_HELD_TYPES]
+    unloaded = {"disease"} if not len(pathways.diseases) else set()
+    held = [e for e in [*proposed.subjects, *proposed.objects] if e.type not in unloaded]
     missing = next((_NOT_HELD_TYPES[e.type] for e in [*proposed.subjects, *proposed.objects]
-                    if e.type in _NOT_HELD_TYPES), None)
+                    if e.type in unloaded), None)
     resolved = {id(e): _resolve(e, question, genes, pathways) for e in held}
     plan = Plan(kind="", operation=proposed.operation, relation=proposed.relation,
                 subjects=[resolved[id(e)] for e in proposed.subjects if id(e) in resolved],
                 objects=[resolved[id(e)] for e in proposed.objects if id(e) in resolved],
                 returns=proposed.returns, depth=proposed.depth, source=proposed.source, field=proposed.field,
-                scope=proposed.scope, proposed_by="llm", reason="read by the model")
+                role=proposed.role, scope=proposed.scope, proposed_by="llm", reason="read by the model")
     fact = plan.scope or not_held(plan) or missing
     if fact is not None or plan.operation == "abstain":
         if fact is None:
@@ -155,14 +159,29 @@ def _resolve(entity: ProposedEntity, question: str, genes: GeneLexicon, pathways
             raise Rejected(f"it names gene '{entity.text}', which the index does not hold")
         _grounded(entity, question, [gene.symbol, gene.hgnc_id, *gene.aliases, *gene.previous_symbols])
         return Resolved(type="gene", id=gene.hgnc_id, name=gene.symbol, source="hgnc")
+    if entity.type == "reaction":
+        reactions = [r for r in pathways.reactions.reactions_in(entity.text) if pathways.reactions.holds(r.id)]
+        if not reactions:
+            raise Rejected(f"it names reaction '{entity.text}', which the index does not hold")
+        _grounded(entity, question, [reactions[0].id, reactions[0].name])
+        return Resolved(type="reaction", id=reactions[0].id, name=reactions[0].name, source="reactome")
     if entity.type == "compound":
         _grounded(entity, question, [])
         ids = COMPOUND_ID.findall(entity.text)
+        named = pathways.reactions.compounds_in(entity.text)
+        if not ids and named:
+            return Resolved(type="compound", id=named[0].id, name=named[0].name or named[0].id, source="chebi")
         if not ids:
             raise Rejected(f"compound '{entity.text}' is not a KEGG C-number or ChEBI id")
         kegg, chebi = ids[0]
         compound = f"CHEBI:{chebi}" if chebi else kegg.upper()
         return Resolved(type="compound", id=compound, name=compound, source="chebi" if chebi else "kegg")
+    if entity.type == "disease":
+        match = pathways.diseases.match(entity.text)
+        if match is None:
+            raise Rejected(f"it names condition '{entity.text}', which ClinVar's table does not hold")
+        _grounded(entity, question, [match.conditions[0].name, match.conditions[0].id])
+        return Resolved(type="disease", id=match.conditions[0].id, name=match.conditions[0].name, source="clinvar")
     if entity.type == "category":
         category = next((c for c in CATEGORIES if fold(entity.text).startswith(c[:6])), None)
         if category is None:

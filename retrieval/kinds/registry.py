@@ -9,12 +9,18 @@ from __future__ import annotations
 
 from retrieval.answering.typed_answer import TYPED_CONFIDENCE, compose
 from retrieval.kinds import (
+    association_absent,
+    association_check,
     check,
     compare,
     compound_pathways,
+    condition_enrichment,
+    condition_genes,
     connection,
     counterpart,
     difference,
+    entity_reactions,
+    gene_conditions,
     gene_facts,
     gene_pathways,
     hierarchy,
@@ -22,6 +28,10 @@ from retrieval.kinds import (
     members,
     not_found,
     overview,
+    pathway_reactions,
+    reaction_participants,
+    reaction_scope,
+    reaction_walk,
     release_changes,
     scope,
     shared_genes,
@@ -39,7 +49,9 @@ from retrieval.question.reading import Read
 KINDS: tuple[QuestionKind, ...] = (
     members.KIND, gene_pathways.KIND, compound_pathways.KIND, hierarchy.KIND, counterpart.KIND, shared_genes.KIND,
     difference.KIND, compare.KIND, overview.KIND, gene_facts.KIND, release_changes.KIND, check.KIND,
-    connection.KIND, scope.KIND, not_found.KIND, literature.KIND,
+    connection.KIND, pathway_reactions.KIND, reaction_participants.KIND, entity_reactions.KIND, reaction_walk.KIND,
+    reaction_scope.KIND, association_check.KIND, association_absent.KIND, condition_genes.KIND, gene_conditions.KIND,
+    condition_enrichment.KIND, scope.KIND, not_found.KIND, literature.KIND,
 )
 BY_NAME: dict[str, QuestionKind] = {k.name: k for k in KINDS}
 RECOGNISERS = sorted(((priority, recognise) for k in KINDS for priority, recognise in k.recognisers),
@@ -78,9 +90,15 @@ def turn_context(asked_as: str, answer: FinalAnswer) -> TurnContext:
     return TurnContext(asked_as, answer.kind, referents.pathways, referents.genes)
 
 
+def abstains(data: AnswerData) -> bool:
+    """Whether the answer says what Flux does not hold (confidence 0): its kind always does, or these facts do."""
+    facts_kind = BY_NAME[data.kind]
+    return facts_kind.abstains or facts_kind.holds_nothing(data)
+
+
 def compose_answer(data: AnswerData) -> tuple[str, list[Evidence]]:
     """The generator reply (JSON) a typed answer's facts make, and the graph evidence it cites."""
     facts_kind = BY_NAME[data.kind]
     assert facts_kind.statements is not None, f"{data.kind} has no statements"
-    confidence = 0.0 if facts_kind.abstains else TYPED_CONFIDENCE
+    confidence = 0.0 if abstains(data) else TYPED_CONFIDENCE
     return compose(facts_kind.statements(data), data.kind, facts_kind.appendix(data), confidence)

@@ -1,5 +1,6 @@
 """`scope`: a question that asks for a kind of fact no Flux source holds — drugs, variants, expression, clinical
-trials, structures, disease associations, reactions — `abstain` with the missing fact type named.
+trials, structures, disease associations — `abstain` with the missing fact type named. (Reactions are held for some
+pathways: a reaction question about others is `reaction_scope`'s.)
 
 The answer says plainly that Flux holds no such data, names where such facts come from, and lists what Flux does
 hold about the pathways and genes the question names (cited), with confidence 0 — never the nearest sentences
@@ -13,9 +14,11 @@ import re
 
 from retrieval.answering.typed_answer import node_name
 from retrieval.kinds.base import Expected, QuestionKind, Referents, Statement, Stores, table
+from retrieval.kinds.not_found import not_found_plan
 from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.answer_data import Holding, NodeRef, ScopeData
 from retrieval.model.plan import Entity, FactType, Plan
+from retrieval.question.disease_questions import ASKED_CONDITION, EXPLAINS
 from retrieval.question.reading import Read, gene_entities, pathway_entities
 
 # Checked in this order: the first fact type asked for names the answer. Each pattern matches the fact being asked
@@ -42,12 +45,6 @@ _ASKED: tuple[tuple[FactType, re.Pattern[str]], ...] = (
                              r"\bbinding (?:site|pocket)s?\b|\bactive[- ]site residues?\b|\bresidues?\b|"
                              r"\bfold(?:s|ing)?\b|\bconformation\w*|\batomic\b|\bamino acids?\b.*\b(?:contact|"
                              r"interface|bind\w*)\b", re.I)),
-    ("reaction", re.compile(r"\breactions?\b|\breactants?\b|\bsubstrates?\b|\bcatal[yi][sz]\w*|\bdownstream\b|"
-                            r"\bupstream\b|\bwhat happens (?:after|next|before)\b|\bnext step\b|"
-                            r"\bstep (?:after|before)\b|\bprecede[sd]?\b|\bpreceding\b|\brate[- ]limiting\b|"
-                            r"\bproducts? of\b|\bwhat (?:does|do) .+ (?:produce|consume|convert)\b|"
-                            r"\bconver(?:t|ts|sion) (?:of )?\w+ (?:in)?to (?!an? "
-                            r"(?:gene |hgnc |official )?symbol)", re.I)),
     ("disease_association", re.compile(r"\b(?:associat\w+|link(?:ed|s)?|caus\w+|implicated|responsible|underl\w+|"
                                        r"risk|predispos\w+|involved)\b.*\b(?:syndromes?|diseases?|disorders?|"
                                        r"cancers?|tumou?rs?|deficienc\w+|an(?:a)?emias?|dystroph\w+|conditions?)\b|"
@@ -62,7 +59,7 @@ WHERE_FROM: dict[str, str] = {
     "expression": "an expression atlas such as GTEx or the Human Protein Atlas",
     "clinical_trial": "a trial registry such as ClinicalTrials.gov", "structure": "the PDB or AlphaFold DB",
     "disease_association": "a gene-disease source such as ClinVar",
-    "reaction": "Reactome's reaction-level data (reactions, participants, catalysts), which Flux does not load yet",
+    "reaction": "Reactome's reaction-level data, which Flux holds only for some pathways",
 }
 LABEL: dict[str, str] = {"drug": "drug", "variant": "variant", "expression": "expression",
                          "clinical_trial": "clinical-trial", "structure": "structure",
@@ -86,6 +83,14 @@ def recognise(read: Read) -> Plan | None:
     if asked is None:
         return None
     fact, words = asked
+    if fact == "disease_association" and len(read.pathways.diseases):
+        # ClinVar is loaded and no condition kind read the question: a list of records of what it names is not
+        # held; anything else ("why", "how", "does … cause tumours?") is the literature's to answer or abstain on.
+        if EXPLAINS.search(read.as_written or read.question) or not _LISTING.search(read.as_written or read.question):
+            return None
+        named = ASKED_CONDITION.search(read.as_written or read.question)
+        return not_found_plan(read, "name", "condition", "no ClinVar condition or gene the question names",
+                              asked=named.group(1) if named else words)
     about = [*pathway_entities(read.found), *gene_entities(read.named_genes)]
     return Plan(kind="scope", operation="abstain", scope=fact, subjects=about[:8],
                 reason=f"asks for {LABEL[fact]} facts ('{words}'), which no Flux source holds")

@@ -10,20 +10,24 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from retrieval.model.disease_data import (
+    AssociationAbsentData,
+    AssociationCheckData,
+    ConditionEnrichmentData,
+    ConditionGenesData,
+    GeneConditionsData,
+)
 from retrieval.model.plan import FactType
+from retrieval.model.reaction_data import (
+    EntityReactionsData,
+    PathwayReactionsData,
+    ReactionParticipantsData,
+    ReactionScopeData,
+    ReactionWalkData,
+)
+from retrieval.model.refs import GeneRef, NodeRef
 
-
-class NodeRef(BaseModel):
-    id: str
-    name: str = ""
-    source: str = ""
-    size: int | None = Field(default=None, description="Member genes, where the answer ranks pathways by it.")
-
-
-class GeneRef(BaseModel):
-    id: str = Field(description="HGNC id")
-    symbol: str
-    name: str = ""
+__all__ = ["GeneRef", "NodeRef"]  # kept here for the modules that read them with the answers' models
 
 
 class Mapping(BaseModel):
@@ -235,5 +239,8 @@ class ScopeData(BaseModel):
 
 AnswerData = Annotated[MembersData | GenePathwaysData | CounterpartData | SharedGenesData | HierarchyData
                        | ComparisonData | GeneFactsData | CompoundPathwaysData | DifferenceData | OverviewData
-                       | ReleaseChangesData | NotFoundData | CheckData | ConnectionData | ScopeData,
+                       | ReleaseChangesData | NotFoundData | CheckData | ConnectionData | ScopeData
+                       | PathwayReactionsData | ReactionScopeData | ReactionParticipantsData | EntityReactionsData
+                       | ReactionWalkData | GeneConditionsData | ConditionGenesData | AssociationCheckData
+                       | AssociationAbsentData | ConditionEnrichmentData,
                        Field(discriminator="kind")]

@@ -23,7 +23,9 @@ from functools import lru_cache
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from retrieval.model.diseases import DiseaseLexicon, read_diseases
 from retrieval.model.index_state import PerIndex
+from retrieval.model.reactions import ReactionLexicon, read_reactions
 from retrieval.model.spelling import TypoCorrector, canonical, canonical_words, fold
 from retrieval.model.terms import STOPWORDS
 
@@ -60,7 +62,11 @@ def _tokens(value: str) -> set[str]:
 
 
 class PathwayLexicon:
-    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+    def __init__(self, rows: list[tuple[str, str, str]], reactions: ReactionLexicon | None = None,
+                 diseases: DiseaseLexicon | None = None) -> None:
+        # The reactions and conditions the served tables hold, read with the pathways (a question names any).
+        self.reactions = reactions or ReactionLexicon()
+        self.diseases = diseases or DiseaseLexicon()
         self.by_id = {pid: PathwayRef(pid, source, name) for pid, source, name in rows}
         self._by_name: dict[str, list[PathwayRef]] = {}
         for ref in self.by_id.values():
@@ -228,7 +234,9 @@ def _read_pathways(engine: Engine) -> PathwayLexicon:
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT pathway_id, source, name FROM pathways WHERE status = 'active'"
                                  " ORDER BY pathway_id")).all()
-    return PathwayLexicon([(r.pathway_id, r.source, r.name) for r in rows])
+        reactions = read_reactions(conn)
+        diseases = read_diseases(conn)
+    return PathwayLexicon([(r.pathway_id, r.source, r.name) for r in rows], reactions, diseases)
 
 
 _lexicons = PerIndex(_read_pathways)

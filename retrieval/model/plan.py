@@ -12,8 +12,13 @@ relation between them and an operation:
 
 Rules write plans offline (retrieval/kinds/); a configured LLM may propose one as structured output
 (`plan_schema()`), which is validated here and resolved against the lexicons before anything runs. The executor
-answers every plan from the tables and the graph, so a plan can ask only for what Flux holds: a relation it does
-not hold yet (reactions, disease associations) is answered as a missing fact type, never guessed.
+answers every plan from the tables and the graph, so a plan can ask only for what Flux holds: a fact type it does
+not hold is answered as missing, never guessed.
+
+Reactions: `? member_of P returns reaction` (a pathway's reactions), `describe participates_in R` (what reaction R
+consumes, produces, is catalysed and regulated by), `G participates_in ? returns reaction` (the reactions a gene or
+compound takes part in, `role` narrowing it) and `X precedes ? returns reaction` / `? precedes X` (what lies
+downstream / upstream of a gene, compound or reaction, walked `depth` steps).
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ class Absent(BaseModel):
 
 # relation → (subject types, object types): which entities a relation may join.
 SIGNATURES: dict[Relation, tuple[frozenset[str], frozenset[str]]] = {
-    "member_of": (frozenset({"gene", "compound"}), frozenset({"pathway"})),
+    "member_of": (frozenset({"gene", "compound", "reaction"}), frozenset({"pathway"})),
     "part_of": (frozenset({"pathway"}), frozenset({"pathway"})),
     "in_category": (frozenset({"pathway"}), frozenset({"category"})),
     "corresponds_to": (frozenset({"pathway"}), frozenset({"pathway"})),
@@ -73,13 +78,14 @@ SIGNATURES: dict[Relation, tuple[frozenset[str], frozenset[str]]] = {
     "release_change": (frozenset({"pathway"}), frozenset()),
     "connected_to": (frozenset({"pathway", "gene", "compound"}), frozenset({"pathway", "gene", "compound"})),
     "mentions": (frozenset({"paper"}), frozenset({"gene", "pathway"})),
-    "participates_in": (frozenset({"gene", "compound"}), frozenset({"reaction"})),
-    "precedes": (frozenset({"reaction"}), frozenset({"reaction"})),
-    "associated_with": (frozenset({"gene"}), frozenset({"disease"})),
+    "participates_in": (frozenset({"gene", "compound"}), frozenset({"reaction", "pathway"})),
+    "precedes": (frozenset({"reaction", "gene", "compound", "pathway"}),
+                 frozenset({"reaction", "gene", "compound", "pathway"})),
+    "associated_with": (frozenset({"gene"}), frozenset({"disease"})),  # returns gene, disease or pathway
 }
 # Relations Flux holds no data for yet: a plan asking for one is answered as that missing fact type.
-NOT_HELD: dict[Relation, FactType] = {"participates_in": "reaction", "precedes": "reaction",
-                                      "associated_with": "disease_association"}
+NOT_HELD: dict[Relation, FactType] = {}
+ReactionRole = Literal["input", "output", "catalyst", "positive_regulator", "negative_regulator"]
 CATEGORIES = ("signalling", "metabolic", "disease")
 
 
@@ -99,6 +105,7 @@ class Plan(BaseModel):
                         "database a pathway is asked of.")
     name_filter: str = Field(default="", description="Only returned entities whose name contains this.")
     field: GeneRecordField | None = Field(default=None, description="gene_record: the field asked for.")
+    role: ReactionRole | None = Field(default=None, description="participates_in: only this role in reactions.")
     counted: bool = Field(default=False, description="The question asks how many (of any list, intersection or "
                           "difference); a `count` operation always is.")
     scope: FactType | None = Field(default=None, description="abstain: the fact type Flux does not hold.")
@@ -142,7 +149,7 @@ class Plan(BaseModel):
         if self.returns:
             parts.append(f"returns {self.returns}")
         extra = {"depth": "any" if self.depth is None else self.depth if self.depth != 1 else None,
-                 "source": self.source, "name contains": self.name_filter, "field": self.field,
+                 "source": self.source, "name contains": self.name_filter, "field": self.field, "role": self.role,
                  "scope": self.scope, "absent": self.absent.asked if self.absent else None}
         parts += [f"{k} {v}" for k, v in extra.items() if v]
         return " ".join(p for p in parts if p) + f"  [{self.kind}, by {self.proposed_by}]"
@@ -215,7 +222,7 @@ def plan_schema() -> dict[str, Any]:
     return {
         "type": "object", "additionalProperties": False,
         "required": ["operation", "relation", "subjects", "objects", "returns", "depth", "source", "field",
-                     "scope"],
+                     "role", "scope"],
         "properties": {
             "operation": {"type": "string", "enum": list(get_args(Operation))},
             "relation": nullable(get_args(Relation)),
@@ -225,6 +232,7 @@ def plan_schema() -> dict[str, Any]:
             "depth": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 64}, {"type": "null"}]},
             "source": {"type": "string", "enum": ["", "reactome", "kegg"]},
             "field": nullable(get_args(GeneRecordField)),
+            "role": nullable(get_args(ReactionRole)),
             "scope": nullable(FACT_TYPES),
         },
     }

@@ -25,7 +25,7 @@ GENE_PATHWAYS = re.compile(r"\b(which|what) pathways?\b|\bpathways? (contain\w*|
                            r"have|has|for|of)\b|\bpathways?\b.*\b(participates?|takes? part|appears?|occurs?|found)\b|"
                            r"\bin which pathways?\b|\bpart of\s*\??\s*$|\bbelongs? to\s*\??\s*$|\binvolved in\s*"
                            r"\??\s*$|\bpathways?\b.*\b(contain|include|involve|hold|have)s?\b", re.I)
-MEMBERS = re.compile(r"\b(genes?|members?|proteins?|participants?|compounds?|metabolites?)\b", re.I)
+MEMBERS = re.compile(r"\b(genes?|members?|proteins?|participants?|compounds?|metabolites?|enzymes?)\b", re.I)
 OVERVIEW = re.compile(r"\b(tell me (more )?about|describe|overview|summary of|summari[sz]e|info(rmation)? (on|about)|"
                       r"what (do|can) (we|you) (know|tell me) about)\b|\bexplain what\b.*\b(covers?|is about|"
                       r"includes?)\b", re.I)

@@ -119,7 +119,7 @@ def test_release_changes_name_each_kept_source_and_its_served_release(client: Te
     response = client.get("/releases/changes")
     assert response.status_code == 200, response.text
     sources = {item["source"]: item for item in response.json()["sources"]}
-    assert set(sources) == {"hgnc", "kegg", "reactome"}
+    assert set(sources) == {"clinvar", "hgnc", "kegg", "reactome"}
     # The demo's releases are the first kept: nothing earlier to compare with, no change counted.
     assert all(item["release"].startswith("Flux demo") and item["previous_release"] == "" and not item["counts"]
                for item in sources.values())

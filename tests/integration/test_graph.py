@@ -194,7 +194,8 @@ def test_a_dbt_run_builds_only_the_models_whose_definition_sources_or_relation_c
         hgnc_id, name = conn.execute(text("SELECT hgnc_id, name FROM gene_identifiers ORDER BY hgnc_id LIMIT 1")).one()
         conn.execute(text("UPDATE gene_identifiers SET name = name || ' (edited)' WHERE hgnc_id = :h"), {"h": hgnc_id})
     # The models reading gene_identifiers, directly or through another model; none over pathways alone or eval_runs.
-    readers = ["int_pathway_pair_overlaps", "int_pathway_uniprot_sets", "pathway_equivalences", "stg_gene_identifiers"]
+    readers = ["disease_genes", "int_pathway_pair_overlaps", "int_pathway_uniprot_sets", "pathway_equivalences",
+               "stg_gene_identifiers"]
     try:
         edited = materialize_selection(demo_platform, "group:dbt")
         assert edited.success and edited.materialized == readers and edited.checks_total > 0

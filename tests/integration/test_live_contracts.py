@@ -1,12 +1,13 @@
-"""Live mode end to end against all five providers' contract servers (tests/support/contracts/): every raw pull and
+"""Live mode end to end against all six providers' contract servers (tests/support/contracts/): every raw pull and
 document load in a database of its own, at each provider's documented rate, with KEGG injecting a 429 and a 503.
 
 What it shows: a full live materialization succeeds through the contracts (Reactome's text/plain POSTs and dbId
 back-references, KEGG's current listing format and 10-entry `get`, OpenAlex's key and 100-per-page cursor paging,
 E-utilities' identity, rate and 9,999-record ESearch cap past which the pull splits into publication-date windows,
-HGNC's object download); each raw asset's `requests` metadata is what the provider saw; a second run, with a 500
-injected on a KEGG `get`, adds no raw pull, row or quarantine entry. A refused key fails its asset at once (no retry
-spent) with the provider, the status and the setting to change, and the other sources still load.
+HGNC's object download, ClinVar's file on NCBI's HTTPS host); each raw asset's `requests` metadata is what the
+provider saw; a second run, with a 500 injected on a KEGG `get`, adds no raw pull, row or quarantine entry. A refused
+key fails its asset at once (no retry spent) with the provider, the status and the setting to change, and the other
+sources still load.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dagster_project.defs.materialize import MaterializeOutcome, materialize_sel
 from dagster_project.ops.instance import render_dagster_home
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from tests.support.contract_server import ContractServer, Reply
+from tests.support.contracts.clinvar import ClinvarContractServer
 from tests.support.contracts.eutils import KEY as NCBI_KEY
 from tests.support.contracts.eutils import QUERY
 from tests.support.contracts.hgnc import HgncContractServer
@@ -38,7 +40,7 @@ pytestmark = pytest.mark.shared_data
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT = Path(os.environ.get("FLUX_SNAPSHOT_DIR", REPO.parent / "shared" / "data"))
 DEMO = REPO / "dagster_project" / "sources" / "demo_data"
-SOURCES = ("reactome", "kegg", "hgnc", "openalex", "pubmed")
+SOURCES = ("reactome", "kegg", "hgnc", "openalex", "pubmed", "clinvar")
 SELECTION = "key:postgres_schema or group:raw or group:sources"
 OPENALEX_KEY = "oa-live-contract-key"
 PUBMED_RECORDS = 10_200  # past ESearch's 9,999: the pull must split into date windows
@@ -58,8 +60,8 @@ def live(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Itera
     servers = provider_servers(SNAPSHOT, DEMO, openalex_key=OPENALEX_KEY, pubmed_records=PUBMED_RECORDS)
     for server in servers.values():
         server.start()
-    reactome, hgnc = servers["reactome"], servers["hgnc"]
-    assert isinstance(hgnc, HgncContractServer)
+    reactome, hgnc, clinvar = servers["reactome"], servers["hgnc"], servers["clinvar"]
+    assert isinstance(hgnc, HgncContractServer) and isinstance(clinvar, ClinvarContractServer)
     database = f"{stack.postgres.pg_database}_live"
     # Only this settings object names the live database: no other test reads or writes it.
     settings = stack.evolve(
@@ -69,7 +71,7 @@ def live(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Itera
         reactome_reactions=True, kegg_url=servers["kegg"].url, hgnc_url=hgnc.object_url,
         openalex_url=servers["openalex"].url, openalex_api_key=OPENALEX_KEY, openalex_max_records=200,
         eutils_url=servers["pubmed"].url, ncbi_api_key=NCBI_KEY, pubmed_query=QUERY,
-        pubmed_max_records=PUBMED_RECORDS,
+        pubmed_max_records=PUBMED_RECORDS, clinvar_url=clinvar.file_url,
         # The recorded Reactome excerpt is 16 membership rows of which 3 name a rat pathway for a human protein:
         # they are quarantined (asserted below), a share no full release comes near.
         max_quarantine_rate=0.5)
@@ -141,7 +143,8 @@ def test_a_full_live_materialization_through_every_contract_is_complete_and_a_re
     hgnc_rows = len((DEMO / "hgnc" / "hgnc_complete_set.txt").read_text().splitlines()) - 1  # less the header
     assert counts["documents"]["openalex"] > 0 and counts["genes"]["hgnc"] == hgnc_rows
     assert counts["pathways"]["reactome"] > 0 and counts["members"]["reactome"] > 0
-    assert counts["quarantine"].get("reactome") == 3 and set(counts["quarantine"]) == {"reactome"}
+    # ... and the demo ClinVar file's three deliberately bad rows.
+    assert counts["quarantine"] == {"reactome": 3, "clinvar": 3}
     assert all(n == 1 for n in counts["raw_pulls"].values()) and set(counts["raw_pulls"]) == set(SOURCES)
     assert metadata["reactome"]["release"] == "Reactome v94"
     assert [s for s in pubmed.statuses() if s != 200] == []

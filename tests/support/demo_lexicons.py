@@ -6,11 +6,16 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+from dagster_project.sources.clinvar.normalizer import diseases_of, place_associations
+from dagster_project.sources.clinvar.parser import parse_clinvar
 from dagster_project.sources.hgnc.parser import parse_hgnc
 from dagster_project.sources.kegg.parser import parse_raw as parse_kegg
+from dagster_project.sources.model import ParseResult
 from dagster_project.sources.reactome.parser import parse_raw as parse_reactome
+from retrieval.model.diseases import Condition, DiseaseLexicon
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.pathways import PathwayLexicon
+from retrieval.model.reactions import Named, ReactionLexicon
 
 DEMO = Path(__file__).resolve().parents[2] / "dagster_project" / "sources" / "demo_data"
 
@@ -20,12 +25,34 @@ def _files(source: str) -> dict[str, bytes]:
     return {str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()}
 
 
+def reaction_lexicon(parsed: ParseResult) -> ReactionLexicon:
+    """What `read_reactions` reads from the tables once the demo's reactions are loaded."""
+    per_pathway: dict[str, int] = {}
+    for reaction in parsed.reactions:
+        per_pathway[reaction.pathway_id] = per_pathway.get(reaction.pathway_id, 0) + 1
+    compounds: dict[str, Named] = {}
+    for p in sorted(parsed.participants, key=lambda p: (p.entity_id, p.name)):
+        if p.entity_kind == "compound" and p.name:
+            compounds.setdefault(p.entity_id, Named(p.entity_id, p.name))
+    return ReactionLexicon(reactions={r.id: Named(r.id, r.name) for r in parsed.reactions}, pathways=per_pathway,
+                           compounds=compounds)
+
+
+def disease_lexicon(hgnc: ParseResult) -> DiseaseLexicon:
+    """What `read_diseases` reads from the `diseases` table once the demo's ClinVar rows are placed in HGNC."""
+    parsed = parse_clinvar((DEMO / "clinvar" / "gene_condition_source_id.txt").read_bytes(), "demo")
+    placed, _ = place_associations(parsed.associations, hgnc.genes)
+    return DiseaseLexicon({d.concept_id: Condition(d.concept_id, d.name)
+                           for d in diseases_of(placed, parsed.associations)})
+
+
 @cache
 def demo_lexicons() -> tuple[GeneLexicon, PathwayLexicon]:
     reactome = parse_reactome(_files("reactome"), "demo")
     kegg, _ = parse_kegg(_files("kegg"), "demo")
     hgnc = parse_hgnc((DEMO / "hgnc" / "hgnc_complete_set.txt").read_bytes(), "demo")
-    pathways = PathwayLexicon([(p.id, p.source, p.name) for p in reactome.pathways + kegg.pathways])
+    pathways = PathwayLexicon([(p.id, p.source, p.name) for p in reactome.pathways + kegg.pathways],
+                              reaction_lexicon(reactome), disease_lexicon(hgnc))
     genes = GeneLexicon([(g.hgnc_id, g.symbol, g.name, list(g.aliases), list(g.previous_symbols),
                           {"entrez_id": g.entrez_id, "uniprot_ids": list(g.uniprot_ids),
                            "ensembl_id": g.ensembl_gene_id, "locus_type": g.locus_type, "location": g.location})

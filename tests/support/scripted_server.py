@@ -184,6 +184,7 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
 
         do_GET = _serve
         do_POST = _serve
+        do_HEAD = _serve  # answered with the GET's headers and no body
 
         def _send(self, reply: Reply) -> None:
             self.send_response(reply.status)
@@ -195,7 +196,8 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Connection", "close")
             self.end_headers()
             try:
-                self.wfile.write(reply.body[: len(reply.body) // 2] if reply.truncate else reply.body)
+                if self.command != "HEAD":
+                    self.wfile.write(reply.body[: len(reply.body) // 2] if reply.truncate else reply.body)
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test)

@@ -13,8 +13,9 @@ from retrieval.kinds.registry import read_question
 from tests.support.demo_lexicons import demo_lexicons
 from tests.support.plans import six_kinds
 
-# Floors under the measured accuracy (held-apart 0.854 at its one read; dev 0.98 after use), so a parser change
-# that loses a few phrasings fails here. The measured figures are in BENCHMARKS.md.
+# Floors under the measured accuracy (held-apart 0.854 at its one read, and its reaction and condition questions
+# 0.865 and 0.915 at theirs; dev 0.957 after use), so a parser change that loses a few phrasings fails here. The
+# measured figures are in BENCHMARKS.md.
 FLOORS = {HELDOUT_FILE: 0.83, DEV_FILE: 0.95}
 
 
@@ -22,7 +23,7 @@ FLOORS = {HELDOUT_FILE: 0.83, DEV_FILE: 0.95}
 def test_analysts_questions_are_read_right(path: Path) -> None:
     genes, pathways = demo_lexicons()
     items = load_heldout(path)
-    assert len(items) >= 100 and len({i["kind"] for i in items}) >= 12
+    assert len(items) >= 280 and len({i["kind"] for i in items}) >= 20
     metrics, rows = score(read_question, items, genes, pathways)
     wrong = [(r["id"], r["question"], r["why"]) for r in rows if not r["right"]]
     assert metrics["heldout_accuracy"] >= FLOORS[path], wrong

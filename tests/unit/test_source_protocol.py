@@ -31,7 +31,8 @@ def test_the_registry_alone_decides_which_assets_and_checks_exist() -> None:
     checks = {(key.asset_key.to_user_string(), key.name) for key in graph.asset_check_keys}
     for name, source in registry.SOURCES.items():
         assert {f"{name}_raw", f"{name}_documents"} <= keys
-        expected = "documents_valid" if source.id_pattern else "gene_identifiers_valid"
+        rows_check = "disease_associations_valid" if name == "clinvar" else "gene_identifiers_valid"
+        expected = "documents_valid" if source.id_pattern else rows_check
         assert (f"{name}_documents", expected) in checks
         assert (f"{name}_documents", "quarantine_rate_ok") in checks
     assert {key for key in keys if key.endswith("_raw")} == {f"{name}_raw" for name in registry.SOURCES}

@@ -13,6 +13,7 @@ from dagster_project.core.settings import FluxSettings
 from dagster_project.sources.check import check_sources
 from tests.support.cli import flux
 from tests.support.contract_server import ContractServer
+from tests.support.contracts.clinvar import ClinvarContractServer
 from tests.support.contracts.eutils import KEY as NCBI_KEY
 from tests.support.contracts.hgnc import HgncContractServer
 from tests.support.contracts.providers import provider_servers
@@ -23,7 +24,7 @@ SNAPSHOT = Path(os.environ.get("FLUX_SNAPSHOT_DIR", REPO.parent / "shared" / "da
 DEMO = REPO / "dagster_project" / "sources" / "demo_data"
 KEY = "oa-check-key"
 CONTACT = "curator@pathway-lab.org"
-SOURCES = ["reactome", "kegg", "hgnc", "openalex", "pubmed"]
+SOURCES = ["reactome", "kegg", "hgnc", "openalex", "pubmed", "clinvar"]
 if not (SNAPSHOT / "fixtures").is_dir():
     pytest.skip(f"recorded fixtures not found under {SNAPSHOT}", allow_module_level=True)
 
@@ -39,9 +40,10 @@ def servers() -> Iterator[dict[str, ContractServer]]:
 
 
 def _env(servers: dict[str, ContractServer], **overrides: str) -> dict[str, str]:
-    hgnc = servers["hgnc"]
-    assert isinstance(hgnc, HgncContractServer)
-    return {"FLUX_REACTOME_URL": servers["reactome"].url + "/ContentService", "FLUX_KEGG_URL": servers["kegg"].url,
+    hgnc, clinvar = servers["hgnc"], servers["clinvar"]
+    assert isinstance(hgnc, HgncContractServer) and isinstance(clinvar, ClinvarContractServer)
+    return {"FLUX_CLINVAR_URL": clinvar.file_url, "FLUX_REACTOME_URL": servers["reactome"].url + "/ContentService",
+            "FLUX_KEGG_URL": servers["kegg"].url,
             "FLUX_HGNC_URL": hgnc.object_url, "FLUX_OPENALEX_URL": servers["openalex"].url,
             "FLUX_OPENALEX_API_KEY": KEY, "FLUX_EUTILS_URL": servers["pubmed"].url, "FLUX_NCBI_API_KEY": NCBI_KEY,
             "FLUX_CONTACT_EMAIL": CONTACT, "FLUX_HTTP_TIMEOUT": "2"} | overrides
@@ -65,6 +67,8 @@ def test_ready_sources_report_release_rate_and_key_with_one_request_each(
     assert results["openalex"].key == "accepted" and "$1.0000 of today's budget left" in results["openalex"].rate_limit
     assert {name: len(s.requests) for name, s in servers.items()} == dict.fromkeys(SOURCES, 1)
     assert servers["hgnc"].requests[0].headers["Range"] == "bytes=0-1023"  # a kilobyte, not the 15 MB file
+    assert results["clinvar"].release == "ClinVar gene_condition_source_id 2024-07-11T14:17:23Z"
+    assert servers["clinvar"].requests[0].method == "HEAD"  # the headers, not the file
 
 
 def test_the_cli_exits_1_naming_a_wrong_key_and_an_unreachable_host(servers: dict[str, ContractServer]) -> None:

@@ -4,12 +4,14 @@
 from collections import Counter
 
 import dagster as dg
+from sqlalchemy import Engine
 
 from dagster_project.defs.assets.releases import RELEASE_SOURCES
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.releases import store as releases
 from dagster_project.sources import registry
+from dagster_project.sources.clinvar.normalizer import diseases_of, place_associations
 from dagster_project.sources.hgnc.normalizer import normalize_genes
 from dagster_project.sources.kegg.normalizer import normalize_pathways as normalize_kegg
 from dagster_project.sources.model import Document, ParseResult
@@ -18,9 +20,11 @@ from dagster_project.sources.pubmed.normalizer import normalize_papers as normal
 from dagster_project.sources.raw import latest_manifest, load_files
 from dagster_project.sources.reactome.normalizer import drop_dangling_reactions, normalize_reactions
 from dagster_project.sources.reactome.normalizer import normalize_pathways as normalize_reactome
-from dagster_project.storage import loaders
+from dagster_project.storage import loaders, loaders_clinvar
 
 SOURCES_GROUP = "sources"
+# A source whose rows are placed on another's: ClinVar's genes are HGNC's, read from the rows hgnc_documents loads.
+LOADS_AFTER = {"clinvar": ("hgnc_documents",)}
 
 
 def _documents(source: str, records: ParseResult) -> list[Document]:
@@ -60,7 +64,24 @@ def _load(source: str, records: ParseResult, conv: dict[str, list[str]], engine,
         counts = loaders.upsert_genes(engine, genes, dv)
         meta |= {"genes": len(genes), "genes_with_uniprot": sum(1 for g in genes if g.uniprot_ids),
                  "genes_inserted": counts.inserted, "genes_updated": counts.updated}
+    if source == "clinvar":
+        meta |= _load_associations(records, engine, dv)
     return meta
+
+
+def _load_associations(records: ParseResult, engine: Engine, dv: str) -> dict[str, object]:
+    """Place ClinVar's genes in HGNC, quarantine those it cannot, and load the rest with their conditions; the
+    records keep only what loaded, so the quarantine rate is taken of those."""
+    parsed = list(records.associations)
+    placed, unplaced = place_associations(parsed, loaders_clinvar.placement_genes(engine))
+    records.quarantined.extend(unplaced)
+    records.associations[:] = placed
+    diseases, associations = loaders_clinvar.replace_associations(engine, diseases_of(placed, parsed), placed, dv)
+    return {"associations_parsed": len(parsed), "associations_placed": len(placed),
+            "associations_not_placed": len(unplaced), "genes_placed": len({a.hgnc_id for a in placed}),
+            "diseases": len({a.concept_id for a in placed}),
+            **{f"associations_{k}": v for k, v in vars(associations).items()},
+            **{f"diseases_{k}": v for k, v in vars(diseases).items()}}
 
 
 def build_documents_asset(source: str) -> dg.AssetsDefinition:
@@ -69,7 +90,8 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         group_name=SOURCES_GROUP,
         kinds={"postgres"},
         # A kept source's release passes its blocking churn check before its rows become the served ones.
-        deps=[f"{source}_raw", "postgres_schema", *([f"{source}_release"] if source in RELEASE_SOURCES else [])],
+        deps=[f"{source}_raw", "postgres_schema", *([f"{source}_release"] if source in RELEASE_SOURCES else []),
+              *LOADS_AFTER.get(source, ())],
         description=f"{source}: the latest raw pull parsed and normalized into the one document shape "
         "(upserted on (source, external_id), rewritten only when content_hash changes, gone records marked) "
         "plus its structured rows; unparseable records go to the quarantine table with their reason.",
@@ -86,7 +108,7 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         if source in RELEASE_SOURCES:  # the served rows are this release's now
             releases.mark_served(engine, source, releases.release_key(manifest))
         quarantined = loaders.record_quarantine(engine, records.quarantined, context.run_id)
-        parsed_count = len(docs) + len(records.genes)
+        parsed_count = len(docs) + len(records.genes) + len(records.associations)
         rate = quarantined / max(parsed_count + quarantined, 1)
         context.log.info(f"{source}: {len(docs)} documents ({counts}), {quarantined} quarantined")
         return dg.MaterializeResult(metadata={

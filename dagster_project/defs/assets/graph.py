@@ -1,5 +1,6 @@
 """Stage 6 — the knowledge graph: pathways, hierarchy, species, genes, compounds, papers and their gene mentions,
-projected from Postgres into Neo4j with MERGE; then one vector per pathway for the Neo4j vector index."""
+ClinVar's conditions and gene-condition associations, projected from Postgres into Neo4j with MERGE; then one vector
+per pathway for the Neo4j vector index."""
 
 import hashlib
 import time
@@ -13,7 +14,7 @@ from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
 from dagster_project.defs.assets.vector_index import chunk_vector_index
 from dagster_project.defs.last_run import previous_metadata
 from dagster_project.defs.resources import Neo4jResource, PostgresResource
-from dagster_project.graph import loader, reaction_rows
+from dagster_project.graph import disease_rows, loader, reaction_rows
 from dagster_project.graph.rows import INPUT_QUERIES, LOAD_STEPS, step_rows
 from dagster_project.storage.digests import combined, query_digests
 
@@ -28,7 +29,8 @@ GRAPH_GROUP = "graph"
     "-SUBPATHWAY_OF-> Pathway, -HAS_REACTION-> Reaction, -HAS_MEMBER-> Gene (HGNC) / Compound; Reaction "
     "-HAS_INPUT / HAS_OUTPUT / CATALYSED_BY / ACTIVATED_BY / INHIBITED_BY-> Gene / Compound / Complex "
     "(-HAS_COMPONENT-> Gene / Compound), Reaction -PRECEDES-> Reaction; "
-    "Paper -MENTIONS-> Gene (HGNC symbol dictionary). MERGE on stable ids in batched UNWIND transactions; "
+    "Paper -MENTIONS-> Gene (HGNC symbol dictionary); Gene -ASSOCIATED_WITH-> Disease (ClinVar, one edge per "
+    "asserting source). MERGE on stable ids in batched UNWIND transactions; "
     "loading twice changes nothing.",
 )
 def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResource,
@@ -52,6 +54,7 @@ def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResourc
     with driver.session() as session:
         pruned["Complex"] = session.run(reaction_rows.PRUNE_COMPLEXES).consume().counters.nodes_deleted
         pruned["Compound"] = session.run(loader.PRUNE_COMPOUNDS).consume().counters.nodes_deleted
+    pruned |= disease_rows.prune(driver, engine)
     context.log.info(f"graph: pruned nodes no longer in Postgres {pruned}")
     labels, types = loader.graph_counts(driver)
     return dg.MaterializeResult(metadata={

@@ -1,6 +1,6 @@
-"""Releases — each pathway source's and HGNC's latest pull kept as a release beside the ones before it, compared
-with the release serving now, and gated by blocking churn checks (checks/releases.py) before the documents assets
-load it into the served tables; after a resolution build, its edges are kept and compared the same way."""
+"""Releases — each pathway source's, HGNC's and ClinVar's latest pull kept as a release beside the ones before it,
+compared with the release serving now, and gated by blocking churn checks (checks/releases.py) before the documents
+assets load it into the served tables; after a resolution build, its edges are kept and compared the same way."""
 
 import dagster as dg
 from sqlalchemy import Engine, text
@@ -16,7 +16,9 @@ from dagster_project.sources import registry
 from dagster_project.sources.raw import Manifest, latest_manifest, load_files
 
 RELEASES_GROUP = "releases"
-RELEASE_SOURCES = ("hgnc", "reactome", "kegg")
+# The sources the resolution is built from, and every kept source.
+RESOLVED_FROM = ("hgnc", "reactome", "kegg")
+RELEASE_SOURCES = (*RESOLVED_FROM, "clinvar")
 
 
 def _kept(source: str, manifest: Manifest, settings: FluxSettings, engine: Engine) -> bool:
@@ -27,6 +29,8 @@ def _kept(source: str, manifest: Manifest, settings: FluxSettings, engine: Engin
     mode = settings.sources.source_mode
     if source == "hgnc":
         return store.capture_genes(engine, manifest, mode, parsed.records.genes)
+    if source == "clinvar":
+        return store.capture_associations(engine, manifest, mode, parsed.records.associations)
     return store.capture_pathways(engine, source, manifest, mode, parsed.records)
 
 
@@ -42,13 +46,15 @@ def _compare(source: str, before: str, after: str, engine: Engine) -> tuple[dict
 
 
 def build_release_asset(source: str) -> dg.AssetsDefinition:
-    # Reactome and KEGG place their members with HGNC's release, so HGNC's is kept first.
-    deps = [f"{source}_raw", "postgres_schema", *(["hgnc_release"] if source != "hgnc" else [])]
+    # Reactome and KEGG place their members with HGNC's release, so HGNC's is kept first; ClinVar's releases are
+    # compared by ClinVar's own gene ids.
+    deps = [f"{source}_raw", "postgres_schema", *(["hgnc_release"] if source in ("reactome", "kegg") else [])]
 
     @dg.asset(
         name=f"{source}_release", group_name=RELEASES_GROUP, kinds={"python", "postgres"}, deps=deps,
         description=f"{source}: the latest raw pull kept as a release (pathways, names, parents and gene members; "
-        "for HGNC its genes), once per distinct set of files, and compared with the release serving now. Each "
+        "for HGNC its genes; for ClinVar its gene-condition associations), once per distinct set of files, and "
+        "compared with the release serving now. Each "
         "change is a release_changes row; the blocking churn check stops the documents load of a release that "
         "loses too much, so the previous release keeps serving.",
     )
@@ -85,7 +91,7 @@ RELEASE_ASSETS = [build_release_asset(source) for source in RELEASE_SOURCES]
 )
 def resolution_release(context: dg.AssetExecutionContext, postgres: PostgresResource) -> dg.MaterializeResult:
     engine = postgres.get_engine()
-    sources = {source: store.served_release(engine, source) or "unknown" for source in RELEASE_SOURCES}
+    sources = {source: store.served_release(engine, source) or "unknown" for source in RESOLVED_FROM}
     with engine.connect() as conn:
         method = conn.execute(text("SELECT coalesce(max(method_version), '') FROM pathway_mappings")).scalar_one()
     key, newly_kept = store.capture_resolution(engine, sources, method)

@@ -7,6 +7,7 @@ from sqlalchemy import text
 from dagster_project.defs.assets.graph import knowledge_graph
 from dagster_project.defs.assets.resolution import pathway_resolution
 from dagster_project.defs.resources import Neo4jResource, PostgresResource
+from dagster_project.graph.disease_rows import ASSOCIATIONS, DISEASES
 from dagster_project.graph.rows import GENE_MEMBERS
 
 
@@ -20,7 +21,8 @@ def _graph(neo4j: Neo4jResource, cypher: str) -> int:
 
 
 @dg.asset_check(asset=knowledge_graph, blocking=True,
-                description="Pathway, Gene, Paper nodes and gene HAS_MEMBER edges match the Postgres rows.")
+                description="Pathway, Gene, Paper and Disease nodes, gene HAS_MEMBER and ASSOCIATED_WITH edges match "
+                "the Postgres rows.")
 def graph_matches_postgres(postgres: PostgresResource, neo4j: Neo4jResource) -> dg.AssetCheckResult:
     pairs = {
         "pathways": (_pg(postgres, "SELECT count(*) FROM pathways WHERE status = 'active'"),
@@ -31,6 +33,10 @@ def graph_matches_postgres(postgres: PostgresResource, neo4j: Neo4jResource) -> 
                    _graph(neo4j, "MATCH (p:Paper) RETURN count(p)")),
         "gene_members": (_pg(postgres, f"SELECT coalesce(sum(cardinality(members)), 0) FROM ({GENE_MEMBERS}) x"),
                          _graph(neo4j, "MATCH (:Pathway)-[r:HAS_MEMBER]->(:Gene) RETURN count(r)")),
+        "diseases": (_pg(postgres, f"SELECT count(*) FROM ({DISEASES}) x"),
+                     _graph(neo4j, "MATCH (d:Disease) RETURN count(d)")),
+        "disease_associations": (_pg(postgres, f"SELECT count(*) FROM ({ASSOCIATIONS}) x"),
+                                 _graph(neo4j, "MATCH (:Gene)-[r:ASSOCIATED_WITH]->(:Disease) RETURN count(r)")),
     }
     mismatched = [name for name, (pg, graph) in pairs.items() if pg != graph]
     return dg.AssetCheckResult(

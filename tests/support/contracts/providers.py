@@ -1,4 +1,4 @@
-"""All five providers' contract servers at once, serving the recorded bodies under `../shared/data` and the demo
+"""All six providers' contract servers at once, serving the recorded bodies under `../shared/data` and the demo
 files, for tests that pull (or probe) every source live."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.contract_server import ContractServer
+from tests.support.contracts.clinvar import ClinvarContractServer
 from tests.support.contracts.eutils import EUtilsContractServer
 from tests.support.contracts.hgnc import HgncContractServer
 from tests.support.contracts.kegg import KeggContractServer
@@ -25,4 +26,5 @@ def provider_servers(snapshot: Path, demo: Path, *, openalex_key: str, pubmed_re
         "openalex": OpenAlexContractServer(sorted((snapshot / "openalex" / "openalexPro_snapshots").glob("*.json")),
                                            keys={openalex_key: 1.0}),
         "pubmed": EUtilsContractServer(pubmed_records),
+        "clinvar": ClinvarContractServer(demo / "clinvar" / "gene_condition_source_id.txt"),
     }

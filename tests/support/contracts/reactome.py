@@ -23,6 +23,19 @@ What it enforces, and where each rule comes from (reactome/content-service; reac
   a response returns are loaded with their relationships; one that only a relationship reaches is written with its
   properties alone, as the graph's depth-1 loading leaves it.
 - Downloads: `/download/current/<file>.txt` are plain-text files; an unknown file is the web server's HTML 404.
+- Reaction details through the same `/data/query/ids` (reactome/graph-core `domain.model`): a
+  `ReactionLikeEvent` returns `input` / `output` (a PhysicalEntity once per unit of stoichiometry, as
+  `ReactionLikeEvent.getInput` expands `Input.stoichiometry`), `catalystActivity`, `regulatedBy` and `precedingEvent`;
+  a `CatalystActivity` its `physicalEntity`; a `PositiveRegulation` / `NegativeRegulation` its `regulator`; an
+  `EntityWithAccessionedSequence` or `SimpleEntity` its `referenceEntity` (ReferenceGeneProduct / ReferenceIsoform
+  with `databaseName` UniProt, `identifier` the accession and `variantIdentifier` the isoform; ReferenceMolecule with
+  `databaseName` ChEBI and the bare ChEBI number); a `Complex` its `hasComponent` (expanded by stoichiometry like
+  `Complex.getHasComponent`), a `DefinedSet` its `hasMember`. Any object of the graph answers by stable id or dbId;
+  an id the graph lacks is left out, and a call that knows none is the 404 above.
+- Depth: a returned object is written with its relationships, every object it reaches with its properties alone
+  (the controller's "direct relationships (relationships of depth 1) filled"). A containedEvents answer writes only
+  the hierarchy fields of its events (`species`, `summation`, `hasEvent`): Flux reads participants from
+  /data/query/ids, never from there.
 
 Payloads: the download files are the recorded `fixtures/reactome_downloads/` files, served verbatim; their human
 pathways (names from ReactomePathways.txt, hierarchy from ReactomePathwaysRelation.txt) and the bundled demo's
@@ -32,6 +45,13 @@ the reactions they contain are synthetic (no recorded containedEvents answer exi
 two CD28 signalling branches share one Summation object, a phosphorylation step belongs to both branches, and the
 events cover every ReactionLikeEvent class the releases use (Reaction, BlackBoxEvent, Polymerisation,
 Depolymerisation, FailedReaction).
+
+The reaction details are the bundled demo's `reaction_details.json` (/data/query/ids answers in the form the live
+client stores them) and its `reactions.json` (Glycolysis' containedEvents answer, which names the pathway of each
+reaction). No ContentService answer was recorded: their facts are those of Reactome's BioPAX export of Glycolysis
+(release 84) for the reactions the pathway lists itself (participants, catalysts, regulators, preceding events, the
+make-up of complexes and sets, UniProt and ChEBI references), put in the graph-core object shape (see the demo's
+README). They are read at start, their back-references resolved per answer, and served again through `_Writer`.
 """
 
 from __future__ import annotations
@@ -50,7 +70,12 @@ MAX_IDS = 20
 RELEASE = "94"
 HUMAN = "Homo sapiens"
 SPECIES = {"dbId": 48887, "displayName": HUMAN, "taxId": "9606", "schemaClass": "Species", "className": "Species"}
-RELATIONSHIPS = ("species", "summation", "hasEvent")  # written only for the objects a response returns
+# Relationship fields, written only for the objects a response returns; containedEvents writes the hierarchy alone.
+HIERARCHY = ("species", "summation", "hasEvent")
+RELATIONSHIPS = (*HIERARCHY, "input", "output", "catalystActivity", "regulatedBy", "precedingEvent", "physicalEntity",
+                 "regulator", "referenceEntity", "hasComponent", "hasMember", "hasCandidate")
+REACTION_CLASSES = ("Reaction", "BlackBoxEvent", "Polymerisation", "Depolymerisation", "FailedReaction",
+                    "CellDevelopmentStep")
 REASONS = {404: "Not Found", 405: "Method Not Allowed", 415: "Unsupported Media Type"}
 
 # The CD28 pathways of the recorded downloads: their synthetic summations (one shared by both signalling branches)
@@ -92,10 +117,11 @@ def _class_name(schema_class: str) -> str:
 
 class _Writer:
     """One response's Jackson serialisation: the first occurrence of a dbId in full, every later one as the bare
-    integer; relationships only for the objects in `loaded` (what the response returns)."""
+    integer; the `relationships` fields only for the objects in `loaded` (what the response returns)."""
 
-    def __init__(self, loaded: set[int]) -> None:
+    def __init__(self, loaded: set[int], relationships: tuple[str, ...] = RELATIONSHIPS) -> None:
         self.loaded = loaded
+        self.relationships = relationships
         self.written: set[int] = set()
 
     def write(self, node: dict[str, Any]) -> dict[str, Any] | int:
@@ -107,20 +133,58 @@ class _Writer:
         for key, value in node.items():
             if key not in RELATIONSHIPS:
                 out[key] = value
-            elif db_id in self.loaded:
-                out[key] = [self.write(v) for v in value]
+            elif key in self.relationships and db_id in self.loaded:
+                out[key] = [self.write(v) for v in value] if isinstance(value, list) else self.write(value)
         return out
+
+
+def _written(answer: Any) -> dict[int, dict[str, Any]]:
+    """The objects one answer writes in full, by dbId (what its bare dbIds name)."""
+    written: dict[int, dict[str, Any]] = {}
+    stack: list[Any] = [answer]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("dbId"), int):
+                written.setdefault(node["dbId"], node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return written
+
+
+def _recorded_objects(answers: list[Any]) -> dict[int, dict[str, Any]]:
+    """Recorded /data/query/ids answers → every object by dbId: a returned one with its relationships as the shared
+    objects they name (resolved within its own answer), any other with its properties."""
+    objects: dict[int, dict[str, Any]] = {}
+    returned: list[tuple[dict[str, Any], dict[int, dict[str, Any]]]] = []
+    for answer in answers:
+        written = _written(answer)
+        for db_id, node in written.items():
+            objects.setdefault(db_id, {k: v for k, v in node.items() if k not in RELATIONSHIPS})
+        returned += [(written[e] if isinstance(e, int) else e, written) for e in answer]
+    for obj, written in returned:
+        for key in [k for k in obj if k in RELATIONSHIPS]:
+            value = obj[key]
+            shared = [objects[(written[v] if isinstance(v, int) else v)["dbId"]]
+                      for v in (value if isinstance(value, list) else [value])]
+            objects[obj["dbId"]][key] = shared if isinstance(value, list) else shared[0]
+    return objects
 
 
 class ReactomeContractServer(ContractServer):
     provider = "Reactome ContentService"
 
-    def __init__(self, downloads: Path, summations: Path, *, release: str = RELEASE) -> None:
+    def __init__(self, downloads: Path, summations: Path, *, release: str = RELEASE,
+                 details: Path | None = None) -> None:
+        """`details`: the folder with the recorded reaction_details.json and reactions.json (by default the one that
+        holds `summations`; none there, no reaction details)."""
         super().__init__()
         self.release = release
         self.files = {p.name: p.read_bytes() for p in sorted(downloads.glob("*.txt"))}
         self.pathways: dict[str, dict[str, Any]] = {}  # stId → object, relationships as objects
         self.events: dict[str, dict[str, Any]] = {}  # reaction stId → object
+        self.objects: dict[int, dict[str, Any]] = {}  # the reaction details' objects by dbId
         self.query_sizes: list[int] = []  # ids each answered /data/query/ids call asked for, as sent
         self._summations: dict[str, dict[str, Any]] = {}  # text → the one Summation object holding it
         for recorded in json.loads(summations.read_text(encoding="utf-8")):
@@ -128,7 +192,7 @@ class ReactomeContractServer(ContractServer):
             self._pathway(recorded["stId"], recorded["displayName"], recorded["dbId"], texts)
         names = [ln.split("\t") for ln in self.files["ReactomePathways.txt"].decode().splitlines() if ln.strip()]
         for st_id, name, species in names:
-            if species == HUMAN:
+            if species == HUMAN and st_id not in self.pathways:
                 self._pathway(st_id, name, int(st_id.rsplit("-", 1)[1]), [SUMMATIONS[st_id]])
         for line in self.files["ReactomePathwaysRelation.txt"].decode().splitlines():
             parent, child = line.split("\t")
@@ -136,7 +200,29 @@ class ReactomeContractServer(ContractServer):
                 self.pathways[parent]["hasEvent"].append(self.pathways[child])
         for pathway_id, events in EVENTS.items():
             for st_id, name, schema_class in events:
-                self.add_event(pathway_id, st_id, name, schema_class)
+                if pathway_id in self.pathways:
+                    self.add_event(pathway_id, st_id, name, schema_class)
+        self._details(details or summations.parent)
+
+    def _details(self, folder: Path) -> None:
+        """The recorded reaction details, each reaction placed in the pathway whose recorded containedEvents lists
+        it."""
+        if not (folder / "reaction_details.json").is_file():
+            return
+        self.objects = _recorded_objects(json.loads((folder / "reaction_details.json").read_text("utf-8")))
+        taken = {p["dbId"]: p["stId"] for p in self.pathways.values()}
+        clashes = [i for i, o in self.objects.items() if i in taken and taken[i] != o.get("stId")]
+        if clashes:
+            raise ValueError(f"reaction detail dbIds {clashes} are pathways' dbIds")
+        by_st_id = {o["stId"]: o for o in self.objects.values() if o.get("stId")}
+        recorded = folder / "reactions.json"
+        for pathway_id, answer in (json.loads(recorded.read_text("utf-8")) if recorded.is_file() else {}).items():
+            written = _written(answer)
+            for element in answer:
+                event = written[element] if isinstance(element, int) else element
+                reaction = by_st_id.get(event.get("stId", ""))
+                if pathway_id in self.pathways and reaction and reaction["schemaClass"] in REACTION_CLASSES:
+                    self.pathways[pathway_id]["hasEvent"].append(reaction)
 
     def _pathway(self, st_id: str, name: str, db_id: int, texts: list[str]) -> None:
         summations = []
@@ -169,10 +255,16 @@ class ReactomeContractServer(ContractServer):
         return list(seen.values())
 
     @staticmethod
-    def respond(objects: list[dict[str, Any]]) -> list[dict[str, Any] | int]:
+    def respond(objects: list[dict[str, Any]], relationships: tuple[str, ...] = RELATIONSHIPS
+                ) -> list[dict[str, Any] | int]:
         """A response body returning `objects`, written as Jackson writes it."""
-        writer = _Writer({o["dbId"] for o in objects})
+        writer = _Writer({o["dbId"] for o in objects}, relationships)
         return [writer.write(o) for o in objects]
+
+    def find(self, key: str) -> dict[str, Any] | None:
+        """The object a stable id or a dbId names: a pathway, an event or a reaction-details object."""
+        known = [*self.pathways.values(), *self.events.values(), *self.objects.values()]
+        return next((o for o in known if o.get("stId") == key or str(o["dbId"]) == key), None)
 
     # --- answering ----------------------------------------------------------------------------------------------
     def serve(self, request: RecordedRequest) -> Reply:
@@ -202,8 +294,7 @@ class ReactomeContractServer(ContractServer):
         asked = [i.strip() for i in re.split(r",|;|\n|\t", request.body.decode("utf-8", errors="replace"))]
         self.query_sizes.append(len(asked))
         ids = list(dict.fromkeys(asked[:MAX_IDS]))
-        by_db_id = {str(p["dbId"]): p for p in self.pathways.values()}
-        found = [p for i in ids if (p := self.pathways.get(i) or by_db_id.get(i))]
+        found = [p for i in ids if (p := self.find(i))]
         if not found:
             return _error(404, f"Ids: [{', '.join(ids)}] have not been found in the System")
         return _json(200, self.respond(list({p["dbId"]: p for p in found}.values())))
@@ -212,4 +303,4 @@ class ReactomeContractServer(ContractServer):
         events = self.contained(pathway_id) if pathway_id in self.pathways else []
         if not events:
             return _error(404, f"No contained events found in the given event: {pathway_id}")
-        return _json(200, self.respond(events))
+        return _json(200, self.respond(events, HIERARCHY))

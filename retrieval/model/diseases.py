@@ -1,0 +1,125 @@
+"""Conditions in questions: ClinVar's conditions (MedGen concepts) by name, from the `diseases` table (Postgres, read
+with the pathway lexicon), so a question is read without the graph.
+
+Names are compared normalised: case and punctuation folded, Roman numerals after "type" (and ii…ix anywhere) read as
+numbers, so "Diabetes Mellitus, Type II" is "diabetes mellitus type 2". A question names a condition when a span of
+its words is a condition's whole name; failing that, when a span is within a small edit distance of one (typos), by
+rapidfuzz's ratio. Spans scoring the same against several conditions are all returned, so an answer can list the
+candidates rather than pick one. ClinVar's placeholders ("not provided", "not specified") are never matched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz, process
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+
+from retrieval.model.spelling import fold
+from retrieval.model.terms import STOPWORDS
+
+ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9",
+         "x": "10", "xi": "11", "xii": "12"}
+_UNAMBIGUOUS_ROMAN = frozenset({"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii"})  # not "I", "V", "X"
+_TYPE_WORDS = frozenset({"type", "types", "class", "grade", "group", "stage", "form", "subtype", "complementation"})
+PLACEHOLDERS = frozenset({"not provided", "not specified", "see cases", "none provided"})
+FUZZY_CUTOFF = 88.0  # rapidfuzz ratio (0-100): one or two letters off in a name of a dozen
+MIN_FUZZY_LENGTH = 8  # shorter spans match only exactly: "MODY" is no typo of "MODS"
+MAX_SPAN = 12  # words
+_EDGE_STOPS = STOPWORDS - {"type", "types", "one", "two"}  # words a condition's name may start or end with
+# A name is also read without a last generic word, where no other name is that shorter form.
+GENERIC_END = re.compile(r"\s+(?:syndrome|disease|disorder)$")
+
+
+def normalise(name: str) -> str:
+    words = fold(name).split()
+    out = []
+    for i, word in enumerate(words):
+        after_type = i > 0 and words[i - 1] in _TYPE_WORDS
+        out.append(ROMAN[word] if word in ROMAN and (after_type or word in _UNAMBIGUOUS_ROMAN) else word)
+    return " ".join(out)
+
+
+@dataclass(frozen=True)
+class Condition:
+    id: str  # MedGen concept
+    name: str
+
+
+@dataclass(frozen=True)
+class ConditionMatch:
+    conditions: tuple[Condition, ...]  # more than one: the words name several conditions equally well
+    asked: str  # the words of the question that named it
+    exact: bool
+
+
+@dataclass
+class DiseaseLexicon:
+    conditions: dict[str, Condition] = field(default_factory=dict)
+    _by_name: dict[str, list[str]] = field(default_factory=dict)  # normalised name → concept ids
+    _names: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        by_name: dict[str, list[str]] = {}
+        for condition in self.conditions.values():
+            key = normalise(condition.name)
+            if key and key not in PLACEHOLDERS:
+                by_name.setdefault(key, []).append(condition.id)
+        for condition in self.conditions.values():  # "ataxia-telangiectasia" for "Ataxia-telangiectasia syndrome"
+            key = normalise(condition.name)
+            short = GENERIC_END.sub("", key)
+            if short != key and len(short) >= MIN_FUZZY_LENGTH and short not in by_name:
+                by_name.setdefault(short, []).append(condition.id)
+        self._by_name = {k: sorted(set(v)) for k, v in by_name.items()}
+        self._names = list(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self.conditions)
+
+    def match(self, question: str, ignore: frozenset[str] = frozenset()) -> ConditionMatch | None:
+        """The condition the question names: the longest span that is a whole name, else the closest span within
+        the fuzzy cutoff (ties listed). `ignore`: folded words that name something else (gene symbols)."""
+        words = [w for w in normalise(question).split()]
+        spans = [(i, j) for i in range(len(words)) for j in range(min(len(words), i + MAX_SPAN), i, -1)
+                 if not set(words[i:j]) <= ignore]
+        exact = [(j - i, " ".join(words[i:j])) for i, j in spans if " ".join(words[i:j]) in self._by_name]
+        if exact:
+            _, name = max(exact)
+            return ConditionMatch(self._conditions(self._by_name[name]), name, True)
+        return self._fuzzy([" ".join(words[i:j]) for i, j in spans])
+
+    def _fuzzy(self, spans: list[str]) -> ConditionMatch | None:
+        best: tuple[float, int, str, list[str]] | None = None
+        for span in spans:
+            edges = span.split()
+            # A name neither starts nor ends with a function word ("with …", "… of the"): fewer spans to score.
+            if len(span) < MIN_FUZZY_LENGTH or edges[0] in _EDGE_STOPS or edges[-1] in _EDGE_STOPS:
+                continue
+            found = process.extract(span, self._names, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=5)
+            if not found:
+                continue
+            top = found[0][1]
+            names = [name for name, score, _ in found if score == top]
+            if best is None or (top, len(span)) > (best[0], best[1]):
+                best = (top, len(span), span, names)
+        if best is None:
+            return None
+        ids = sorted({cid for name in best[3] for cid in self._by_name[name]})
+        return ConditionMatch(self._conditions(ids), best[2], False)
+
+    def _conditions(self, ids: list[str]) -> tuple[Condition, ...]:
+        return tuple(self.conditions[i] for i in ids)
+
+    def by_id(self, concept_id: str) -> Condition | None:
+        return self.conditions.get(concept_id)
+
+
+_MEDGEN = re.compile(r"^CN?\d+$")
+READ = "SELECT concept_id, name FROM diseases ORDER BY concept_id"
+
+
+def read_diseases(conn: Connection) -> DiseaseLexicon:
+    rows = conn.execute(text(READ)).all()
+    return DiseaseLexicon({r.concept_id: Condition(r.concept_id, r.name) for r in rows if _MEDGEN.match(r.concept_id)})

@@ -1,0 +1,120 @@
+"""Condition questions on the demo platform (ClinVar's gene-condition table loaded as a source), answered through
+the serving pipeline and checked against the tables read directly: a condition's genes (its name read with typos and
+numerals), a gene's conditions, yes/no with the verdict first and "Flux holds no association" for a pair ClinVar does
+not link (confidence 0), pathway enrichment; and the generated condition questions' pass rates, which a reader
+without the condition kinds lowers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine, text
+
+from dagster_project.core.settings import FluxSettings
+from dagster_project.core.stores import engine_for, graph_driver
+from dagster_project.evals import answer_eval, kind_questions
+from dagster_project.evals.answer_eval import eval_pipeline
+from dagster_project.evals.condition_questions import top_pathways
+from dagster_project.evals.grounding import GroundingRule
+from dagster_project.evals.kind_truth import Truth, load_truth
+from retrieval.kinds import registry
+from retrieval.model.index_state import current_index
+from tests.integration.conftest import ask_api as ask
+
+CONDITION_KINDS = ("condition_genes", "gene_conditions", "association_check", "association_absent",
+                   "condition_enrichment")
+
+
+@pytest.fixture(scope="module")
+def engine(demo_platform: FluxSettings) -> Engine:
+    return engine_for(demo_platform.platform_database_url)
+
+
+@pytest.fixture(scope="module")
+def truth(demo_platform: FluxSettings, engine: Engine) -> Truth:
+    held = load_truth(graph_driver(demo_platform), engine)
+    assert held.conditions is not None and held.conditions.names, "the demo holds ClinVar rows"
+    return held
+
+
+def _genes_of(engine: Engine, concept: str) -> set[str]:
+    with engine.connect() as conn:
+        return set(conn.execute(text("SELECT g.symbol FROM disease_associations a JOIN gene_identifiers g "
+                                     "USING (hgnc_id) WHERE a.concept_id = :c"), {"c": concept}).scalars())
+
+
+def test_a_conditions_genes_even_misspelt(query_client: TestClient, engine: Engine) -> None:
+    answer = ask(query_client, "Which genes are associated with type 2 diabetes mellitus?")
+    assert answer["kind"] == "condition_genes", answer["answer"][:200]
+    assert {a["gene"]["symbol"] for a in answer["data"]["associations"]} == _genes_of(engine, "C0011860")
+    assert answer["answer"].startswith("ClinVar (release ") and answer["confidence"] > 0.9
+    typo = ask(query_client, "which genes are linked to type II diabets mellitus")
+    assert typo["kind"] == "condition_genes" and [c["id"] for c in typo["data"]["conditions"]] == ["C0011860"]
+    assert "closest name" in typo["answer"]
+
+
+def test_a_genes_conditions_and_a_yes_no_either_way(query_client: TestClient, truth: Truth) -> None:
+    assert truth.conditions is not None
+    answer = ask(query_client, "Which diseases is CHEK2 associated with?")
+    assert answer["kind"] == "gene_conditions", answer["answer"][:200]
+    assert {a["condition"]["id"] for a in answer["data"]["associations"]} == truth.conditions.conditions["CHEK2"]
+    linked = ask(query_client, "Is CHEK2 associated with Li-Fraumeni syndrome 2?")
+    assert linked["kind"] == "association_check" and linked["answer"].startswith("Yes: ClinVar (release ")
+    assert "C5882668" in {c["id"] for c in linked["citations"]}
+    apart = ask(query_client, "True or false: Costello syndrome is associated with KRAS")
+    assert apart["kind"] == "association_absent" and apart["confidence"] == 0
+    assert apart["answer"].startswith("Flux holds no association between Costello syndrome")
+    assert "(ClinVar, release " in apart["answer"] and "false" not in apart["answer"].lower()
+
+
+def test_pathway_enrichment_for_a_conditions_genes(query_client: TestClient, truth: Truth) -> None:
+    assert truth.conditions is not None
+    answer = ask(query_client, "Which pathways are enriched for genes associated with colorectal cancer?")
+    assert answer["kind"] == "condition_enrichment", answer["answer"][:200]
+    rows = answer["data"]["pathways"]
+    assert rows and rows[0]["pathway"]["id"] in top_pathways(truth, truth.conditions.genes["C0346629"])
+    assert all(0 <= r["p_value"] <= r["q_value"] <= 1 for r in rows)
+    assert [r["q_value"] for r in rows] == sorted(r["q_value"] for r in rows)
+    assert "hypergeometric" in answer["answer"]
+
+
+def _scorecard(settings: FluxSettings, truth: Truth) -> tuple[dict[str, float], list[dict]]:
+    pipeline = eval_pipeline(settings, current_index(engine_for(settings.platform_database_url)))
+    questions = [q for q in kind_questions.generate(truth) if q.extra["kind"] in CONDITION_KINDS]
+    return answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None,
+                                                                           truth))
+
+
+@pytest.fixture(scope="module")
+def condition_scorecard(demo_platform: FluxSettings, truth: Truth) -> Iterator[tuple[dict[str, float], list[dict]]]:
+    yield _scorecard(demo_platform, truth)
+
+
+def test_generated_condition_questions_pass(condition_scorecard: tuple[dict[str, float], list[dict]]) -> None:
+    metrics, rows = condition_scorecard
+    failed = [(r["expected_kind"], r["question"], r["answer_kind"], r["answer"][:100]) for r in rows
+              if not r["kind_pass"]]
+    counted = {kind: sum(1 for r in rows if r["expected_kind"] == kind) for kind in CONDITION_KINDS}
+    assert sum(counted.values()) >= 60 and min(counted.values()) >= 3, counted
+    for kind in CONDITION_KINDS:
+        assert metrics[f"kinds_pass_rate_{kind}"] >= 0.85, (kind, [f for f in failed if f[0] == kind][:6])
+
+
+def test_a_reader_without_the_condition_kinds_fails_them(demo_platform: FluxSettings, truth: Truth,
+                                                         condition_scorecard: tuple[dict[str, float], list[dict]],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = registry.read_question
+
+    def without_conditions(question, genes, pathways):  # type: ignore[no-untyped-def]
+        plan = rules(question, genes, pathways)
+        if not plan.kind.startswith(("condition", "gene_conditions", "association")):
+            return plan
+        return plan.model_copy(update={"kind": "scope", "operation": "abstain", "scope": "disease_association",
+                                       "relation": None})
+
+    monkeypatch.setattr(registry, "read_question", without_conditions)
+    worse, _ = _scorecard(demo_platform, truth)
+    baseline, _ = condition_scorecard
+    assert worse["kinds_pass_rate"] < baseline["kinds_pass_rate"] - 0.5
