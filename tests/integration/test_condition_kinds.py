@@ -14,14 +14,11 @@ from sqlalchemy import Engine, text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.evals import answer_eval, kind_questions
-from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.condition_questions import top_pathways
-from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.kind_truth import Truth, load_truth
 from retrieval.kinds import registry
-from retrieval.model.index_state import current_index
 from tests.integration.conftest import ask_api as ask
+from tests.support.kind_scorecards import Scorecard, assert_kinds_pass, reader_without, scorecard
 
 CONDITION_KINDS = ("condition_genes", "gene_conditions", "association_check", "association_absent",
                    "condition_enrichment")
@@ -80,41 +77,18 @@ def test_pathway_enrichment_for_a_conditions_genes(query_client: TestClient, tru
     assert "hypergeometric" in answer["answer"]
 
 
-def _scorecard(settings: FluxSettings, truth: Truth) -> tuple[dict[str, float], list[dict]]:
-    pipeline = eval_pipeline(settings, current_index(engine_for(settings.platform_database_url)))
-    questions = [q for q in kind_questions.generate(truth) if q.extra["kind"] in CONDITION_KINDS]
-    return answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None,
-                                                                           truth))
-
-
 @pytest.fixture(scope="module")
-def condition_scorecard(demo_platform: FluxSettings, truth: Truth) -> Iterator[tuple[dict[str, float], list[dict]]]:
-    yield _scorecard(demo_platform, truth)
+def condition_scorecard(demo_platform: FluxSettings, truth: Truth) -> Iterator[Scorecard]:
+    yield scorecard(demo_platform, truth, CONDITION_KINDS)
 
 
-def test_generated_condition_questions_pass(condition_scorecard: tuple[dict[str, float], list[dict]]) -> None:
-    metrics, rows = condition_scorecard
-    failed = [(r["expected_kind"], r["question"], r["answer_kind"], r["answer"][:100]) for r in rows
-              if not r["kind_pass"]]
-    counted = {kind: sum(1 for r in rows if r["expected_kind"] == kind) for kind in CONDITION_KINDS}
-    assert sum(counted.values()) >= 60 and min(counted.values()) >= 3, counted
-    for kind in CONDITION_KINDS:
-        assert metrics[f"kinds_pass_rate_{kind}"] >= 0.85, (kind, [f for f in failed if f[0] == kind][:6])
+def test_generated_condition_questions_pass(condition_scorecard: Scorecard) -> None:
+    assert_kinds_pass(condition_scorecard, CONDITION_KINDS)
 
 
 def test_a_reader_without_the_condition_kinds_fails_them(demo_platform: FluxSettings, truth: Truth,
-                                                         condition_scorecard: tuple[dict[str, float], list[dict]],
+                                                         condition_scorecard: Scorecard,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    rules = registry.read_question
-
-    def without_conditions(question, genes, pathways):  # type: ignore[no-untyped-def]
-        plan = rules(question, genes, pathways)
-        if not plan.kind.startswith(("condition", "gene_conditions", "association")):
-            return plan
-        return plan.model_copy(update={"kind": "scope", "operation": "abstain", "scope": "disease_association",
-                                       "relation": None})
-
-    monkeypatch.setattr(registry, "read_question", without_conditions)
-    worse, _ = _scorecard(demo_platform, truth)
-    baseline, _ = condition_scorecard
-    assert worse["kinds_pass_rate"] < baseline["kinds_pass_rate"] - 0.5
+    monkeypatch.setattr(registry, "read_question", reader_without(CONDITION_KINDS, "disease_association"))
+    worse, _ = scorecard(demo_platform, truth, CONDITION_KINDS)
+    assert worse["kinds_pass_rate"] < condition_scorecard[0]["kinds_pass_rate"] - 0.5

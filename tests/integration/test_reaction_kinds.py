@@ -13,13 +13,10 @@ from sqlalchemy import Engine, text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.evals import answer_eval, kind_questions
-from dagster_project.evals.answer_eval import eval_pipeline
-from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.kind_truth import Truth, load_truth
 from retrieval.kinds import registry
-from retrieval.model.index_state import current_index
 from tests.integration.conftest import ask_api as ask
+from tests.support.kind_scorecards import Scorecard, assert_kinds_pass, reader_without, scorecard
 
 GLYCOLYSIS = "R-HSA-70171"
 REACTION_KINDS = ("pathway_reactions", "reaction_participants", "entity_reactions", "reaction_walk", "reaction_scope")
@@ -104,39 +101,18 @@ def test_a_pathway_without_reactions_is_not_answered(query_client: TestClient) -
     assert "Glycolysis" in answer["answer"] and "live mode" in answer["answer"]
 
 
-def _reaction_scorecard(settings: FluxSettings, truth: Truth) -> tuple[dict[str, float], list[dict]]:
-    pipeline = eval_pipeline(settings, current_index(engine_for(settings.platform_database_url)))
-    questions = [q for q in kind_questions.generate(truth) if q.extra["kind"] in REACTION_KINDS]
-    return answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None,
-                                                                           truth))
-
-
 @pytest.fixture(scope="module")
-def reaction_scorecard(demo_platform: FluxSettings, truth: Truth) -> Iterator[tuple[dict[str, float], list[dict]]]:
-    yield _reaction_scorecard(demo_platform, truth)
+def reaction_scorecard(demo_platform: FluxSettings, truth: Truth) -> Iterator[Scorecard]:
+    yield scorecard(demo_platform, truth, REACTION_KINDS)
 
 
-def test_generated_reaction_questions_pass(reaction_scorecard: tuple[dict[str, float], list[dict]]) -> None:
-    metrics, rows = reaction_scorecard
-    failed = [(r["expected_kind"], r["question"], r["answer_kind"], r["answer"][:100]) for r in rows
-              if not r["kind_pass"]]
-    counted = {kind: sum(1 for r in rows if r["expected_kind"] == kind) for kind in REACTION_KINDS}
-    assert sum(counted.values()) >= 60 and min(counted.values()) >= 3, counted
-    for kind in REACTION_KINDS:
-        assert metrics[f"kinds_pass_rate_{kind}"] >= 0.85, (kind, [f for f in failed if f[0] == kind][:6])
+def test_generated_reaction_questions_pass(reaction_scorecard: Scorecard) -> None:
+    assert_kinds_pass(reaction_scorecard, REACTION_KINDS)
 
 
 def test_a_reader_without_the_reaction_kinds_fails_them(demo_platform: FluxSettings, truth: Truth,
-                                                        reaction_scorecard: tuple[dict[str, float], list[dict]],
+                                                        reaction_scorecard: Scorecard,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    rules = registry.read_question
-
-    def without_reactions(question, genes, pathways):  # type: ignore[no-untyped-def]
-        plan = rules(question, genes, pathways)
-        return plan if plan.kind not in REACTION_KINDS else plan.model_copy(update={
-            "kind": "scope", "operation": "abstain", "scope": "reaction", "relation": None})
-
-    monkeypatch.setattr(registry, "read_question", without_reactions)
-    worse, _ = _reaction_scorecard(demo_platform, truth)
-    baseline, _ = reaction_scorecard
-    assert worse["kinds_pass_rate"] < baseline["kinds_pass_rate"] - 0.5
+    monkeypatch.setattr(registry, "read_question", reader_without(REACTION_KINDS, "reaction"))
+    worse, _ = scorecard(demo_platform, truth, REACTION_KINDS)
+    assert worse["kinds_pass_rate"] < reaction_scorecard[0]["kinds_pass_rate"] - 0.5
