@@ -25,7 +25,7 @@ SAMPLE_QUESTION = re.search(r"^SAMPLE_QUESTION \?= (.+)$", (REPO_ROOT / "Makefil
 FLUX = [sys.executable, "-m", "dagster_project.cli"]
 DEMO = REPO_ROOT / "dagster_project" / "sources" / "demo_data"
 ROW = re.compile(r"^│\s*([^│]+?)\s*│\s*([^│]+?)\s*│\s*(\d+)\s*│$")
-SOURCE_ROW = re.compile(r"^│\s*(\w+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│$")
+SOURCE_ROW = re.compile(r"^│\s*(\w+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│$")
 
 
 @pytest.fixture(scope="module")
@@ -64,13 +64,17 @@ def _demo_counts() -> dict[str, int]:
         "hgnc genes": len((DEMO / "hgnc" / "hgnc_complete_set.txt").read_text().splitlines()) - 1,  # a header
         "kegg pathways": len((DEMO / "kegg" / "list_pathway_hsa.txt").read_text().splitlines()),
         "reactome pathways": sum("\tHomo sapiens" in line for line in reactome),
+        # Each demo reaction has a summation, so a document of its own.
+        "reactome reactions": sum(len(events) for events in json.loads(
+            (DEMO / "reactome" / "reactions.json").read_text()).values()),
     }
 
 
 def _summary_tables(summary: str) -> tuple[dict[tuple[str, str], int], dict[str, list[int]]]:
-    """`flux summary`'s tables: (store, table / label) → count, and source → its four per-source counts."""
+    """`flux summary`'s tables: (store, table / label) → count, and source → its per-source counts (documents
+    active, documents gone, genes, associations, quarantined)."""
     counts = {(m[1], m[2]): int(m[3]) for line in summary.splitlines() if (m := ROW.match(line.strip()))}
-    sources = {m[1]: [int(m[i]) for i in range(2, 6)]
+    sources = {m[1]: [int(m[i]) for i in range(2, 7)]
                for line in summary.splitlines() if (m := SOURCE_ROW.match(line.strip()))}
     return counts, sources
 
@@ -107,14 +111,18 @@ def test_make_run_then_the_sample_question_over_http(fresh_home: dict[str, str])
     assert re.search(r"success — \d+ assets materialized, checks passed (\d+)/\1", materialized), materialized
     counts, sources = _summary_tables(_flux(env, "summary"))
     demo = _demo_counts()
-    # Per source: documents (active), documents (gone), genes, quarantined; every demo record is one or the other.
-    assert sources["openalex"][0] + sources["openalex"][3] == demo["openalex works"], sources
+    # Per source: documents (active), documents (gone), genes, associations, quarantined; every demo record is one or
+    # the other.
+    assert sources["openalex"][0] + sources["openalex"][4] == demo["openalex works"], sources
     assert sources["hgnc"][2] == demo["hgnc genes"], sources
-    assert sources["kegg"][0] == demo["kegg pathways"] and sources["reactome"][0] == demo["reactome pathways"]
+    assert sources["kegg"][0] == demo["kegg pathways"], sources
+    assert sources["reactome"][0] == demo["reactome pathways"] + demo["reactome reactions"], sources
+    assert sources["clinvar"][3] > 0 and sources["clinvar"][4] > 0, sources  # placed rows, and the bad ones
     pathways = demo["kegg pathways"] + demo["reactome pathways"]
     assert counts[("postgres", "pathways")] == counts[("neo4j", "Pathway")] == pathways, counts
     assert counts[("postgres", "chunks")] == counts[("postgres", "chunks (with a vector)")] > 0, counts
-    assert counts[("postgres", "quarantine")] == sum(row[3] for row in sources.values())
+    assert counts[("postgres", "quarantine")] == sum(row[4] for row in sources.values())
+    assert counts[("postgres", "disease_associations")] == sources["clinvar"][3], counts
     asked = json.loads(_flux(env, "ask", "--json", SAMPLE_QUESTION))
     data = asked["data"]
     assert (data["kind"], data["pathway"]["id"], data["target_source"]) == ("counterpart", "R-HSA-70171", "kegg")
