@@ -83,8 +83,20 @@ class QuestionBudget:
 
     def record(self, call: LLMCall) -> None:
         self.calls.append(call)
+        self._emit(call)
+
+    def reject_latest(self, why: str) -> None:
+        """The latest call's reply was turned down after the call ended: recorded, and said on the stream again
+        (`amends`: the index of the call it replaces), so the stream ends as the answer's `llm_calls` do."""
+        call = self.calls[-1]
+        call.outcome, call.detail = "rejected", why
+        self._emit(call, amends=len(self.calls) - 1)
+
+    def _emit(self, call: LLMCall, amends: int | None = None) -> None:
         payload = call.model_dump()
         payload["llm_step"] = payload.pop("step")  # an event's own `step` is its name ("llm_call") on the stream
+        if amends is not None:
+            payload["amends"] = amends
         self.emit("llm_call", payload)
 
     @property
@@ -149,8 +161,7 @@ def mark_rejected(why: str) -> bool:
     if budget is None or not budget.calls:
         return False
     if not budget.calls[-1].failed:
-        budget.calls[-1].outcome = "rejected"
-        budget.calls[-1].detail = why
+        budget.reject_latest(why)
     return True
 
 

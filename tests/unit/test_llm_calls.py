@@ -139,6 +139,22 @@ def test_a_rejected_reply_is_marked_on_the_latest_call_of_the_open_budget() -> N
     assert "LLM plan step gave a reply Flux could not use" in budget.warnings()[0]
 
 
+def test_a_reply_turned_down_after_its_call_ended_is_amended_on_the_stream() -> None:
+    events: list[tuple[str, dict]] = []
+    budget = QuestionBudget(60.0, emit=lambda name, payload: events.append((name, payload)))
+    with budget.active():
+        budget.record(LLMCall(step="screen", outcome="ok", ms=1.0))
+        budget.record(LLMCall(step="plan", outcome="ok", ms=2.0))
+        mark_rejected("schema violation at relation")
+    assert [(p["llm_step"], p["outcome"], p.get("amends")) for _, p in events] == [
+        ("screen", "ok", None), ("plan", "ok", None), ("plan", "rejected", 1)]
+    final = [p["outcome"] for _, p in events if "amends" not in p]
+    for _, p in events:
+        if "amends" in p:
+            final[p["amends"]] = p["outcome"]
+    assert final == [c.outcome for c in budget.calls] == ["ok", "rejected"]
+
+
 def test_a_budget_is_seen_only_by_its_own_thread() -> None:
     seen: list[object] = []
     with QuestionBudget(1.0).active():
