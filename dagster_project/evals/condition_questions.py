@@ -75,7 +75,7 @@ def top_pathways(truth: Truth, genes: set[str], source: str = "reactome") -> set
 
 
 def _enrichment(b: _Builder, conditions: ConditionTruth, unique: list[str], k: int) -> None:
-    testable = [c for c in unique if top_pathways(b.truth, conditions.genes[c])]
-    for concept in _pick(b, testable, k):
+    tops = {c: top for c in unique if (top := top_pathways(b.truth, conditions.genes[c]))}
+    for concept in _pick(b, list(tops), k):
         b.add("condition_enrichment", {"condition": conditions.names[concept]}, (concept,),
-              top="|".join(sorted(top_pathways(b.truth, conditions.genes[concept]))))
+              top="|".join(sorted(tops[concept])))

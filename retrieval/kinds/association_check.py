@@ -11,14 +11,13 @@ from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.disease_data import AssociationAbsentData, AssociationCheckData
 from retrieval.model.plan import Plan
 from retrieval.question.disease_questions import (
-    EXPLAINS,
     condition_entities,
     condition_of,
     gene_entities_named,
     holds_conditions,
 )
 from retrieval.question.gene_questions import unknown_gene_tokens
-from retrieval.question.reading import Read, is_yes_no
+from retrieval.question.reading import EXPLAINS, Read, is_yes_no
 from retrieval.retrievers.disease_facts import DiseaseReader
 from retrieval.retrievers.graph_facts import gene_ref
 

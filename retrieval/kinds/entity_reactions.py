@@ -16,7 +16,6 @@ from retrieval.model.plan import Plan
 from retrieval.model.reaction_data import ROLES, EntityReactionsData, Involvement, ReactionScopeData
 from retrieval.model.refs import NodeRef
 from retrieval.question.reaction_questions import (
-    EXPLAINS,
     REACTION_WORD,
     asked_role,
     direction,
@@ -24,7 +23,7 @@ from retrieval.question.reaction_questions import (
     reaction_entities,
     written,
 )
-from retrieval.question.reading import Read, pathway_entity
+from retrieval.question.reading import EXPLAINS, Read, pathway_entity
 from retrieval.retrievers.reaction_facts import ReactionReader
 
 # "What does GCK catalyse?", "What inhibits PDK2?": a role question without the word "reaction".

@@ -20,7 +20,6 @@ from retrieval.question.disease_questions import (
     CLINVAR_WORD,
     CONDITION_WORD,
     ENRICHMENT,
-    EXPLAINS,
     LINK_WORD,
     PATHWAYS_OF,
     condition_of,
@@ -28,7 +27,7 @@ from retrieval.question.disease_questions import (
     holds_conditions,
 )
 from retrieval.question.gene_questions import unknown_gene_tokens
-from retrieval.question.reading import Read, is_yes_no
+from retrieval.question.reading import EXPLAINS, Read, is_yes_no
 from retrieval.retrievers.disease_facts import DiseaseReader
 from retrieval.retrievers.graph_facts import gene_ref
 

@@ -14,14 +14,13 @@ from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.plan import Plan
 from retrieval.model.reaction_data import PathwayReactionsData, ReactionRef, ReactionScopeData
 from retrieval.question.reaction_questions import (
-    EXPLAINS,
     REACTION_WORD,
     direction,
     participant_entities,
     reaction_entities,
     written,
 )
-from retrieval.question.reading import Read, pathway_entity
+from retrieval.question.reading import EXPLAINS, Read, pathway_entity
 from retrieval.retrievers.graph_facts import node
 from retrieval.retrievers.reaction_facts import ReactionReader
 

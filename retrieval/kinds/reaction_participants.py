@@ -11,14 +11,13 @@ from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.plan import Plan
 from retrieval.model.reaction_data import ROLES, Participant, ReactionParticipantsData, ReactionRef, ReactionScopeData
 from retrieval.question.reaction_questions import (
-    EXPLAINS,
     PARTICIPANTS,
     asked_role,
     direction,
     reaction_entities,
     written,
 )
-from retrieval.question.reading import Read
+from retrieval.question.reading import EXPLAINS, Read
 from retrieval.retrievers.reaction_facts import ReactionReader
 
 ROLE_SAYS = {"input": "consumes", "output": "produces", "catalyst": "is catalysed by",

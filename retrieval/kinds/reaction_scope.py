@@ -13,8 +13,8 @@ from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.plan import Entity, Plan
 from retrieval.model.reaction_data import ReactionScopeData
 from retrieval.model.refs import NodeRef
-from retrieval.question.reaction_questions import ASKS_REACTION, EXPLAINS, unheld_reaction_ids, written
-from retrieval.question.reading import Read, pathway_entities
+from retrieval.question.reaction_questions import ASKS_REACTION, unheld_reaction_ids, written
+from retrieval.question.reading import EXPLAINS, Read, pathway_entities
 from retrieval.retrievers.reaction_facts import ReactionReader
 
 ROLE_ASKED = re.compile(r"\b(?:consum|produc|inputs?\b|outputs?\b|participants?\b|inhibit|activat)", re.I)

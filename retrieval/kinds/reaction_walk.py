@@ -17,14 +17,13 @@ from retrieval.model.plan import Entity, Plan
 from retrieval.model.reaction_data import ReactionRef, ReactionScopeData, ReactionWalkData, WalkStep
 from retrieval.model.refs import NodeRef
 from retrieval.question.reaction_questions import (
-    EXPLAINS,
     MAX_WALK_DEPTH,
     direction,
     participant_entities,
     reaction_entities,
     written,
 )
-from retrieval.question.reading import Read, pathway_entity
+from retrieval.question.reading import EXPLAINS, Read, pathway_entity
 from retrieval.retrievers.reaction_facts import HUB_REACTIONS, HUBS, ReactionReader
 
 MAX_REACHED = 30  # reactions a walk lists; past this it stops and says so

@@ -18,8 +18,8 @@ from retrieval.kinds.not_found import not_found_plan
 from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.answer_data import Holding, NodeRef, ScopeData
 from retrieval.model.plan import Entity, FactType, Plan
-from retrieval.question.disease_questions import ASKED_CONDITION, EXPLAINS
-from retrieval.question.reading import Read, gene_entities, pathway_entities
+from retrieval.question.disease_questions import ASKED_CONDITION
+from retrieval.question.reading import EXPLAINS, Read, gene_entities, pathway_entities
 
 # Checked in this order: the first fact type asked for names the answer. Each pattern matches the fact being asked
 # for, not a word that merely appears ("Gene expression (Transcription)" is a pathway, read out before matching).

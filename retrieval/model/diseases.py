@@ -11,7 +11,9 @@ candidates rather than pick one. ClinVar's placeholders ("not provided", "not sp
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 from sqlalchemy import text
@@ -28,6 +30,7 @@ PLACEHOLDERS = frozenset({"not provided", "not specified", "see cases", "none pr
 FUZZY_CUTOFF = 88.0  # rapidfuzz ratio (0-100): one or two letters off in a name of a dozen
 MIN_FUZZY_LENGTH = 8  # shorter spans match only exactly: "MODY" is no typo of "MODS"
 MAX_SPAN = 12  # words
+MATCH_CACHE = 64  # questions whose reading is kept
 _EDGE_STOPS = STOPWORDS - {"type", "types", "one", "two"}  # words a condition's name may start or end with
 # A name is also read without a last generic word, where no other name is that shorter form.
 GENERIC_END = re.compile(r"\s+(?:syndrome|disease|disorder)$")
@@ -60,6 +63,7 @@ class DiseaseLexicon:
     conditions: dict[str, Condition] = field(default_factory=dict)
     _by_name: dict[str, list[str]] = field(default_factory=dict)  # normalised name → concept ids
     _names: list[str] = field(default_factory=list)
+    _match: Callable[[str, frozenset[str]], ConditionMatch | None] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         by_name: dict[str, list[str]] = {}
@@ -74,6 +78,8 @@ class DiseaseLexicon:
                 by_name.setdefault(short, []).append(condition.id)
         self._by_name = {k: sorted(set(v)) for k, v in by_name.items()}
         self._names = list(self._by_name)
+        # Several recognisers read one question (and serving shares a lexicon between requests): match once.
+        self._match = lru_cache(maxsize=MATCH_CACHE)(self._match_once)
 
     def __len__(self) -> int:
         return len(self.conditions)
@@ -81,6 +87,9 @@ class DiseaseLexicon:
     def match(self, question: str, ignore: frozenset[str] = frozenset()) -> ConditionMatch | None:
         """The condition the question names: the longest span that is a whole name, else the closest span within
         the fuzzy cutoff (ties listed). `ignore`: folded words that name something else (gene symbols)."""
+        return self._match(question, ignore)
+
+    def _match_once(self, question: str, ignore: frozenset[str]) -> ConditionMatch | None:
         words = [w for w in normalise(question).split()]
         spans = [(i, j) for i in range(len(words)) for j in range(min(len(words), i + MAX_SPAN), i, -1)
                  if not set(words[i:j]) <= ignore]
@@ -111,10 +120,6 @@ class DiseaseLexicon:
 
     def _conditions(self, ids: list[str]) -> tuple[Condition, ...]:
         return tuple(self.conditions[i] for i in ids)
-
-    def by_id(self, concept_id: str) -> Condition | None:
-        return self.conditions.get(concept_id)
-
 
 _MEDGEN = re.compile(r"^CN?\d+$")
 READ = "SELECT concept_id, name FROM diseases ORDER BY concept_id"

@@ -29,16 +29,17 @@ class Named:
 
 @dataclass
 class ReactionLexicon:
-    """Reactions by id and folded name, the pathways that hold reactions, and compound names → ChEBI ids."""
+    """Reactions by id and folded name, and compound names → ChEBI ids."""
 
     reactions: dict[str, Named] = field(default_factory=dict)
-    pathways: dict[str, int] = field(default_factory=dict)  # pathway id → reactions it holds directly
     compounds: dict[str, Named] = field(default_factory=dict)  # ChEBI id → its Reactome name
     _names: dict[str, str] = field(default_factory=dict)
+    _compound_by_name: dict[str, Named] = field(default_factory=dict)
     _compound_pattern: re.Pattern[str] | None = None
 
     def __post_init__(self) -> None:
         self._names = {fold(r.name): r.id for r in self.reactions.values() if len(fold(r.name)) > 8}
+        self._compound_by_name = {c.name.lower(): c for c in self.compounds.values()}
         names = sorted({c.name for c in self.compounds.values()}, key=len, reverse=True)
         long = [re.escape(n) for n in names if len(n) > SHORT_NAME]
         short = [re.escape(n) for n in names if len(n) <= SHORT_NAME]
@@ -69,13 +70,13 @@ class ReactionLexicon:
                                                                           Named(f"CHEBI:{m.group(1)}", "")))
                                           for m in _CHEBI.finditer(question)]
         if self._compound_pattern is not None:
-            by_name = {c.name.lower(): c for c in self.compounds.values()}
-            found += [(m.start(), by_name[m.group(1).lower()]) for m in self._compound_pattern.finditer(question)]
+            found += [(m.start(), self._compound_by_name[m.group(1).lower()])
+                      for m in self._compound_pattern.finditer(question)]
         return list({c.id: c for _, c in sorted(found, key=lambda item: item[0])}.values())
 
 
 READ = {
-    "reactions": "SELECT r.reaction_id, r.name, r.pathway_id FROM reactions r JOIN pathways p "
+    "reactions": "SELECT r.reaction_id, r.name FROM reactions r JOIN pathways p "
                  "ON p.pathway_id = r.pathway_id AND p.status = 'active' ORDER BY r.reaction_id",
     "compounds": "SELECT DISTINCT ON (entity_id) entity_id, name FROM reaction_participants "
                  "WHERE entity_kind = 'compound' AND name <> '' ORDER BY entity_id, name",
@@ -84,10 +85,6 @@ READ = {
 
 def read_reactions(conn: Connection) -> ReactionLexicon:
     rows = conn.execute(text(READ["reactions"])).all()
-    per_pathway: dict[str, int] = {}
-    for row in rows:
-        per_pathway[row.pathway_id] = per_pathway.get(row.pathway_id, 0) + 1
     compounds = conn.execute(text(READ["compounds"])).all()
     return ReactionLexicon(reactions={r.reaction_id: Named(r.reaction_id, r.name) for r in rows},
-                           pathways=per_pathway,
                            compounds={c.entity_id: Named(c.entity_id, c.name) for c in compounds})

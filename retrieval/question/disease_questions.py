@@ -9,7 +9,6 @@ import re
 from retrieval.model.diseases import ConditionMatch
 from retrieval.model.plan import Entity
 from retrieval.model.spelling import fold
-from retrieval.question.reaction_questions import EXPLAINS
 from retrieval.question.reading import Read, gene_entity
 
 CONDITION_WORD = re.compile(r"\b(?:diseases?|conditions?|disorders?|syndromes?|phenotypes?|illness(?:es)?|"
@@ -25,7 +24,6 @@ CLINVAR_WORD = re.compile(r"\bclinvar\b|\bmedgen\b|\bomim\b|\bmondo\b", re.I)
 ASKED_CONDITION = re.compile(r"^.*\b(?:with|to|for|behind|in|underlying|causing|causes?)\s+(?:the\s+)?([^?.]+?)"
                              r"\s*[?.]?\s*$", re.I)
 ASKS = re.compile(r"\b(?:which|what|list|show|give|name|any|record\w*|enumerate|how many)\b", re.I)
-__all__ = ["EXPLAINS"]
 
 
 def holds_conditions(read: Read) -> bool:

@@ -16,9 +16,6 @@ DOWNSTREAM = re.compile(r"\bdownstream\b|\bwhat (?:happens|comes|follows) (?:aft
 UPSTREAM = re.compile(r"\bupstream\b|\b(?:happens?|comes?|occurs?) before\b|\bsteps? before\b|\bprecede[sd]?\b|"
                       r"\bpreceding\b|\bwhat leads (?:up )?to\b|\blead(?:s)? into\b|\bfeed(?:s)? into\b|"
                       r"\bwalk back\b", re.I)
-# Why and how something works, or papers about it: the literature's question, not the tables'.
-EXPLAINS = re.compile(r"^\s*(?:why|how (?:does|do|is|are|can|could))\b|\b(?:papers?|reviews?|literature|"
-                      r"publications?|articles?|studies|mechanisms?)\b|\bwhat (?:is|do we) know(?:n)?\b", re.I)
 # role words, in the order they are tried: "Which reactions produce ATP?" is about outputs.
 ROLE_WORDS: tuple[tuple[ReactionRole, re.Pattern[str]], ...] = (
     ("catalyst", re.compile(r"\bcataly[sz]\w*|\bcatalysts?\b|\benzymes?\b", re.I)),

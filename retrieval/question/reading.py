@@ -30,6 +30,9 @@ OVERVIEW = re.compile(r"\b(tell me (more )?about|describe|overview|summary of|su
                       r"what (do|can) (we|you) (know|tell me) about)\b|\bexplain what\b.*\b(covers?|is about|"
                       r"includes?)\b", re.I)
 COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount (of|the)\b|\bhow (large|big)\b|\bsize of\b", re.I)
+# Why and how something works, or papers about it: the literature's question, not the tables'.
+EXPLAINS = re.compile(r"^\s*(?:why|how (?:does|do|is|are|can|could))\b|\b(?:papers?|reviews?|literature|"
+                      r"publications?|articles?|studies|mechanisms?)\b|\bwhat (?:is|do we) know(?:n)?\b", re.I)
 PATHWAY_WORD = re.compile(r"\bpathways?\b|\bkegg\b|\breactome\b", re.I)
 DATABASE = re.compile(r"\b(kegg|reactome)\b", re.I)
 YES_NO = re.compile(r"^\s*(?:(?:true or false|is it (?:true|correct|right) that|can you confirm(?: that)?|"

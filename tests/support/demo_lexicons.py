@@ -27,15 +27,11 @@ def _files(source: str) -> dict[str, bytes]:
 
 def reaction_lexicon(parsed: ParseResult) -> ReactionLexicon:
     """What `read_reactions` reads from the tables once the demo's reactions are loaded."""
-    per_pathway: dict[str, int] = {}
-    for reaction in parsed.reactions:
-        per_pathway[reaction.pathway_id] = per_pathway.get(reaction.pathway_id, 0) + 1
     compounds: dict[str, Named] = {}
     for p in sorted(parsed.participants, key=lambda p: (p.entity_id, p.name)):
         if p.entity_kind == "compound" and p.name:
             compounds.setdefault(p.entity_id, Named(p.entity_id, p.name))
-    return ReactionLexicon(reactions={r.id: Named(r.id, r.name) for r in parsed.reactions}, pathways=per_pathway,
-                           compounds=compounds)
+    return ReactionLexicon(reactions={r.id: Named(r.id, r.name) for r in parsed.reactions}, compounds=compounds)
 
 
 def disease_lexicon(hgnc: ParseResult) -> DiseaseLexicon:
