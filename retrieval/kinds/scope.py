@@ -55,7 +55,9 @@ _ASKED: tuple[tuple[FactType, re.Pattern[str]], ...] = (
 # Not a disease association: "Is X a disease pathway?" (a category check) and "disease" inside a pathway's name.
 _DISEASE_PATHWAY = re.compile(r"\bdisease pathways?\b|\b(?:pathway|category|class) of diseases?\b", re.I)
 WHERE_FROM: dict[str, str] = {
-    "drug": "a drug source such as ChEMBL or DrugBank", "variant": "a variant source such as ClinVar or dbSNP",
+    "drug": "a drug source such as ChEMBL or DrugBank",
+    "variant": "a variant source such as ClinVar's variant records or dbSNP; Flux loads only ClinVar's gene-condition "
+               "table",
     "expression": "an expression atlas such as GTEx or the Human Protein Atlas",
     "clinical_trial": "a trial registry such as ClinicalTrials.gov", "structure": "the PDB or AlphaFold DB",
     "disease_association": "a gene-disease source such as ClinVar",
