@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+import numpy as np
 from neo4j import Driver
 
 from dagster_project.core.settings import FluxSettings
@@ -27,6 +28,7 @@ from retrieval.model.answer_data import AnswerData
 from retrieval.model.index_state import IndexState
 from retrieval.model.plan import Plan
 from retrieval.model.types import Evidence, Filters, JudgeResult, LLMProvider, Mode, ProviderError, RoutePlan
+from retrieval.pubmed.live import pubmed_evidence, searched_note
 from retrieval.question import guardrails
 from retrieval.retriever import Retriever
 from retrieval.retrievers.context import shown_context
@@ -82,7 +84,8 @@ class Answerer:
         answer.kind, answer.data, answer.table, answer.scope = data.kind, data, kind.table(data), plan.scope
         if holds_nothing:  # it says what Flux does not hold: no confidence in any answer to the question
             answer.confidence = 0.0
-        answer.releases = cited_releases(index.dataset_version, evidence)
+        # Facts read live at question time come from no release Flux holds.
+        answer.releases = {} if kind.read_live(data) else cited_releases(index.dataset_version, evidence)
         if answer.releases and not holds_nothing:  # the release the cited facts are from, in the prose too
             answer.answer = f"{answer.answer}\n\n{release_note(answer.releases)}"
         return answer
@@ -91,7 +94,7 @@ class Answerer:
         kind = registry.kind(plan.kind)
         assert kind.facts is not None, f"{plan.kind} is not a typed kind"
         genes, pathways = self.retriever.lexicons()
-        stores = Stores(GraphReader(self.driver), self.retriever.engine, genes, pathways)
+        stores = Stores(GraphReader(self.driver), self.retriever.engine, genes, pathways, self.settings)
         if not kind.needs_graph:
             return kind.facts(plan, stores)
         return self.retriever.graph_guard.call(lambda: kind.facts(plan, stores))  # type: ignore[misc]
@@ -101,6 +104,8 @@ class Answerer:
                    run: Run, or_abstain: bool = True) -> FinalAnswer | None:
         """A literature answer when the evidence answers the question (answering/answerability.py), else "Flux does
         not hold that" — or None with `or_abstain` off (the caller has an abstention of its own)."""
+        if plan.literature is not None and self.settings.sources.source_mode == "live":
+            return self._from_pubmed(question, plan, index, mode, run)
         route = self.retriever.plan(question, index, run)
         run.emit("route", route.model_dump())
         evidence, _ = self.retriever.retrieve(route.queries, index, filters, run)
@@ -133,6 +138,43 @@ class Answerer:
             answer.warnings.append(degraded_warning(run.degraded, plan.kind))
         return answer
 
+    def _from_pubmed(self, question: str, plan: Plan, index: IndexState, mode: Mode, run: Run) -> FinalAnswer:
+        """"What does the literature say about X" in live mode: the most relevant PubMed abstracts, found by a
+        checked search, are the evidence — judged answerable, generated and grounded like indexed evidence."""
+        assert plan.literature is not None
+        with run.stage("pubmed"):
+            found, papers, why = pubmed_evidence(self.settings, self.retriever.engine, question, plan.literature)
+        evidence = self._scored([Evidence(id=f"PMID:{p.id}", kind="chunk", text=f"{p.title}\n\n{p.abstract}",
+                                          title=p.title, source="pubmed", query=found.trail.final.term
+                                          if found.trail and found.trail.final else question) for p in papers],
+                                question)
+        run.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
+        decision = answerability.decide(question, plan, evidence, self.answerability, self._aliases(plan)) \
+            if evidence else None
+        if decision is not None and decision.answers:
+            answer, _ = self._generate(question, evidence, run, lambda given: self.offline.generate(question, given))
+            if decision.probability is not None and answer.claims:
+                answer.confidence = round(decision.probability, 3)
+        else:
+            answer = self._abstention(question, plan, why or (decision.why if decision else "nothing was read"), run)
+        answer.answer = f"{answer.answer}\n\n{searched_note(found)}".strip()
+        self._stamp(answer, index, RoutePlan(strategy="direct", reason="PubMed, live", queries=[question]), mode, 0,
+                    None)
+        answer.kind = "literature"
+        return answer
+
+    def _scored(self, evidence: list[Evidence], question: str) -> list[Evidence]:
+        """Fetched abstracts with the question's cosine to each, as retrieval scores an indexed chunk (the
+        answerability model reads it), most similar first."""
+        if not evidence:
+            return evidence
+        asked = np.asarray(self.retriever.embed(question), dtype=float)
+        texts = np.asarray(self.verifier.embed([e.text for e in evidence]), dtype=float)
+        cosines = texts @ asked / np.maximum(np.linalg.norm(texts, axis=1) * np.linalg.norm(asked), 1e-12)
+        for item, cosine in zip(evidence, cosines, strict=True):
+            item.score, item.scores = float(cosine), {"cosine": float(cosine)}
+        return sorted(evidence, key=lambda e: -e.score)
+
     def _aliases(self, plan: Plan) -> dict[str, tuple[str, ...]]:
         """Every form a text may name the plan's genes by: aliases, previous symbols, the full name."""
         genes, _ = self.retriever.lexicons()
@@ -147,7 +189,7 @@ class Answerer:
         """"Flux does not hold that", and what it holds about what the question names (from the graph, when it
         can be read), confidence 0."""
         genes, pathways = self.retriever.lexicons()
-        stores = Stores(GraphReader(self.driver), self.retriever.engine, genes, pathways)
+        stores = Stores(GraphReader(self.driver), self.retriever.engine, genes, pathways, self.settings)
         try:
             raw, cited = self.retriever.graph_guard.call(lambda: literature.abstention(why, plan, stores))
         except (GraphUnavailable, GraphQueryTimeout):

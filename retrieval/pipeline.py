@@ -183,7 +183,9 @@ class Pipeline:
         """From the answer cache when it holds this question (or one close enough); otherwise answered and cached."""
         index = self.index()
         # The serving code's version is part of the key: a new generator must not serve the old one's answers.
-        variant = f"{mode}|{self.provider.name}|{self.retriever.variant}|{pipeline_version()}"
+        # The source mode too: live mode answers some questions from PubMed itself, the others from the index.
+        variant = (f"{mode}|{self.settings.sources.source_mode}|{self.provider.name}|{self.retriever.variant}|"
+                   f"{pipeline_version()}")
         cacheable = self.cache.cacheable(filters)
         qvec: list[float] | None = None
         if cacheable:
@@ -210,7 +212,8 @@ class Pipeline:
         if plan.corrections:
             answer.warnings.append("read " + ", ".join(f"'{typed}' as '{name}'" for typed, name in plan.corrections))
         # An answer the offline path stood in for (the LLM failed or ran out of time) is not the configured one.
-        if cacheable and answer.confidence > 0 and not answer.refused and not run.degraded and not budget.fell_back:
+        if cacheable and answer.confidence > 0 and not answer.refused and not run.degraded \
+                and not budget.fell_back and registry.cacheable(answer, self.settings.sources.source_mode == "live"):
             self.cache.set_answer(index.version, variant, question, qvec, answer.model_dump(mode="json"))
         return answer
 

@@ -46,7 +46,8 @@ def evals_show() -> None:
 
 
 @evals_app.command("accept")
-def evals_accept(scorecard: str = typer.Option(None, help="Only this one: retrieval, answer or resolution.")) -> None:
+def evals_accept(scorecard: str = typer.Option(None, help="Only this one: retrieval, answer, resolution or "
+                                                      "literature_tools.")) -> None:
     """Accept the latest scorecard(s) as the baseline the regression checks compare against."""
     from dagster_project.core.stores import engine_for
     from dagster_project.evals.store import SCORECARDS, accept_latest

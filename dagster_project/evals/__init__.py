@@ -1,1 +1,1 @@
-"""Eval scorecards: question sets, the three scorecards, their storage, the regression gate and reports."""
+"""Eval scorecards: question sets, the four scorecards, their storage, the regression gate and reports."""

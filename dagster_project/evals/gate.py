@@ -16,7 +16,8 @@ GATED_RETRIEVAL_TASKS = ("conclusion_to_study", "mesh_to_study", "keywords_to_pa
 _RETRIEVAL_METRICS = ("hybrid_rerank_hit_at_1", "hybrid_rerank_hit_at_5", "hybrid_rerank_mrr_at_10",
                       "dense_hit_at_5", "bm25_hit_at_5")
 MUST_BE_ZERO = {f"{task}_verbatim_rate" for task in GATED_RETRIEVAL_TASKS}
-MUST_NOT_GROW = {"confident_non_answers"}  # counts of answers that do not answer, lower is better
+# Counts that are failures (answers that do not answer, a strategy reused for another question): lower is better.
+MUST_NOT_GROW = {"confident_non_answers", "memory_false_reuse"}
 GATED: dict[str, tuple[str, ...]] = {
     "retrieval": tuple(f"{task}_{metric}" for task in GATED_RETRIEVAL_TASKS
                        for metric in (*_RETRIEVAL_METRICS, "verbatim_rate")),
@@ -27,6 +28,9 @@ GATED: dict[str, tuple[str, ...]] = {
     # Cross-validated on the expert dev half (absent without a curation file; one that vanishes fails).
     "resolution": ("cv_equivalence_recall", "cv_equivalence_precision_strict", "cv_equivalence_precision_lenient",
                    "cv_part_of_recall", "cv_part_of_direction_accuracy"),
+    # The translation check and checked searches on the failure-mode set; strategy memory on its probes.
+    "literature_tools": ("check_precision", "check_recall", "search_right", "memory_hit_rate",
+                         "memory_false_reuse"),
 }
 
 

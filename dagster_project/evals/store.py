@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-SCORECARDS = ("retrieval", "answer", "resolution")
+SCORECARDS = ("retrieval", "answer", "resolution", "literature_tools")
 
 
 @dataclass(frozen=True)

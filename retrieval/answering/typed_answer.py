@@ -69,6 +69,8 @@ def source_of(node_id: str) -> str:
         return "hgnc"
     if MEDGEN.match(node_id):
         return "clinvar"
+    if node_id.startswith("PMID:"):
+        return "pubmed"
     return "reactome" if node_id.startswith(("R-", "CHEBI:")) else "kegg"
 
 

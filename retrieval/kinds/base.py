@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from dagster_project.core.settings import FluxSettings
 from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.answer_data import AnswerData
 from retrieval.model.genes import GeneLexicon
@@ -35,6 +36,7 @@ class Stores:
     engine: Engine | None
     genes: GeneLexicon
     pathways: PathwayLexicon
+    settings: FluxSettings | None = None  # which source mode answers live questions, and its endpoints
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class QuestionKind:
     abstains: bool = False  # True: its answer says what Flux does not hold (confidence 0)
     # Its facts hold nothing for what was asked ("ClinVar links no gene to …"): answered like an abstaining kind.
     holds_nothing: Callable[[Any], bool] = lambda data: False
+    # Its facts were read live from a provider at question time (today's counts): never served from the cache.
+    read_live: Callable[[Any], bool] = lambda data: False
 
 
 def table(caption: str, columns: list[str], rows: Sequence[Sequence[object]], of: str = "entry") -> DataTable:

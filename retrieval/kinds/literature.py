@@ -10,13 +10,21 @@ from retrieval.kinds.base import QuestionKind, Statement, Stores
 from retrieval.kinds.scope import holdings, holdings_statement
 from retrieval.model.plan import Plan
 from retrieval.model.types import Evidence
+from retrieval.question.literature_questions import summary_request
 from retrieval.question.reading import Read, gene_entities, pathway_entities
 
 
 def plan_for(read: Read) -> Plan:
+    """A literature search; "what does the literature say about X" carries its request, so live mode can read the
+    most relevant abstracts from PubMed itself."""
     return Plan(kind="literature", operation="search",
                 subjects=[*pathway_entities(read.found), *gene_entities(read.named_genes)],
+                literature=summary_request(read.as_written or read.question),
                 reason="no typed question recognised: the literature is searched")
+
+
+def accepts(plan: Plan) -> bool:
+    return plan.operation == "search" and (plan.literature is None or plan.literature.operation == "summary")
 
 
 def abstention(why: str, plan: Plan, stores: Stores | None) -> tuple[str, list[Evidence]]:
@@ -29,4 +37,4 @@ def abstention(why: str, plan: Plan, stores: Stores | None) -> tuple[str, list[E
     return compose(statements, "literature", confidence=0.0)
 
 
-KIND = QuestionKind(name="literature", accepts=lambda plan: plan.operation == "search", needs_graph=False)
+KIND = QuestionKind(name="literature", accepts=accepts, needs_graph=False)

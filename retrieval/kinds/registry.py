@@ -29,6 +29,7 @@ from retrieval.kinds import (
     not_found,
     overview,
     pathway_reactions,
+    pubmed_search,
     reaction_participants,
     reaction_scope,
     reaction_walk,
@@ -51,7 +52,7 @@ KINDS: tuple[QuestionKind, ...] = (
     difference.KIND, compare.KIND, overview.KIND, gene_facts.KIND, release_changes.KIND, check.KIND,
     connection.KIND, pathway_reactions.KIND, reaction_participants.KIND, entity_reactions.KIND, reaction_walk.KIND,
     reaction_scope.KIND, association_check.KIND, association_absent.KIND, condition_genes.KIND, gene_conditions.KIND,
-    condition_enrichment.KIND, scope.KIND, not_found.KIND, literature.KIND,
+    condition_enrichment.KIND, pubmed_search.KIND, scope.KIND, not_found.KIND, literature.KIND,
 )
 BY_NAME: dict[str, QuestionKind] = {k.name: k for k in KINDS}
 RECOGNISERS = sorted(((priority, recognise) for k in KINDS for priority, recognise in k.recognisers),
@@ -94,6 +95,15 @@ def abstains(data: AnswerData) -> bool:
     """Whether the answer says what Flux does not hold (confidence 0): its kind always does, or these facts do."""
     facts_kind = BY_NAME[data.kind]
     return facts_kind.abstains or facts_kind.holds_nothing(data)
+
+
+def cacheable(answer: FinalAnswer, live: bool) -> bool:
+    """Whether an answer may be served again from the answer cache: not one read live at question time (a
+    literature-tools answer, or one read from PubMed's abstracts with `live` on)."""
+    if live and answer.plan is not None and answer.plan.literature is not None:
+        return False
+    data = answer.data
+    return data is None or data.kind not in BY_NAME or not BY_NAME[data.kind].read_live(data)
 
 
 def compose_answer(data: AnswerData) -> tuple[str, list[Evidence]]:

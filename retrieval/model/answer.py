@@ -71,7 +71,7 @@ class DataTable(BaseModel):
     """A typed answer's facts as one table: what the page shows (sortable, copyable) and the export prints."""
 
     caption: str
-    of: Literal["gene", "pathway", "compound", "reaction", "participant", "entry"] = Field(
+    of: Literal["gene", "pathway", "compound", "reaction", "participant", "article", "entry"] = Field(
         default="entry", description="What each row is.")
     columns: list[str]
     rows: list[list[str]]

@@ -17,6 +17,7 @@ from retrieval.model.disease_data import (
     ConditionGenesData,
     GeneConditionsData,
 )
+from retrieval.model.literature import PubMedSearchData
 from retrieval.model.plan import FactType
 from retrieval.model.reaction_data import (
     EntityReactionsData,
@@ -242,5 +243,5 @@ AnswerData = Annotated[MembersData | GenePathwaysData | CounterpartData | Shared
                        | ReleaseChangesData | NotFoundData | CheckData | ConnectionData | ScopeData
                        | PathwayReactionsData | ReactionScopeData | ReactionParticipantsData | EntityReactionsData
                        | ReactionWalkData | GeneConditionsData | ConditionGenesData | AssociationCheckData
-                       | AssociationAbsentData | ConditionEnrichmentData,
+                       | AssociationAbsentData | ConditionEnrichmentData | PubMedSearchData,
                        Field(discriminator="kind")]

@@ -27,6 +27,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from retrieval.model.literature import LiteratureRequest
+
 EntityType = Literal["pathway", "gene", "compound", "reaction", "disease", "paper", "category"]
 Relation = Literal["member_of", "part_of", "in_category", "corresponds_to", "gene_record", "release_change",
                    "connected_to", "mentions", "participates_in", "precedes", "associated_with"]
@@ -113,6 +115,8 @@ class Plan(BaseModel):
     reason: str = ""
     proposed_by: Literal["rules", "llm"] = "rules"
     corrections: list[tuple[str, str]] = Field(default_factory=list, description="Typos read as name words.")
+    literature: LiteratureRequest | None = Field(default=None, description="search: a question for PubMed "
+                                                 "itself (a count, articles, PMID facts or links).")
 
     # --- what the plan names, for readers that want one list ------------------------------------------------
     @property
@@ -150,7 +154,8 @@ class Plan(BaseModel):
             parts.append(f"returns {self.returns}")
         extra = {"depth": "any" if self.depth is None else self.depth if self.depth != 1 else None,
                  "source": self.source, "name contains": self.name_filter, "field": self.field, "role": self.role,
-                 "scope": self.scope, "absent": self.absent.asked if self.absent else None}
+                 "scope": self.scope, "absent": self.absent.asked if self.absent else None,
+                 "literature": self.literature.describe() if self.literature else None}
         parts += [f"{k} {v}" for k, v in extra.items() if v]
         return " ".join(p for p in parts if p) + f"  [{self.kind}, by {self.proposed_by}]"
 

@@ -21,7 +21,7 @@ from dagster_project.core.settings import REPO_ROOT, FluxSettings
 from dagster_project.defs.assets.dbt import MANIFEST, SOURCE_TABLE_SPECS, flux_dbt_models, model_writer_deps
 from dagster_project.defs.resources import dbt as dbt_project_config
 
-SCORECARDS = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard"}
+SCORECARDS = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard", "literature_tools_scorecard"}
 DOCUMENTS = {"reactome_documents", "kegg_documents", "hgnc_documents"}
 # The non-dbt parents of each model: the writers of every table it reads, directly or through other models.
 RELEASES = {"hgnc_release", "reactome_release", "kegg_release", "clinvar_release", "resolution_release"}

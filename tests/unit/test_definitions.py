@@ -35,7 +35,8 @@ def test_each_source_flows_raw_then_documents_after_the_schema() -> None:
     blocking = {key.name for key in graph.asset_check_keys if graph.get_check_spec(key).blocking}
     assert {"documents_valid", "quarantine_rate_ok", "gene_identifiers_valid", "bm25_index_matches_chunks",
             "candidate_index_is_servable", "retrieval_no_regression", "answer_no_regression",
-            "resolution_no_regression", "churn_within_limits", "disease_associations_valid"} <= blocking
+            "resolution_no_regression", "literature_tools_no_regression", "churn_within_limits",
+            "disease_associations_valid"} <= blocking
 
 
 def test_serving_reads_an_index_published_only_after_every_part_is_built_and_gated() -> None:
@@ -43,7 +44,7 @@ def test_serving_reads_an_index_published_only_after_every_part_is_built_and_gat
     parents = {k.to_user_string() for k in graph.get(dg.AssetKey("candidate_index")).parent_keys}
     assert parents == {"chunk_vector_index", "chunk_bm25_index", "pathway_vectors", "pathway_resolution",
                        "resolution_release"}
-    scorecards = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard"}
+    scorecards = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard", "literature_tools_scorecard"}
     for scorecard in scorecards:
         assert {k.to_user_string() for k in graph.get(dg.AssetKey(scorecard)).parent_keys} == {"candidate_index"}
     published = {k.to_user_string() for k in graph.get(dg.AssetKey("published_index")).parent_keys}

@@ -58,7 +58,7 @@ def test_gate_fails_only_on_drops_beyond_the_tolerance() -> None:
     assert [c.metric for c in vanished if c.failed] == [strict]
     assert not any(c.failed for c in compare("resolution", {strict: 0.1}, None, tolerance=0.02))
     assert {c.metric for c in ok} == {strict, recall}, "metrics absent now and in the baseline are skipped"
-    assert set(GATED) == {"retrieval", "answer", "resolution"}
+    assert set(GATED) == {"retrieval", "answer", "resolution", "literature_tools"}
 
 
 def test_a_gated_retrieval_task_must_not_copy_its_queries_from_the_index() -> None:
@@ -252,3 +252,14 @@ def test_question_sets_are_well_formed() -> None:
     assert {q.kind for q in questions} == {"counterpart", "shared_genes", "gene_pathways", "members", "hierarchy"}
     assert len(set(KNOWN_COUNTERPARTS)) == len(KNOWN_COUNTERPARTS) == 20
     assert all(r.startswith("R-HSA-") and k.startswith("hsa") for r, k in KNOWN_COUNTERPARTS)
+
+
+def test_a_strategy_reused_for_another_question_fails_the_literature_tools_gate_at_once() -> None:
+    base = {"check_precision": 1.0, "check_recall": 1.0, "search_right": 1.0, "memory_hit_rate": 1.0,
+            "memory_false_reuse": 0.0}
+    same = compare("literature_tools", base, base, tolerance=0.02)
+    assert not any(c.failed for c in same)
+    reused = compare("literature_tools", base | {"memory_false_reuse": 1.0}, base, tolerance=0.02)
+    assert [c.metric for c in reused if c.failed] == ["memory_false_reuse"]
+    weaker = compare("literature_tools", base | {"check_recall": 0.9}, base, tolerance=0.02)
+    assert [c.metric for c in weaker if c.failed] == ["check_recall"]

@@ -24,6 +24,7 @@ REVIEWED = {
     ("retrieval/retrievers/pg_retriever.py", "source"),  # a quoted flux_index.chunks_<hex16> name
     ("dagster_project/evals/baseline_vectors.py", "table.name"),  # a field of the _DOCUMENTS / _QUERIES constants
     ("dagster_project/evals/baseline_vectors.py", "table.key"),  # a field of the same two constants
+    ("retrieval/pubmed/indexed.py", "where"),  # constant clauses; the question's words are bound as :w0, :w1, …
 }
 
 

@@ -17,6 +17,7 @@ from dagster_project.evals import (
     graph_questions,
     judge_calibration,
     kind_questions,
+    pubmed_eval,
     resolution_eval,
     retrieval_eval,
 )
@@ -227,4 +228,31 @@ def resolution_scorecard(context: dg.AssetExecutionContext, postgres: PostgresRe
         **{k: metrics[k] for k in gated if k in metrics}})
 
 
-SCORECARD_ASSETS = [retrieval_scorecard, answer_scorecard, resolution_scorecard]
+@dg.asset(group_name=EVAL_GROUP, kinds={"python", "mlflow"}, deps=[candidate_index],
+          description="Literature-tools scorecard on the failure-mode set (evals/pubmed_translations.json, its dev "
+          "half): the translation check's precision and recall over labelled failures, checked searches replayed "
+          "against the recorded translations (right final count, requests per question, refinement rate), and "
+          "strategy memory on rephrasings and near misses (hit rate, requests saved, false reuse).")
+def literature_tools_scorecard(context: dg.AssetExecutionContext, postgres: PostgresResource,
+                               settings: FluxSettingsParam) -> dg.MaterializeResult:
+    index = latest_candidate(postgres.get_engine())
+    gated = GATED["literature_tools"]
+    fingerprint = _fingerprint(settings, "literature_tools", index, [],
+                               failure_modes=file_digest(pubmed_eval.TRANSLATIONS))
+    if (reused := _reused(context, postgres, settings, "literature_tools", fingerprint, gated)) is not None:
+        return reused
+    metrics, rows, per_failure = pubmed_eval.scorecard()
+    image = bar_plot({code: {"found": c["found"] / max(1, c["found"] + c["missed"]),
+                             "false alarms": c["false"] / max(1, c["found"] + c["false"])}
+                      for code, c in per_failure.items()}, "Translation check per failure (dev set)")
+    meta = _record(context, postgres, settings, "literature_tools", index, {"set": "pubmed_translations.json"},
+                   metrics, rows, image, fingerprint)
+    context.log.info(f"literature tools: check precision {metrics['check_precision']:.3f}, recall "
+                     f"{metrics['check_recall']:.3f}; {metrics['requests_per_question']:.2f} requests per question")
+    return dg.MaterializeResult(metadata={
+        **meta, "scorecard": dg.MetadataValue.md(f"{metrics_markdown(metrics)}\n\n"
+                                                 f"{image_markdown(image, 'translation check per failure')}"),
+        **{k: metrics[k] for k in gated if k in metrics}})
+
+
+SCORECARD_ASSETS = [retrieval_scorecard, answer_scorecard, resolution_scorecard, literature_tools_scorecard]

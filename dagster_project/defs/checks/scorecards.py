@@ -4,7 +4,12 @@ FLUX_EVAL_TOLERANCE). With no accepted baseline yet the check passes and says ho
 
 import dagster as dg
 
-from dagster_project.defs.assets.scorecards import answer_scorecard, resolution_scorecard, retrieval_scorecard
+from dagster_project.defs.assets.scorecards import (
+    answer_scorecard,
+    literature_tools_scorecard,
+    resolution_scorecard,
+    retrieval_scorecard,
+)
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.evals.gate import compare, markdown
@@ -38,4 +43,5 @@ def _make_gate(asset: dg.AssetsDefinition, scorecard: str) -> dg.AssetChecksDefi
 
 
 SCORECARD_CHECKS = [_make_gate(retrieval_scorecard, "retrieval"), _make_gate(answer_scorecard, "answer"),
-                    _make_gate(resolution_scorecard, "resolution")]
+                    _make_gate(resolution_scorecard, "resolution"),
+                    _make_gate(literature_tools_scorecard, "literature_tools")]

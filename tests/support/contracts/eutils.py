@@ -161,6 +161,17 @@ class EUtilsContractServer(ContractServer):
 
     def serve(self, request: RecordedRequest) -> Reply:
         params = self.params(request)
+        refused = self.admit(params)
+        if refused is not None:
+            return refused
+        if request.path == "/esearch.fcgi":
+            return self._esearch(params)
+        if request.path == "/efetch.fcgi":
+            return self._efetch(request.method, params)
+        return Reply(404, b"<html><body>Not Found</body></html>", {"Content-Type": "text/html"})
+
+    def admit(self, params: dict[str, str]) -> Reply | None:
+        """The answer to a request refused for its key, its rate or its identity (None: it is served)."""
         key = params.get("api_key")
         if key is not None and key not in self.keys:
             return _json(400, {"error": "API key invalid", "api-key": key})
@@ -172,11 +183,7 @@ class EUtilsContractServer(ContractServer):
         if missing:
             return _json(400, {"error": "E-utility requests must include non-null tool and email parameters",
                                "missing": missing})
-        if request.path == "/esearch.fcgi":
-            return self._esearch(params)
-        if request.path == "/efetch.fcgi":
-            return self._efetch(request.method, params)
-        return Reply(404, b"<html><body>Not Found</body></html>", {"Content-Type": "text/html"})
+        return None
 
     # --- ESearch --------------------------------------------------------------------------------------------------
     def matching(self, low: dt.date | None = None, high: dt.date | None = None) -> list[Paper]:
@@ -238,6 +245,11 @@ class EUtilsContractServer(ContractServer):
                                      "records per request")
         if params.get("retmode", "xml") != "xml":
             return _fetch_error(400, "retmode=xml is the only mode this server answers")
-        articles = "".join(self.by_pmid[uid].xml() for uid in ids if uid in self.by_pmid)
+        articles = "".join(xml for xml in map(self.article_xml, ids) if xml)
         return Reply(200, f"{HEADER}<PubmedArticleSet>\n{articles}</PubmedArticleSet>\n".encode(),
                      {"Content-Type": XML})
+
+    def article_xml(self, uid: str) -> str | None:
+        """The PubmedArticle EFetch returns for a PMID (None: PubMed holds none)."""
+        paper = self.by_pmid.get(uid)
+        return paper.xml() if paper is not None else None
