@@ -136,7 +136,7 @@ def test_evals_show_with_nothing_evaluated_says_so_for_each_scorecard(migrated: 
     result = flux("evals", "show")
     assert result.code == 0 and result.stderr == ""
     assert result.stdout.splitlines() == [f"{s}: no scorecard yet (materialize group:evals)"
-                                          for s in ("retrieval", "answer", "resolution")]
+                                          for s in ("retrieval", "answer", "resolution", "literature_tools")]
 
 
 @pytest.mark.parametrize("args", [[], ["--scorecard", "retrieval"]], ids=["all", "one"])

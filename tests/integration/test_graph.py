@@ -9,6 +9,7 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.defs.materialize import materialize_selection
+from dagster_project.evals.store import SCORECARDS
 from dagster_project.graph import loader
 from dagster_project.index.encoder import load_sentence_model
 from dagster_project.ops.instance import render_dagster_home
@@ -111,8 +112,8 @@ def test_dbt_mart_matches_the_resolution_and_dbt_build_runs_on_its_own(demo_plat
             " FROM eval_runs r WHERE r.dagster_run_id = (SELECT dagster_run_id FROM eval_runs ORDER BY created_at,"
             " id LIMIT 1)")).one()
     assert resolved > 0 and tuple(mart) == (resolved, resolved)
-    # That run built the trend mart after its scorecards wrote eval_runs, so the mart holds all three.
-    assert (scorecards, trended) == (3, 3)
+    # That run built the trend mart after its scorecards wrote eval_runs, so the mart holds all four.
+    assert (scorecards, trended) == (len(SCORECARDS), len(SCORECARDS))
     dbt = str(Path(sys.executable).parent / "dbt")
     result = subprocess.run([dbt, "build", "--project-dir", "dbt", "--profiles-dir", "dbt"], cwd=REPO_ROOT,
                             env={**os.environ, **dbt_env(demo_platform)}, capture_output=True, text=True,
