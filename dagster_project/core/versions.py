@@ -32,16 +32,33 @@ SCORED_CODE = ("retrieval", "dagster_project.core", "dagster_project.evals", "da
                "dagster_project.resolution", "dagster_project.graph")
 
 
+# Everything whose code can change what an asset writes: the assets' code version (a docs or test change is none).
+PLATFORM_CODE = ("dagster_project", "retrieval")
+
+
 @lru_cache(maxsize=1)
 def code_digest() -> str:
     """A hash of the files of SCORED_CODE as they are on disk (an uncommitted edit counts, a docs change does not)."""
+    return _digest(SCORED_CODE)
+
+
+@lru_cache(maxsize=1)
+def platform_code_digest() -> str:
+    """The code version of every Python asset: a hash of the platform's code as it is on disk, so Dagster calls an
+    asset stale for its code only when code changed, and an unchanged rerun gives every asset the data version it
+    had (Dagster derives it from the code version and the inputs' versions)."""
+    return _digest(PLATFORM_CODE, {".py", ".sql"})  # not the demo files or question sets below these packages
+
+
+def _digest(packages: tuple[str, ...], suffixes: set[str] | None = None) -> str:
     digest = hashlib.sha256()
-    for package in SCORED_CODE:
+    for package in packages:
         spec = importlib.util.find_spec(package)  # found, not imported: the core imports nothing above it
         if spec is None or not spec.submodule_search_locations:
             continue
         root = Path(next(iter(spec.submodule_search_locations)))
-        for path in sorted(p for p in root.rglob("*") if p.suffix in {".py", ".json", ".sql"} and p.is_file()):
+        wanted = suffixes or {".py", ".json", ".sql"}
+        for path in sorted(p for p in root.rglob("*") if p.suffix in wanted and p.is_file()):
             digest.update(f"{package}/{path.relative_to(root)}\n".encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

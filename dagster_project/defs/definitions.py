@@ -18,6 +18,7 @@ from dagster_project.defs import assets, checks
 from dagster_project.defs.assets import raw_pulls
 from dagster_project.defs.assets.raw_pulls import build_raw_assets
 from dagster_project.defs.automation import apply_nightly_policies, automation_sensor
+from dagster_project.defs.ownership import apply_ownership, with_code_references
 from dagster_project.defs.resources import build_resources
 from dagster_project.defs.schedules import nightly_raw_pulls_job, nightly_refresh_schedule
 from dagster_project.defs.sensors import build_snapshot_sensor
@@ -39,7 +40,8 @@ def asset_modules() -> list[ModuleType]:
 def build_definitions(settings: FluxSettings) -> dg.Definitions:
     nightly_pulls = nightly_raw_pulls_job()
     definitions = dg.Definitions(
-        assets=[*dg.load_assets_from_modules(asset_modules(), include_specs=True), *build_raw_assets(settings)],
+        assets=with_code_references([*dg.load_assets_from_modules(asset_modules(), include_specs=True),
+                                     *build_raw_assets(settings)]),
         asset_checks=dg.load_asset_checks_from_modules(package_modules(checks)),
         schedules=[nightly_refresh_schedule(settings, nightly_pulls)],
         sensors=[build_snapshot_sensor(settings, nightly_pulls), automation_sensor(settings)],
@@ -47,7 +49,7 @@ def build_definitions(settings: FluxSettings) -> dg.Definitions:
         resources=build_resources(settings),
         executor=EXECUTORS[settings.ops.dagster_executor],
     )
-    return apply_nightly_policies(definitions, settings)
+    return apply_ownership(apply_nightly_policies(definitions, settings))
 
 
 @dg.definitions

@@ -93,6 +93,19 @@ def precision_recall_plot(curve: pd.DataFrame, chosen: dict[str, float], baselin
     return png(fig)
 
 
+def run_url(settings: FluxSettings, experiment_id: str, run_id: str) -> str:
+    """The run's page in the MLflow UI that `make mlflow` serves."""
+    return f"http://127.0.0.1:{settings.ops.mlflow_port}/#/experiments/{experiment_id}/runs/{run_id}"
+
+
+def mlflow_run_url(settings: FluxSettings, run_id: str) -> str:
+    from dagster_project.core.experiments import configure_mlflow
+
+    experiment_id = configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.ops.mlflow_experiment,
+                                     settings.home / "mlflow" / "artifacts")
+    return run_url(settings, experiment_id, run_id)
+
+
 def log_to_mlflow(settings: FluxSettings, run_name: str, params: dict[str, Any], metrics: dict[str, float],
                   image: bytes, rows: list[dict]) -> str:
     import mlflow

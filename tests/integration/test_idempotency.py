@@ -17,6 +17,7 @@ import pytest
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.defs.materialize import materialize_selection
+from dagster_project.evals.store import SCORECARDS
 from dagster_project.storage.checksums import graph_checksums, table_checksums, table_names
 
 RUN_LOG_TABLES = frozenset({"eval_runs", "eval_question_results"})  # one row set per Dagster run, by design
@@ -78,10 +79,27 @@ def test_a_second_full_materialization_changes_nothing(demo_platform: FluxSettin
     assert after[1] == before[1]
     with engine.connect() as conn:
         runs_after = conn.exec_driver_sql("SELECT count(*) FROM eval_runs").scalar_one()
-    assert runs_after == runs_before + 3  # one row per scorecard for the new run, nothing rewritten
+    assert runs_after == runs_before + len(SCORECARDS)  # one row per scorecard for the new run, nothing rewritten
     written = _written_by_asset(outcome.run_id)
     print("\nrows written per asset on the second run:")
     for asset, counts in sorted(written.items()):
         print(f"  {asset:32} {counts or '-'}")
     assert len(written) >= 20
     assert not {a: c for a, c in written.items() if any(c.values())}
+    assert _stale(demo_platform) == {}  # "Upstream data" in the UI: nothing, since nothing changed
+
+
+def _stale(settings: FluxSettings) -> dict[str, str]:
+    """Every asset Dagster calls stale after the run, with why (its staleness resolver: what the UI shows)."""
+    from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleStatus
+    from dagster._core.loader import LoadingContextForTest
+
+    from dagster_project.defs.definitions import build_definitions
+    from dagster_project.ops.instance import render_dagster_home
+
+    defs = build_definitions(settings)
+    graph = defs.resolve_asset_graph()
+    with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
+        resolver = CachingStaleStatusResolver(instance, graph, LoadingContextForTest(instance))
+        return {key.to_user_string(): "; ".join(c.reason for c in resolver.get_stale_causes(key))
+                for key in graph.materializable_asset_keys if resolver.get_status(key) == StaleStatus.STALE}

@@ -263,3 +263,11 @@ def test_a_strategy_reused_for_another_question_fails_the_literature_tools_gate_
     assert [c.metric for c in reused if c.failed] == ["memory_false_reuse"]
     weaker = compare("literature_tools", base | {"check_recall": 0.9}, base, tolerance=0.02)
     assert [c.metric for c in weaker if c.failed] == ["check_recall"]
+
+
+def test_a_scorecards_mlflow_run_is_a_link_to_its_page_in_the_mlflow_ui() -> None:
+    from dagster_project.core.settings import FluxSettings
+    from dagster_project.evals.report import run_url
+
+    settings = FluxSettings().evolve(mlflow_port=55123)
+    assert run_url(settings, "7", "abc123") == "http://127.0.0.1:55123/#/experiments/7/runs/abc123"

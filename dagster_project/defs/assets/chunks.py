@@ -33,7 +33,7 @@ DOCS_PER_TRANSACTION = 200
     description="Semantic chunks (sentence embeddings, breaks above the 75th percentile of consecutive cosine "
     "distances, min/max sizes, title kept with the first chunk; member lists packed) and their vectors, both "
     "encoded on Ray actors that load the model once. Re-chunks only documents whose content_hash or chunker "
-    "settings changed; chunk ids are {source}_{external_id}_{chunk_index}.",
+    "settings changed; chunk ids are `{source}_{external_id}_{chunk_index}`.",
 )
 def chunks(context: dg.AssetExecutionContext, postgres: PostgresResource, embedder: EmbedderResource,
            ray: RayResource, settings: FluxSettingsParam) -> dg.MaterializeResult:

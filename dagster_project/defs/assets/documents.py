@@ -1,7 +1,9 @@
 """Stage 2 — parse, normalize and load: the latest raw pull of each source becomes documents, structured rows
 (pathways, members, gene ids, reactions) and quarantine rows. Idempotent: unchanged records are not rewritten."""
 
+import hashlib
 from collections import Counter
+from dataclasses import fields
 
 import dagster as dg
 from sqlalchemy import Engine
@@ -84,6 +86,20 @@ def _load_associations(records: ParseResult, engine: Engine, dv: str) -> dict[st
             **{f"diseases_{k}": v for k, v in vars(diseases).items()}}
 
 
+def data_version(docs: list[Document], records: ParseResult, kegg_uniprot: object) -> dg.DataVersion:
+    """What this load wrote, as one version: every document's content hash and every structured row parsed (in
+    parse order), never the pull's date, so an unchanged source gives the same version and nothing below it is
+    stale."""
+    digest = hashlib.sha256()
+    for doc in sorted(docs, key=lambda d: d.external_id):
+        digest.update(f"{doc.external_id}:{doc.content_hash}\n".encode())
+    for part in fields(records):
+        if part.name != "quarantined":
+            digest.update(f"{part.name}:{getattr(records, part.name)!r}\n".encode())
+    digest.update(repr(kegg_uniprot).encode())
+    return dg.DataVersion(digest.hexdigest()[:24])
+
+
 def build_documents_asset(source: str) -> dg.AssetsDefinition:
     @dg.asset(
         name=f"{source}_documents",
@@ -111,7 +127,7 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         parsed_count = len(docs) + len(records.genes) + len(records.associations)
         rate = quarantined / max(parsed_count + quarantined, 1)
         context.log.info(f"{source}: {len(docs)} documents ({counts}), {quarantined} quarantined")
-        return dg.MaterializeResult(metadata={
+        return dg.MaterializeResult(data_version=data_version(docs, records, parsed.kegg_uniprot), metadata={
             **meta,
             "dataset_version": dv,
             "documents": len(docs),

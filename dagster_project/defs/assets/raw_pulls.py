@@ -32,7 +32,7 @@ def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefin
         kinds={"python", "file"},
         deps=["postgres_schema"],
         description=f"Raw {source} files for the configured FLUX_SOURCE_MODE (live API, snapshot files or the "
-        "bundled demo), stored immutably under FLUX_RAW_ROOT/<source>/<pull date>/ with a manifest.",
+        "bundled demo), stored immutably under `FLUX_RAW_ROOT/<source>/<pull date>/` with a manifest.",
         retry_policy=retry_policy,
     )
     def _raw(context: dg.AssetExecutionContext, postgres: PostgresResource,

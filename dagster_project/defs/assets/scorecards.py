@@ -34,6 +34,7 @@ from dagster_project.evals.report import (
     image_markdown,
     log_to_mlflow,
     metrics_markdown,
+    mlflow_run_url,
     precision_recall_plot,
 )
 from dagster_project.evals.store import input_fingerprint, reuse_run, save_run, set_mlflow_run
@@ -86,7 +87,8 @@ def _record(context: dg.AssetExecutionContext, postgres: PostgresResource, setti
                               "dataset_version": index.dataset_version, "pipeline_version": pipeline_version()},
                               metrics, image, rows)
     set_mlflow_run(engine, eval_id, mlflow_id)
-    return {"eval_run_id": eval_id, "mlflow_run_id": mlflow_id, "index_version": index.version,
+    return {"eval_run_id": eval_id, "mlflow_run_id": mlflow_id,
+            "mlflow_run": dg.MetadataValue.url(mlflow_run_url(settings, mlflow_id)), "index_version": index.version,
             "questions": int(metrics.get("questions", len(rows))), "reused": False, "input_fingerprint": fingerprint}
 
 

@@ -31,7 +31,7 @@ ACTIVE_CHUNKS = ("SELECT c.id, c.content_hash, c.content FROM chunks c JOIN docu
     kinds={"python"},
     deps=[chunks],
     description="BM25 (bm25s, FLUX_BM25_K1 / FLUX_BM25_B) over the text of active chunks, saved under "
-    "<FLUX_HOME>/indexes/bm25/<version>; the version hashes chunk ids + content hashes + k1/b, so an unchanged "
+    "`<FLUX_HOME>/indexes/bm25/<version>`; the version hashes chunk ids + content hashes + k1/b, so an unchanged "
     "corpus is not rebuilt and a rebuild never overwrites the index being served.",
 )
 def chunk_bm25_index(context: dg.AssetExecutionContext, postgres: PostgresResource,

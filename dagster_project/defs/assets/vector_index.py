@@ -17,7 +17,7 @@ from dagster_project.index.tables import build_chunk_table
     group_name=INDEX_GROUP,
     kinds={"postgres"},
     deps=[chunk_embeddings],
-    description="The versioned serving table flux_index.chunks_<key> (chunk text, source, title, vector) with an "
+    description="The versioned serving table `flux_index.chunks_<key>` (chunk text, source, title, vector) with an "
     "HNSW index built with FLUX_HNSW_M / FLUX_HNSW_EF_CONSTRUCTION. The key hashes its content and parameters: "
     "unchanged chunks keep their table, changed ones get a new one while the published table goes on serving.",
 )
