@@ -100,6 +100,8 @@ def test_live_the_seed_question_is_counted_by_pubmed_and_never_cached(live: Pipe
 
 def test_live_a_rephrasing_reuses_the_strategy_kept_in_postgres(live: Pipeline, engine: Engine,
                                                                  ncbi: EUtilsToolsContractServer) -> None:
+    with engine.begin() as conn:  # another test's question may have stored this very strategy already
+        conn.execute(text("DELETE FROM literature_strategies"))
     first = live.ask("What are the newest papers on long covid brain fog?")
     assert first.data is not None and first.data.trail.refinements == 1  # type: ignore[union-attr]
     with engine.connect() as conn:
