@@ -20,7 +20,9 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 # The test stack has its own state folder and ports, so `make test` never touches your .flux data.
 SAMPLE_QUESTION ?= Which KEGG pathway corresponds to Reactome's glycolysis, and which genes do they share?
-TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389
+# No Dagster daemon on the test stack: the tests that need one start their own.
+TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389 \
+            FLUX_DAGSTER_DAEMON=false
 
 .PHONY: help setup up down status env dagster mlflow run serve test unit integration test-extended \
         test-reversed lint redis-server chromium wheel asset-graph llm-server llm-model
@@ -137,8 +139,9 @@ status: setup
 env: setup
 	@$(FLUX) env
 
+# The UI. The daemon (schedule, sensors, automation, run queue) is the one `make up` started, not a second one.
 dagster: up
-	eval "$$($(FLUX) env)" && $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p $${FLUX_DAGSTER_PORT:-53000}
+	eval "$$($(FLUX) env)" && $(BIN)/dagster-webserver -w workspace.yaml -h 127.0.0.1 -p $${FLUX_DAGSTER_PORT:-53000}
 
 mlflow: up
 	eval "$$($(FLUX) env)" && mkdir -p .flux/mlflow/artifacts && \
@@ -146,7 +149,7 @@ mlflow: up
 	  --default-artifact-root "$(CURDIR)/.flux/mlflow/artifacts" --host 127.0.0.1 --port $${FLUX_MLFLOW_PORT:-55000}
 
 run: up
-	$(FLUX) materialize
+	$(FLUX) materialize --trigger make-run
 	$(FLUX) summary
 	$(FLUX) ask "$(SAMPLE_QUESTION)"
 

@@ -28,6 +28,7 @@ TEST_DEFAULTS = {
     "FLUX_NEO4J_BOLT_PORT": "57697",
     "FLUX_REDIS_PORT": "56389",
     "FLUX_RAY_NUM_CPUS": "2",
+    "FLUX_DAGSTER_DAEMON": "false",  # the tests that need a daemon start their own (test_nightly.py)
 }
 
 

@@ -1,19 +1,31 @@
-"""`flux materialize` (assets in-process into the Dagster instance) and `flux summary` (what the stores hold)."""
+"""`flux materialize` (a run of the code location; in this process with --in-process) and `flux summary` (what
+the stores hold)."""
 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from dagster_project.cli.output import console
-from dagster_project.core.settings import get_settings
+from dagster_project.cli.output import console, err_console
+from dagster_project.core.settings import FluxSettings, get_settings
+
+if TYPE_CHECKING:
+    from dagster_project.defs.launch import StepEvent
 
 
-def materialize(select: str = typer.Option("*", help="Dagster asset selection, e.g. 'group:platform'.")) -> None:
-    """Materialize assets in-process into the Dagster instance (runs show up in the UI)."""
-    from dagster_project.defs.materialize import SelectionError, materialize_selection
+def materialize(
+    select: str = typer.Option("*", help="Dagster asset selection, e.g. 'group:platform'."),
+    in_process: bool = typer.Option(False, "--in-process",
+                                    help="Run in this process (for a debugger) instead of through the code location."),
+    trigger: str = typer.Option("cli", help="The flux/trigger tag the run carries (make run passes 'make-run')."),
+) -> None:
+    """Materialize assets into the Dagster instance: a run of the Flux code location, shown in the UI."""
+    from dagster_project.defs.launch import CodeLocationError, RunNotDequeued
+    from dagster_project.defs.materialize import SelectionError, launch_selection, materialize_selection
     from dagster_project.stack import check_neo4j, check_postgres
 
     settings = get_settings()
@@ -21,18 +33,53 @@ def materialize(select: str = typer.Option("*", help="Dagster asset selection, e
     check_neo4j(settings)
     started = time.monotonic()
     try:
-        result = materialize_selection(settings, select)
+        if in_process:
+            result = materialize_selection(settings, select, trigger=trigger)
+        else:
+            with StepProgress() as progress:
+                result = launch_selection(settings, select, trigger=trigger, on_step=progress.update)
     except SelectionError as exc:  # before any run starts: an empty selection would run every asset
         raise typer.BadParameter(str(exc), param_hint="--select") from None
+    except (CodeLocationError, RunNotDequeued) as exc:
+        err_console.print(f"error: {exc}", markup=False, highlight=False)
+        raise typer.Exit(1) from None
     print(
-        f"run {result.run_id}: {'success' if result.success else 'FAILED'} — {len(result.materialized)} "
-        f"assets materialized, checks passed {result.checks_passed}/{result.checks_total} "
+        f"run {result.run_id} ({result.submitted}): {'success' if result.success else 'FAILED'} — "
+        f"{len(result.materialized)} assets materialized, checks passed {result.checks_passed}/{result.checks_total} "
         f"in {time.monotonic() - started:.1f}s"
     )
     if not result.success:
         raise typer.Exit(1)
 
 
+class StepProgress:
+    """A progress line over the run's steps, and one printed line per failed step (its first error line)."""
+
+    def __init__(self) -> None:
+        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                             TimeElapsedColumn(), console=err_console, transient=True)
+        self._task = self._bar.add_task("starting the run", total=None)
+        self._running: set[str] = set()
+        self._done = 0
+
+    def __enter__(self) -> StepProgress:
+        self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.stop()
+
+    def update(self, event: StepEvent) -> None:
+        if event.status == "started":
+            self._running.add(event.step_key)
+        else:
+            self._running.discard(event.step_key)
+            self._done += bool(event.step_key)
+        if event.status == "failed":
+            self._bar.console.print(f"failed: {event.step_key or 'run'}: {event.message}", markup=False,
+                                    highlight=False)
+        running = ", ".join(sorted(self._running)[:2]) or "waiting"
+        self._bar.update(self._task, description=running, completed=self._done)
 def summary() -> None:
     """Counts per table and per node label."""
     from dagster_project.ops.summary import collect_summary
@@ -54,9 +101,29 @@ def summary() -> None:
             by_source.add_row(source, *(str(counts.get(k, 0)) for k in ("documents_active", "documents_gone",
                                                                         "genes", "associations", "quarantined")))
         console.print(by_source)
+    _print_nightly(settings)
     if result.equivalences:
         eq = Table("Reactome", "KEGG", "relation", "shared", "Jaccard", title="Reactome ↔ KEGG (strongest per KEGG)")
         for row in result.equivalences:
             eq.add_row(f"{row['reactome_id']} {row['reactome_name']}", f"{row['kegg_id']} {row['kegg_name']}",
                        row["relation"], str(row["shared"]), f"{row['jaccard']:.2f}")
         console.print(eq)
+
+
+def _print_nightly(settings: FluxSettings) -> None:
+    """What the daemon will do tonight (the schedule's next tick) and what each instigator did last."""
+    import dagster as dg
+
+    from dagster_project.defs.nightly_status import nightly_status
+    from dagster_project.ops.instance import render_dagster_home
+
+    with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
+        status = nightly_status(settings, instance, time.time())
+    daemon = "running" if status.daemon_live else "not running: nothing below ticks until `make up` starts it"
+    table = Table("schedule / sensor", "next tick", "last tick", "status", "detail",
+                  title=f"Nightly refresh (Dagster daemon {daemon})")
+    for row in status.instigators:
+        table.add_row(row.name, f"{row.next_tick:%Y-%m-%d %H:%M %Z}" if row.next_tick else "every interval",
+                      f"{row.last_tick:%Y-%m-%d %H:%M:%S}" if row.last_tick else "-", row.last_status,
+                      row.last_detail)
+    console.print(table)

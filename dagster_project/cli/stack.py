@@ -18,7 +18,7 @@ def _print_statuses(statuses: list[ServiceStatus]) -> None:
     for st in statuses:
         secs = f" ({st.start_seconds:.1f}s)" if st.start_seconds is not None else ""
         detail = f"  {st.detail}" if st.detail else ""
-        print(f"{st.name:<9} {st.state.value:<12} {st.url}{detail}{secs}")
+        print(f"{st.name:<14} {st.state.value:<12} {st.url}{detail}{secs}")
 
 
 @stack_app.command("up")

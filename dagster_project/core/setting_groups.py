@@ -228,9 +228,12 @@ class OpsSettings(_Group):
     """Nightly operations and the tools that run them: Dagster, MLflow, Ray."""
 
     dagster_port: int = 53000
+    dagster_daemon: bool = Field(
+        default=True, description="`flux stack up` starts the Dagster daemon (schedule, sensors, automation, run "
+        "queue); false leaves it out.")
     dagster_executor: Literal["multiprocess", "in_process"] = Field(
-        default="multiprocess", description="How daemon-launched runs execute their steps: a process per step "
-        "(parallel) or all steps in the run's own process (one code load per run; small machines, tests).")
+        default="in_process", description="How runs execute their steps: all in the run's own process (one code "
+        "load per run) or a process per step (parallel, but each step loads the code location again).")
     mlflow_tracking_uri: str | None = None
     mlflow_port: int = 55000
     mlflow_experiment: str = "flux"

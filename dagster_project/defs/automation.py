@@ -12,7 +12,9 @@ from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.assets.chunks import INDEX_GROUP
 from dagster_project.defs.assets.raw_pulls import RAW_GROUP
 from dagster_project.defs.assets.search_index import SERVING_GROUP
+from dagster_project.defs.run_tags import run_tags
 
+AUTOMATION_SENSOR = "nightly_automation"
 RAW = dg.AssetSelection.groups(RAW_GROUP)
 INDEX = dg.AssetSelection.groups(INDEX_GROUP, SERVING_GROUP)
 # all() leaves out the non-executable specs (the dbt source tables): nothing materializes those.
@@ -37,8 +39,8 @@ def downstream_condition() -> dg.AutomationCondition:
 def automation_sensor(settings: FluxSettings) -> dg.AutomationConditionSensorDefinition:
     """Evaluates every asset's condition each FLUX_AUTOMATION_INTERVAL seconds (in the daemon)."""
     return dg.AutomationConditionSensorDefinition(
-        "nightly_automation", target=dg.AssetSelection.all(), minimum_interval_seconds=settings.ops.automation_interval,
-        default_status=dg.DefaultSensorStatus.RUNNING,
+        AUTOMATION_SENSOR, target=dg.AssetSelection.all(), minimum_interval_seconds=settings.ops.automation_interval,
+        default_status=dg.DefaultSensorStatus.RUNNING, run_tags=run_tags(settings, "automation"),
         description="Carries new raw pulls down to a new published index (each asset's automation condition).")
 
 

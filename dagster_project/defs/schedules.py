@@ -9,6 +9,9 @@ from dagster._utils.schedules import is_valid_cron_string
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
 from dagster_project.defs.assets.raw_pulls import RAW_GROUP
+from dagster_project.defs.run_tags import run_tags
+
+NIGHTLY_SCHEDULE = "nightly_refresh"
 
 
 def nightly_raw_pulls_job() -> UnresolvedAssetJobDefinition:
@@ -26,8 +29,9 @@ def nightly_refresh_schedule(settings: FluxSettings, job: UnresolvedAssetJobDefi
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise FluxConfigError("FLUX_NIGHTLY_TIMEZONE", f"unknown time zone: {settings.ops.nightly_timezone!r}") from exc
     # RUNNING by default: "nightly refreshes" should not depend on someone clicking a toggle in the UI.
-    return dg.ScheduleDefinition(name="nightly_refresh", job=job, cron_schedule=settings.ops.nightly_cron,
+    return dg.ScheduleDefinition(name=NIGHTLY_SCHEDULE, job=job, cron_schedule=settings.ops.nightly_cron,
                                  execution_timezone=settings.ops.nightly_timezone,
                                  default_status=dg.DefaultScheduleStatus.RUNNING,
+                                 tags=run_tags(settings, "schedule"),
                                  description="Nightly raw pulls; the rest of the platform follows by automation.")
 

@@ -9,8 +9,10 @@ from dagster._core.definitions.unresolved_asset_job_definition import Unresolved
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.resources.settings import FluxSettingsParam
+from dagster_project.defs.run_tags import run_tags
 from dagster_project.sources import registry
 
+SNAPSHOT_SENSOR = "snapshot_changed"
 # Only these files: the snapshot folder also holds eval and test fixtures, whose changes need no raw pull.
 SNAPSHOT_FILES: tuple[str, ...] = registry.snapshot_files()
 
@@ -66,18 +68,24 @@ def watched_files(settings: FluxSettings) -> tuple[Path, tuple[str, ...]] | dg.S
 
 def evaluate_snapshot_sensor(context: dg.SensorEvaluationContext,
                              settings: FluxSettings) -> dg.SensorResult | dg.SkipReason:
+    """Request the raw pulls when the watched files' content hash moved since the last look."""
     watched = watched_files(settings)
     if isinstance(watched, dg.SkipReason):
         return watched
     current = snapshot_hash(*watched)
+    if context.cursor is None:
+        # The first look records what the files are now: the pull that read them is `make run`'s (or the
+        # schedule's). Pulling here would race the run that `make run` submits beside this daemon.
+        return dg.SensorResult(cursor=current, skip_reason=f"first evaluation: watching {len(watched[1])} files "
+                               f"under {watched[0]} from now on; a change starts the raw pulls")
     if current == context.cursor:
         return dg.SkipReason("source files unchanged")
-    return dg.SensorResult(run_requests=[dg.RunRequest(run_key=current, tags={"flux/snapshot_hash": current})],
-                           cursor=current)
+    tags = run_tags(settings, "sensor") | {"flux/snapshot_hash": current}
+    return dg.SensorResult(run_requests=[dg.RunRequest(run_key=current, tags=tags)], cursor=current)
 
 
 def build_snapshot_sensor(settings: FluxSettings, job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition:
-    @dg.sensor(name="snapshot_changed", job=job, minimum_interval_seconds=settings.ops.snapshot_sensor_interval,
+    @dg.sensor(name=SNAPSHOT_SENSOR, job=job, minimum_interval_seconds=settings.ops.snapshot_sensor_interval,
                default_status=dg.DefaultSensorStatus.RUNNING,
                description="Refresh when the snapshot (or demo) files the raw pulls read change (content hash).")
     def _sensor(context: dg.SensorEvaluationContext, settings: FluxSettingsParam) -> dg.SensorResult | dg.SkipReason:

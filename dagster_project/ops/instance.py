@@ -8,6 +8,11 @@ from sqlalchemy.engine import make_url
 from dagster_project.core.files import write_private
 from dagster_project.core.settings import FluxSettings
 
+DEFINITIONS_MODULE = "dagster_project.defs.definitions"
+LOCATION_NAME = "flux"  # the repository's workspace.yaml names the same location: runs and the UI share it
+POOL_SLOTS = 1
+MAX_CONCURRENT_RUNS = 2  # queued runs beyond this wait for the daemon to dequeue them
+
 
 def dagster_yaml(settings: FluxSettings) -> dict:
     url = make_url(settings.dagster_database_url)
@@ -26,11 +31,14 @@ def dagster_yaml(settings: FluxSettings) -> dict:
                 }
             }
         },
-        "run_coordinator": {
-            "module": "dagster.core.run_coordinator",
-            "class": "QueuedRunCoordinator",
-            "config": {"max_concurrent_runs": 2},
-        },
+        # Dequeued within a second of `flux materialize` queuing it (Dagster's default waits up to 5 s).
+        "run_coordinator": {"module": "dagster.core.run_coordinator", "class": "QueuedRunCoordinator",
+                            "config": {"dequeue_interval_seconds": 1}},
+        # Every named pool ("ray": the model work on the one Ray cluster sized to this machine; "neo4j_writes": the
+        # assets that MERGE into the graph, whose batches would wait on each other's locks) runs one step at a time,
+        # across runs, whatever starts them; steps without a pool are not limited.
+        "concurrency": {"pools": {"default_limit": POOL_SLOTS, "granularity": "op"},
+                        "runs": {"max_concurrent_runs": MAX_CONCURRENT_RUNS}},
         "telemetry": {"enabled": False},
         "local_artifact_storage": {
             "module": "dagster.core.storage.root",
@@ -40,13 +48,17 @@ def dagster_yaml(settings: FluxSettings) -> dict:
     }
 
 
+def workspace_yaml() -> dict:
+    """The Flux code location by module (the daemon's workspace; workspace.yaml in a checkout says the same)."""
+    return {"load_from": [{"python_module": {"module_name": DEFINITIONS_MODULE, "location_name": LOCATION_NAME}}]}
+
+
 def render_dagster_home(settings: FluxSettings) -> str:
-    """Write DAGSTER_HOME/dagster.yaml (0600: it holds the database password); returns DAGSTER_HOME."""
+    """Write DAGSTER_HOME/dagster.yaml (0600: it holds the database password) and workspace.yaml; returns
+    DAGSTER_HOME."""
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
-    target = home / "dagster.yaml"
-    content = "# Written by `flux stack up` from FLUX_ settings; edits are overwritten.\n" + yaml.safe_dump(
-        dagster_yaml(settings), sort_keys=False
-    )
-    write_private(target, content)
+    header = "# Written by `flux stack up` from FLUX_ settings; edits are overwritten.\n"
+    write_private(home / "dagster.yaml", header + yaml.safe_dump(dagster_yaml(settings), sort_keys=False))
+    write_private(home / "workspace.yaml", header + yaml.safe_dump(workspace_yaml(), sort_keys=False))
     return str(home)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from neo4j import GraphDatabase
 from neo4j import exceptions as neo4j_errors
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings, dbt_env
 from dagster_project.stack.base import LocalService, ServiceState, ServiceStatus
+from dagster_project.stack.daemon import DagsterDaemonService
 from dagster_project.stack.neo4j import Neo4jService
 from dagster_project.stack.postgres import PostgresService, connect_or_explain, ensure_databases
 from dagster_project.stack.process import ServiceStartError
@@ -50,23 +52,29 @@ def check_neo4j(settings: FluxSettings) -> None:
 
 
 class Stack:
-    """Embedded Postgres, Neo4j and Redis, started only where no external URL names a server."""
+    """Embedded Postgres, Neo4j and Redis, started only where no external URL names a server, and the Dagster
+    daemon (last: it keeps its state in Postgres and its runs reach the others)."""
 
     def __init__(self, settings: FluxSettings) -> None:
         self.settings = settings
         self.postgres = PostgresService(settings)
         self.neo4j = Neo4jService(settings)
         self.redis = RedisService(settings)
+        self.daemon = DagsterDaemonService(settings)
 
     @property
     def services(self) -> list[LocalService]:
-        return [self.postgres, self.neo4j, self.redis]
+        return [self.postgres, self.neo4j, self.redis, self.daemon]
 
     def up(self) -> list[ServiceStatus]:
-        """Start what is not running, verify what is external; return each service's state and start time."""
-        results: list[ServiceStatus] = []
-        for service in self.services:
-            results.append(self._up_one(service))
+        """Start what is not running, verify what is external; return each service's state and start time. The
+        daemon needs only Postgres, so it starts beside Neo4j and Redis (its code location load takes as long as
+        a Neo4j start)."""
+        results = [self._up_one(self.postgres)]
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            daemon = pool.submit(self._up_one, self.daemon)
+            results += [self._up_one(self.neo4j), self._up_one(self.redis)]
+            results.append(daemon.result())  # its ServiceStartError, if any, is raised here
         return results
 
     def _up_one(self, service: LocalService) -> ServiceStatus:

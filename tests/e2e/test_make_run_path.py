@@ -90,6 +90,21 @@ def _shared_in_graph(env: dict[str, str], left: str, right: str) -> set[str]:
     return {record["symbol"] for record in records}
 
 
+def _assert_the_daemon_looked(summary: str, env: dict[str, str], run_id: str) -> None:
+    """The summary says what tonight holds and what the sensors made of the files `make run` pulled; the run is
+    the code location's, tagged with what started it."""
+    assert re.search(r"Nightly refresh \(Dagster daemon running\)", summary), summary
+    assert re.search(r"│ nightly_refresh\s+│ \d{4}-\d\d-\d\d 02:00 UTC", summary), summary
+    assert re.search(r"│ snapshot_changed\s+│ every interval\s+│ [\d-]+ [\d:]+\s+│ skipped\s+│ first evaluation",
+                     summary), summary
+    probe = ("import dagster as dg, sys; i = dg.DagsterInstance.get(); r = i.get_run_by_id(sys.argv[1]); "
+             "print(r.remote_job_origin.location_name, r.tags['flux/trigger'], r.status.value)")
+    home = {"DAGSTER_HOME": str(Path(env["FLUX_HOME"], "dagster"))}
+    seen = subprocess.run([sys.executable, "-c", probe, run_id], env=env | home, capture_output=True, text=True,
+                          timeout=120, check=True).stdout.split()
+    assert seen == ["flux", "make-run", "SUCCESS"], seen
+
+
 def _wait_healthy(base: str, server: subprocess.Popen[bytes], deadline_s: float = 180) -> None:
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
@@ -106,10 +121,16 @@ def _wait_healthy(base: str, server: subprocess.Popen[bytes], deadline_s: float 
 @pytest.mark.timeout(1800)  # make run's whole path on 2 cores, beside the other sessions: 8-11 min measured
 def test_make_run_then_the_sample_question_over_http(fresh_home: dict[str, str]) -> None:
     env = fresh_home
-    _flux(env, "stack", "up", timeout=300)
-    materialized = _flux(env, "materialize")
-    assert re.search(r"success — \d+ assets materialized, checks passed (\d+)/\1", materialized), materialized
-    counts, sources = _summary_tables(_flux(env, "summary"))
+    started = _flux(env, "stack", "up", timeout=300)
+    assert re.search(r"^dagster-daemon\s+running\b.*started", started, re.M), started
+    materialized = _flux(env, "materialize", "--trigger", "make-run")
+    # The daemon that `stack up` started dequeues the run: it goes through the code location, as the UI's would.
+    run_id = re.search(r"^run (\S+) \(queued\): success — \d+ assets materialized, checks passed (\d+)/\2",
+                       materialized, re.M)
+    assert run_id, materialized
+    summary = _flux(env, "summary")
+    counts, sources = _summary_tables(summary)
+    _assert_the_daemon_looked(summary, env, run_id.group(1))
     demo = _demo_counts()
     # Per source: documents (active), documents (gone), genes, associations, quarantined; every demo record is one or
     # the other.

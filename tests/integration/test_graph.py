@@ -211,3 +211,19 @@ def test_a_dbt_run_builds_only_the_models_whose_definition_sources_or_relation_c
     assert dropped.success and dropped.materialized == ["pathway_equivalences"]
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM analytics.pathway_equivalences")).scalar_one() == resolved
+    _assert_column_metadata(demo_platform, resolved)
+
+
+def _assert_column_metadata(settings: FluxSettings, rows: int) -> None:
+    """The mart's materialization says what the UI's Columns tab and column lineage show: its row count, each
+    column's database type, and the staging columns each is computed from (read in the session's database, which
+    is not the one the manifest was parsed in)."""
+    with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
+        event = instance.get_latest_materialization_event(dg.AssetKey("pathway_equivalences"))
+    metadata = event.asset_materialization.metadata  # type: ignore[union-attr]
+    assert metadata["dagster/row_count"].value == rows
+    types = {column.name: column.type for column in metadata["dagster/column_schema"].value.columns}
+    assert (types["kegg_id"], types["shared"]) == ("text", "integer") and types["jaccard"].startswith("double")
+    lineage = metadata["dagster/column_lineage"].value.deps_by_column
+    assert [(dep.asset_key.to_user_string(), dep.column_name) for dep in lineage["kegg_id"]] == [
+        ("stg_pathway_mappings", "kegg_id")]

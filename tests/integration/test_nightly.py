@@ -1,7 +1,9 @@
-"""The nightly path end to end, driven by a real `dagster-daemon` against the test instance: a source file
-changes, the sensor starts the raw pulls, declarative automation carries the one changed source down to a new
-published index with every check passing, and the sources that did not change stop at their pull. Bounded in
-time: the whole path has NIGHTLY_BUDGET_S seconds."""
+"""The nightly path end to end, driven by a real `dagster-daemon` against the test instance: the sensor's first
+look records the files and starts nothing; a source file changes, the sensor starts the raw pulls, declarative
+automation carries the one changed source down to a new published index with every check passing, and the sources
+that did not change stop at their pull. The schedule ticks (on a cron of every minute) and its pulls, which find
+nothing new, go no further; the freshness daemon marks the pulls fresh. Every outcome is read back from the
+daemon's own tick history in the instance. Bounded in time: each path has NIGHTLY_BUDGET_S seconds."""
 
 from __future__ import annotations
 
@@ -18,13 +20,17 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from dagster._core.definitions.freshness import FreshnessState
 from dagster._core.events import DagsterEventType
 from dagster._core.scheduler.instigation import InstigatorTick, TickStatus
 from sqlalchemy import text
 
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
 from dagster_project.core.stores import engine_for
+from dagster_project.defs.automation import AUTOMATION_SENSOR
 from dagster_project.defs.materialize import materialize_selection
+from dagster_project.defs.schedules import NIGHTLY_SCHEDULE
+from dagster_project.defs.sensors import SNAPSHOT_SENSOR
 from dagster_project.index.tables import as_sql, qualified
 from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from retrieval.model.index_state import current_index
@@ -34,7 +40,6 @@ from tests.support.session import demo_read_later
 pytestmark = pytest.mark.resilience
 
 NIGHTLY_BUDGET_S = 600
-AUTOMATION_SENSOR = "nightly_automation"  # dagster_project/defs/automation.py
 # Ticks that requested nothing after the last run ended: the first one already sees every materialization of that
 # run; a second one leaves room for an evaluation that was under way as the run ended.
 QUIET_TICKS = 2
@@ -44,7 +49,7 @@ CARRIED_DOWN = {"openalex_documents", "chunks", "chunk_embeddings", "chunk_vecto
                 "candidate_index", "retrieval_scorecard", "answer_scorecard", "published_index"}
 
 
-def _daemon_env(settings: FluxSettings, demo_dir: Path) -> dict[str, str]:
+def _daemon_env(settings: FluxSettings, demo_dir: Path, cron: str = "0 2 * * *") -> dict[str, str]:
     return dict(os.environ) | {
         "FLUX_PG_DATABASE": settings.postgres.pg_database,
         "FLUX_SOURCE_MODE": "demo",
@@ -53,6 +58,7 @@ def _daemon_env(settings: FluxSettings, demo_dir: Path) -> dict[str, str]:
         "FLUX_RAW_ROOT": settings.raw_root_path,
         "FLUX_SNAPSHOT_SENSOR_INTERVAL": "5",
         "FLUX_AUTOMATION_INTERVAL": "5",
+        "FLUX_NIGHTLY_CRON": cron,
         # One code load per run instead of one per step: this machine has two cores.
         "FLUX_DAGSTER_EXECUTOR": "in_process",
         "DAGSTER_HOME": str(settings.dagster_home),
@@ -62,7 +68,8 @@ def _daemon_env(settings: FluxSettings, demo_dir: Path) -> dict[str, str]:
 @pytest.fixture
 def daemon(demo_platform: FluxSettings, tmp_path: Path, request: pytest.FixtureRequest
            ) -> Iterator[tuple[FluxSettings, Path]]:
-    """`dagster-daemon run` on the demo platform, reading a copy of the demo folder; afterwards the demo's
+    """`dagster-daemon run` on the demo platform, reading a copy of the demo folder (with the nightly cron that
+    `request.param` names, if any); afterwards the demo's
     original openalex pull is served again, whatever the test did — when a later test reads the demo (the test
     is marked to run last, so in a whole-suite run none does and the session drops the database instead)."""
     demo_dir = tmp_path / "demo"
@@ -72,10 +79,12 @@ def daemon(demo_platform: FluxSettings, tmp_path: Path, request: pytest.FixtureR
     # records of the raw assets; pull the demo once so the instance's latest data versions are this platform's,
     # as they are on a deployment with one platform per instance.
     assert materialize_selection(demo_platform, "group:raw").success
+    _forget_instigators()
     log = (tmp_path / "daemon.log").open("w")
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-w", str(REPO_ROOT / "workspace.yaml")],
-        cwd=REPO_ROOT, env=_daemon_env(demo_platform, demo_dir), stdout=log, stderr=subprocess.STDOUT,
+        cwd=REPO_ROOT, env=_daemon_env(demo_platform, demo_dir, getattr(request, "param", "0 2 * * *")),
+        stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True)
     try:
         yield demo_platform, demo_dir
@@ -87,6 +96,14 @@ def daemon(demo_platform: FluxSettings, tmp_path: Path, request: pytest.FixtureR
             release = latest_manifest("openalex", demo_platform.raw_root_path).release
             write_pull(RawPull("openalex", original, release=release), demo_platform.raw_root_path)
             assert materialize_selection(demo_platform, "openalex_documents*").success
+
+
+def _forget_instigators() -> None:
+    """Each daemon here starts as on a new instance: no sensor cursor or schedule state left by another test (the
+    session's instance is shared), so the sensor's first look is a first look."""
+    with dg.DagsterInstance.get() as instance:
+        for state in instance.all_instigator_state():
+            instance.delete_instigator_state(state.instigator_origin_id, state.selector_id)
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -126,9 +143,17 @@ def _settled(instance: dg.DagsterInstance, since: datetime) -> list[dg.DagsterRu
 
 def _automation_ticks(instance: dg.DagsterInstance, after: float) -> list[InstigatorTick]:
     """The ticks of the declarative-automation sensor that started after `after` (none before its first tick)."""
-    states = [state for state in instance.all_instigator_state() if state.instigator_name == AUTOMATION_SENSOR]
+    return _ticks(instance, AUTOMATION_SENSOR, after)
+
+
+def _ticks(instance: dg.DagsterInstance, instigator: str, after: float) -> list[InstigatorTick]:
+    states = [state for state in instance.all_instigator_state() if state.instigator_name == instigator]
     return [tick for state in states
             for tick in instance.get_ticks(state.instigator_origin_id, state.selector_id, after=after)]
+
+
+def _ended(ticks: list[InstigatorTick]) -> list[InstigatorTick]:
+    return [tick for tick in ticks if tick.status is not TickStatus.STARTED]
 
 
 def _wait(condition: str, deadline: float, probe: object) -> object:
@@ -169,10 +194,13 @@ def test_a_changed_source_file_reaches_a_new_published_index_through_the_daemon(
     deadline = time.monotonic() + NIGHTLY_BUDGET_S
 
     with dg.DagsterInstance.get() as instance:
-        # First tick: no cursor yet, so the sensor pulls; nothing is new, so nothing downstream may run.
-        first = _wait("the first sensor run finished", deadline, lambda: _settled(instance, started))
-        assert [(run.tags.get("dagster/sensor_name"), run.status) for run in first] == [
-            ("snapshot_changed", dg.DagsterRunStatus.SUCCESS)], "an unchanged pull must not start anything else"
+        # First tick: no cursor yet, so the sensor records the files as they are (the demo pull above read them)
+        # and starts nothing.
+        first = _wait("the sensor's first tick", deadline,
+                      lambda: _ended(_ticks(instance, SNAPSHOT_SENSOR, started.timestamp())))
+        assert [tick.status for tick in first] == [TickStatus.SKIPPED], first  # type: ignore[union-attr]
+        assert "first evaluation: watching" in (first[0].skip_reason or "")  # type: ignore[index]
+        assert _runs(instance, started) == []
         changed_at = datetime.now(UTC)
         _add_marker_sentence(demo_dir)
 
@@ -184,8 +212,9 @@ def test_a_changed_source_file_reaches_a_new_published_index_through_the_daemon(
         print(f"nightly path: change → published index in {(datetime.now(UTC) - changed_at).total_seconds():.0f} s")
         runs = _wait("every run finished", deadline, lambda: _settled(instance, changed_at))
         assert [run.status for run in runs] == [dg.DagsterRunStatus.SUCCESS] * len(runs)  # type: ignore[union-attr]
-        pulls = _runs(instance, changed_at, sensor="snapshot_changed")
+        pulls = _runs(instance, changed_at, sensor=SNAPSHOT_SENSOR)
         assert len(pulls) == 1, "one change, one sensor run"
+        assert pulls[0].tags["flux/trigger"] == "sensor"
         automated = [run for run in runs if run.run_id != pulls[0].run_id]  # type: ignore[union-attr]
         assert automated, "the change must reach downstream by automation, not by the sensor's own run"
 
@@ -207,3 +236,33 @@ def test_a_changed_source_file_reaches_a_new_published_index_through_the_daemon(
                                 {"marker": f"%{MARKER}%"}).scalar_one()
 
     assert (marked(served_before), marked(served_after)) == (0, 1)
+
+
+@pytest.mark.changes_demo
+@pytest.mark.parametrize("daemon", ["* * * * *"], indirect=True, ids=["cron-every-minute"])
+def test_the_schedule_ticks_and_a_pull_with_nothing_new_stops_there(daemon: tuple[FluxSettings, Path]) -> None:
+    settings, _ = daemon
+    started = datetime.now(UTC)
+    deadline = time.monotonic() + NIGHTLY_BUDGET_S
+    with dg.DagsterInstance.get() as instance:
+        ticks = _wait("the schedule's first tick", deadline,
+                      lambda: _ended(_ticks(instance, NIGHTLY_SCHEDULE, started.timestamp())))
+        tick = ticks[0]  # type: ignore[index]
+        assert tick.status is TickStatus.SUCCESS and len(tick.run_ids) == 1, tick
+        runs = _wait("the scheduled run and automation after it", deadline, lambda: _settled(instance, started))
+        # The cron fires every minute, so later ticks may have pulled too: only the schedule may have started runs.
+        assert [r for r in runs if r.tags.get("dagster/schedule_name") != NIGHTLY_SCHEDULE] == [], \
+            "the raw pulls found nothing new: nothing downstream may run"  # type: ignore[union-attr]
+        run = next(r for r in runs if r.run_id == tick.run_ids[0])  # type: ignore[union-attr]
+        assert run.status is dg.DagsterRunStatus.SUCCESS
+        assert run.tags["dagster/schedule_name"] == NIGHTLY_SCHEDULE
+        assert (run.tags["flux/trigger"], run.tags["flux/raw_root"]) == ("schedule", settings.raw_root_path)
+        raw = [dg.AssetKey(f"{source}_raw") for source in (*UNCHANGED_SOURCES, "openalex")]
+
+        def fresh() -> object:
+            records = instance.get_freshness_state_records(raw)
+            return records if len(records) == len(raw) else None
+
+        states = _wait("the freshness daemon's first evaluation", deadline, fresh)
+        assert {record.freshness_state for record in states.values()} == {  # type: ignore[union-attr]
+            FreshnessState.PASS}

@@ -1,5 +1,6 @@
 """The sensor starts a refresh when the content of the files the raw pulls read changes (snapshot files, or the
-demo folder), and only then; the cron and time zone are validated."""
+demo folder), and only then: its first look records the files as they are and requests nothing (the pull that read
+them is `make run`'s or the schedule's); the cron and time zone are validated."""
 
 from __future__ import annotations
 
@@ -38,9 +39,9 @@ def test_a_refresh_starts_when_content_changes_and_only_then(snapshot_dir: Path)
     data = snapshot_dir / SNAPSHOT_FILES[0]
     settings = FluxSettings(source_mode="snapshot", snapshot_dir=snapshot_dir)
     first = tick(settings)
-    assert isinstance(first, dg.SensorResult) and len(first.run_requests) == 1
-    key = first.run_requests[0].run_key
-    assert first.cursor == key
+    assert isinstance(first, dg.SensorResult) and first.run_requests == [] and first.cursor
+    assert f"watching {len(SNAPSHOT_FILES)} files" in first.skip_reason.skip_message  # type: ignore[union-attr]
+    key = first.cursor
     assert isinstance(tick(settings, key), dg.SkipReason)
     stat = data.stat()
     data.write_text(data.read_text().upper())  # same size, new content
@@ -50,6 +51,8 @@ def test_a_refresh_starts_when_content_changes_and_only_then(snapshot_dir: Path)
     changed = tick(settings, key)
     assert isinstance(changed, dg.SensorResult) and changed.run_requests[0].run_key != key
     assert changed.cursor == changed.run_requests[0].run_key
+    assert changed.run_requests[0].tags["flux/trigger"] == "sensor"
+    assert changed.run_requests[0].tags["flux/source_mode"] == "snapshot"
     (snapshot_dir / "msigdb.gmt").write_text("not read by any raw pull")
     assert isinstance(tick(settings, changed.cursor), dg.SkipReason)
 

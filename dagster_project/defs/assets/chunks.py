@@ -9,6 +9,7 @@ import pandas as pd
 
 from dagster_project.core.versions import pipeline_version
 from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
+from dagster_project.defs.pools import RAY_POOL
 from dagster_project.defs.resources import EmbedderResource, PostgresResource, RayResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.index.chunk_store import (
@@ -21,7 +22,6 @@ from dagster_project.index.chunker import ChunkerConfig
 from dagster_project.index.ray_actors import ChunkedDocument, chunk_and_embed_on_ray, cluster_layout
 
 INDEX_GROUP = "index"
-RAY_POOL = "ray"  # the assets whose steps run model work on Ray share one concurrency pool
 DOCS_PER_TRANSACTION = 200
 
 

@@ -14,6 +14,7 @@ import dagster as dg
 from dagster_dbt import DagsterDbtTranslator, DbtProject, dbt_assets
 from dagster_dbt.errors import DagsterDbtManifestNotFoundError
 
+from dagster_project.defs.assets.dbt_tests import describe_dbt_test
 from dagster_project.defs.resources import PostgresResource
 
 # The module, not its attributes: a test can point DBT_PROJECT at another folder before importing this one.
@@ -75,6 +76,15 @@ class FluxDbtTranslator(DagsterDbtTranslator):
         # eval_metric_trends) must still wait for what wrote the tables beneath the models it selects from.
         return spec.merge_attributes(deps=model_writer_deps(manifest, unique_id))
 
+    def get_asset_check_spec(self, asset_spec: dg.AssetSpec, manifest: Mapping[str, Any], unique_id: str,
+                             project: DbtProject | None) -> dg.AssetCheckSpec | None:
+        spec = super().get_asset_check_spec(asset_spec, manifest, unique_id, project)
+        if spec is None:
+            return None
+        return dg.AssetCheckSpec(spec.name, asset=spec.asset_key, additional_deps=spec.additional_deps,
+                                 blocking=spec.blocking, metadata=spec.metadata,
+                                 description=describe_dbt_test(manifest["nodes"][unique_id]))
+
 
 def source_table_specs(manifest: Manifest, translator: DagsterDbtTranslator) -> list[dg.AssetSpec]:
     """Each table dbt reads as an asset of its own (observable, not executable) downstream of its writers, so the
@@ -131,6 +141,8 @@ def flux_dbt_models(context: dg.AssetExecutionContext, dbt: dbt_project_config.F
         return
     excluded = ["--exclude", " ".join(MANIFEST["nodes"][uid]["name"] for uid in current)] if current else []
     invocation = dbt.cli(["build", *excluded], context=context)
-    yield from invocation.stream()
+    # Each built model's materialization carries its row count, its columns with their database types, and the
+    # columns each one is computed from (parsed from the compiled SQL): the UI's Columns tab and column lineage.
+    yield from invocation.stream().fetch_row_counts().fetch_column_metadata(with_column_lineage=True)
     dbt_builds.record_builds(engine, MANIFEST, stale, digests, context.run_id)
     dbt.keep_parse_state(invocation)

@@ -7,7 +7,8 @@ import time
 import dagster as dg
 from sqlalchemy import text
 
-from dagster_project.defs.assets.chunks import INDEX_GROUP, RAY_POOL, chunks
+from dagster_project.defs.assets.chunks import INDEX_GROUP, chunks
+from dagster_project.defs.pools import RAY_POOL
 from dagster_project.defs.resources import EmbedderResource, PostgresResource, RayResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.index.chunk_store import chunks_to_embed, write_vectors

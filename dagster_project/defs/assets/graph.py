@@ -13,6 +13,7 @@ from dagster_project.core.versions import code_digest
 from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
 from dagster_project.defs.assets.vector_index import chunk_vector_index
 from dagster_project.defs.last_run import previous_metadata
+from dagster_project.defs.pools import GRAPH_WRITES_POOL
 from dagster_project.defs.resources import Neo4jResource, PostgresResource
 from dagster_project.graph import disease_rows, loader, reaction_rows
 from dagster_project.graph.rows import INPUT_QUERIES, LOAD_STEPS, step_rows
@@ -24,6 +25,7 @@ GRAPH_GROUP = "graph"
 @dg.asset(
     group_name=GRAPH_GROUP,
     kinds={"neo4j"},
+    pool=GRAPH_WRITES_POOL,
     deps=[*(a.key for a in DOCUMENT_ASSETS), "neo4j_schema"],
     description="Projects the structured tables into Neo4j: Pathway (both sources) -IN_SPECIES-> Species, "
     "-SUBPATHWAY_OF-> Pathway, -HAS_REACTION-> Reaction, -HAS_MEMBER-> Gene (HGNC) / Compound; Reaction "
@@ -91,6 +93,7 @@ def _unchanged(context: dg.AssetExecutionContext, driver: object, fingerprint: s
 @dg.asset(
     group_name=GRAPH_GROUP,
     kinds={"neo4j"},
+    pool=GRAPH_WRITES_POOL,
     deps=[knowledge_graph, chunk_vector_index],
     description="One embedding per Pathway node (the normalized mean of its document's chunk vectors) in the "
     "Neo4j vector index `pathway_embedding`, so the k pathways most similar to a text are one Cypher query.",

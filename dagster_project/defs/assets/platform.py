@@ -3,6 +3,7 @@
 
 import dagster as dg
 
+from dagster_project.defs.pools import GRAPH_WRITES_POOL
 from dagster_project.defs.resources import Neo4jResource, PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.storage.migrate import apply_neo4j, apply_postgres
@@ -32,6 +33,7 @@ def postgres_schema(context: dg.AssetExecutionContext, postgres: PostgresResourc
 @dg.asset(
     group_name=PLATFORM_GROUP,
     kinds={"neo4j"},
+    pool=GRAPH_WRITES_POOL,
     description="Applies the Neo4j schema migrations (uniqueness constraints on Pathway, Reaction, Gene, "
     "Compound, Paper ids; Species and Compartment by name). Idempotent.",
 )

@@ -13,6 +13,7 @@ from sqlalchemy import text
 from dagster_project.core.versions import code_digest
 from dagster_project.defs.assets.graph import GRAPH_GROUP, knowledge_graph
 from dagster_project.defs.last_run import previous_metadata
+from dagster_project.defs.pools import GRAPH_WRITES_POOL
 from dagster_project.defs.resources import EmbedderResource, Neo4jResource, PostgresResource
 from dagster_project.graph import loader
 from dagster_project.resolution.inputs import ResolutionInputs, load_resolution_inputs, load_sources
@@ -122,6 +123,7 @@ def _unchanged(context: dg.AssetExecutionContext, engine: object, driver: object
 @dg.asset(
     group_name=GRAPH_GROUP,
     kinds={"postgres", "neo4j", "scikitlearn"},
+    pool=GRAPH_WRITES_POOL,
     deps=[knowledge_graph, "postgres_schema"],
     description="Scores every Reactome x KEGG pair in UniProt space (overlap, Jaccard, hypergeometric p with "
     "Benjamini-Hochberg q, name similarity), classifies equivalent / part_of / unrelated with the model fitted on "

@@ -5,6 +5,7 @@ import dagster as dg
 import pandas as pd
 from sqlalchemy import text
 
+from dagster_project.defs.check_decorator import flux_check
 from dagster_project.defs.checks.gx import gx_check_result
 from dagster_project.defs.resources import PostgresResource
 
@@ -16,11 +17,11 @@ DISEASES = "SELECT concept_id, name, mondo_id, omim_id FROM diseases"
 
 
 def associations_check(asset: dg.AssetsDefinition) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=asset, name="disease_associations_valid", blocking=True,
-                    description="GX: ClinVar associations are non-empty, unique per (HGNC gene, MedGen concept, "
-                    "asserting source), with HGNC, MedGen and NCBI Gene ids in their formats, a relation of "
-                    "associated or related, and a disease row for each; diseases unique, named, with MONDO and OMIM "
-                    "ids in their formats where present.")
+    @flux_check(asset=asset, name="disease_associations_valid", blocking=True,
+                description="GX: ClinVar associations are non-empty, unique per (HGNC gene, MedGen concept, "
+                "asserting source), with HGNC, MedGen and NCBI Gene ids in their formats, a relation of "
+                "associated or related, and a disease row for each; diseases unique, named, with MONDO and OMIM "
+                "ids in their formats where present.")
     def _check(postgres: PostgresResource) -> dg.AssetCheckResult:
         import great_expectations.expectations as gxe
 

@@ -6,6 +6,7 @@ from sqlalchemy import text
 
 from dagster_project.defs.assets.graph import knowledge_graph
 from dagster_project.defs.assets.resolution import pathway_resolution
+from dagster_project.defs.check_decorator import flux_check
 from dagster_project.defs.resources import Neo4jResource, PostgresResource
 from dagster_project.graph.disease_rows import ASSOCIATIONS, DISEASES
 from dagster_project.graph.rows import GENE_MEMBERS
@@ -20,9 +21,9 @@ def _graph(neo4j: Neo4jResource, cypher: str) -> int:
     return int(neo4j.get_driver().execute_query(cypher).records[0][0])
 
 
-@dg.asset_check(asset=knowledge_graph, blocking=True,
-                description="Pathway, Gene, Paper and Disease nodes, gene HAS_MEMBER and ASSOCIATED_WITH edges match "
-                "the Postgres rows.")
+@flux_check(asset=knowledge_graph, blocking=True,
+            description="Pathway, Gene, Paper and Disease nodes, gene HAS_MEMBER and ASSOCIATED_WITH edges match "
+            "the Postgres rows.")
 def graph_matches_postgres(postgres: PostgresResource, neo4j: Neo4jResource) -> dg.AssetCheckResult:
     pairs = {
         "pathways": (_pg(postgres, "SELECT count(*) FROM pathways WHERE status = 'active'"),
@@ -46,15 +47,15 @@ def graph_matches_postgres(postgres: PostgresResource, neo4j: Neo4jResource) -> 
     )
 
 
-@dg.asset_check(asset=knowledge_graph, blocking=True, description="Every pathway points at exactly one Species.")
+@flux_check(asset=knowledge_graph, blocking=True, description="Every pathway points at exactly one Species.")
 def every_pathway_has_one_species(neo4j: Neo4jResource) -> dg.AssetCheckResult:
     bad = _graph(neo4j, "MATCH (p:Pathway) WHERE COUNT { (p)-[:IN_SPECIES]->(:Species) } <> 1 RETURN count(p)")
     return dg.AssetCheckResult(passed=bad == 0, metadata={"pathways_without_one_species": bad})
 
 
-@dg.asset_check(asset=pathway_resolution, blocking=True,
-                description="Every EQUIVALENT_TO / PART_OF edge joins a Reactome and a KEGG pathway; the mapping "
-                "table and the edges agree; every score is in range.")
+@flux_check(asset=pathway_resolution, blocking=True,
+            description="Every EQUIVALENT_TO / PART_OF edge joins a Reactome and a KEGG pathway; the mapping "
+            "table and the edges agree; every score is in range.")
 def resolution_edges_valid(postgres: PostgresResource, neo4j: Neo4jResource) -> dg.AssetCheckResult:
     wrong_ends = _graph(neo4j, "MATCH (a:Pathway)-[r:EQUIVALENT_TO|PART_OF]->(b:Pathway)"
                                " WHERE a.source = b.source RETURN count(r)")

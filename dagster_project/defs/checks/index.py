@@ -9,6 +9,7 @@ from dagster_project.defs.assets.chunks import chunks
 from dagster_project.defs.assets.embeddings import chunk_embeddings
 from dagster_project.defs.assets.search_index import ACTIVE_CHUNKS, candidate_index, chunk_bm25_index
 from dagster_project.defs.assets.vector_index import chunk_vector_index
+from dagster_project.defs.check_decorator import flux_check
 from dagster_project.defs.resources import EmbedderResource, PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.index.tables import bm25_root, hnsw_definition, table_exists, table_key, table_rows
@@ -20,23 +21,23 @@ def _scalar(postgres: PostgresResource, sql: str, **params: object) -> object:
         return conn.execute(text(sql), params).scalar()
 
 
-@dg.asset_check(asset=chunks, blocking=True, description="Every active document has at least one chunk.")
+@flux_check(asset=chunks, blocking=True, description="Every active document has at least one chunk.")
 def every_document_has_chunks(postgres: PostgresResource) -> dg.AssetCheckResult:
     missing = _scalar(postgres, "SELECT count(*) FROM documents d WHERE d.status = 'active'"
                                 " AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)")
     return dg.AssetCheckResult(passed=missing == 0, metadata={"documents_without_chunks": int(missing)})
 
 
-@dg.asset_check(asset=chunks, blocking=True, description="No chunk belongs to a gone document.")
+@flux_check(asset=chunks, blocking=True, description="No chunk belongs to a gone document.")
 def no_orphan_chunks(postgres: PostgresResource) -> dg.AssetCheckResult:
     orphans = _scalar(postgres, "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id"
                                 " WHERE d.status <> 'active'")
     return dg.AssetCheckResult(passed=orphans == 0, metadata={"orphan_chunks": int(orphans)})
 
 
-@dg.asset_check(asset=chunk_embeddings, blocking=True,
-                description="Every chunk has exactly one vector, of the configured dimension, from the current "
-                "model and for its current text.")
+@flux_check(asset=chunk_embeddings, blocking=True,
+            description="Every chunk has exactly one vector, of the configured dimension, from the current "
+            "model and for its current text.")
 def one_current_vector_per_chunk(postgres: PostgresResource, embedder: EmbedderResource) -> dg.AssetCheckResult:
     stale = _scalar(postgres, "SELECT count(*) FROM chunks WHERE embedding IS NULL OR embedding_model <> :m"
                               " OR vector_dims(embedding) <> :d OR embedded_content_hash <> content_hash",
@@ -45,7 +46,7 @@ def one_current_vector_per_chunk(postgres: PostgresResource, embedder: EmbedderR
                                                             "model": embedder.model_name})
 
 
-@dg.asset_check(asset=chunk_embeddings, description="Vectors are unit length (the embedder normalizes them).")
+@flux_check(asset=chunk_embeddings, description="Vectors are unit length (the embedder normalizes them).")
 def vector_norms_sane(postgres: PostgresResource) -> dg.AssetCheckResult:
     with postgres.get_engine().connect() as conn:
         low, high = conn.execute(text("SELECT min(vector_norm(embedding)), max(vector_norm(embedding))"
@@ -54,9 +55,9 @@ def vector_norms_sane(postgres: PostgresResource) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=ok, metadata={"min_norm": float(low or 0), "max_norm": float(high or 0)})
 
 
-@dg.asset_check(asset=chunk_vector_index, blocking=True,
-                description="pgvector is installed and the chunk table for the current chunks exists with an HNSW "
-                "vector_cosine_ops index and one row per active, embedded chunk.")
+@flux_check(asset=chunk_vector_index, blocking=True,
+            description="pgvector is installed and the chunk table for the current chunks exists with an HNSW "
+            "vector_cosine_ops index and one row per active, embedded chunk.")
 def vector_index_present(postgres: PostgresResource, settings: FluxSettingsParam) -> dg.AssetCheckResult:
     with postgres.get_engine().connect() as conn:
         ext = conn.execute(text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).scalar()
@@ -69,8 +70,8 @@ def vector_index_present(postgres: PostgresResource, settings: FluxSettingsParam
                                                     "rows": int(rows), "active_embedded_chunks": expected})
 
 
-@dg.asset_check(asset=chunk_bm25_index, blocking=True,
-                description="The BM25 index for the current chunks exists and holds exactly the active chunk ids.")
+@flux_check(asset=chunk_bm25_index, blocking=True,
+            description="The BM25 index for the current chunks exists and holds exactly the active chunk ids.")
 def bm25_index_matches_chunks(postgres: PostgresResource, settings: FluxSettingsParam) -> dg.AssetCheckResult:
     with postgres.get_engine().connect() as conn:
         rows = conn.execute(text(ACTIVE_CHUNKS.replace(", c.content FROM", " FROM"))).all()
@@ -82,8 +83,8 @@ def bm25_index_matches_chunks(postgres: PostgresResource, settings: FluxSettings
         "path": str(directory), "indexed": len(indexed), "active_chunks": len(expected)})
 
 
-@dg.asset_check(asset=candidate_index, blocking=True,
-                description="The candidate version's BM25 files and chunk table exist and its counts match them.")
+@flux_check(asset=candidate_index, blocking=True,
+            description="The candidate version's BM25 files and chunk table exist and its counts match them.")
 def candidate_index_is_servable(postgres: PostgresResource) -> dg.AssetCheckResult:
     from retrieval.model.index_state import latest_candidate
 

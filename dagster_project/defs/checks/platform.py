@@ -6,6 +6,7 @@ import pandas as pd
 from sqlalchemy import text
 
 from dagster_project.defs.assets.platform import neo4j_schema, postgres_schema
+from dagster_project.defs.check_decorator import flux_check
 from dagster_project.defs.checks.gx import gx_check_result
 from dagster_project.defs.resources import Neo4jResource, PostgresResource
 from dagster_project.storage.migrate import load_migrations
@@ -16,8 +17,8 @@ REQUIRED_CONSTRAINTS = {
 }
 
 
-@dg.asset_check(asset=postgres_schema, blocking=True,
-                description="Every migration file is recorded once with a sha256 checksum (GX suite).")
+@flux_check(asset=postgres_schema, blocking=True,
+            description="Every migration file is recorded once with a sha256 checksum (GX suite).")
 def migrations_ledger_valid(postgres: PostgresResource) -> dg.AssetCheckResult:
     import great_expectations.expectations as gxe
 
@@ -37,8 +38,8 @@ def migrations_ledger_valid(postgres: PostgresResource) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset=neo4j_schema, blocking=True,
-                description="Uniqueness constraints exist for every stable id the graph loaders MERGE on.")
+@flux_check(asset=neo4j_schema, blocking=True,
+            description="Uniqueness constraints exist for every stable id the graph loaders MERGE on.")
 def graph_constraints_present(neo4j: Neo4jResource) -> dg.AssetCheckResult:
     records = neo4j.get_driver().execute_query(
         "SHOW CONSTRAINTS YIELD type, labelsOrTypes, properties "

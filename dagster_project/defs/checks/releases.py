@@ -5,14 +5,15 @@ serving; the check's description names the source, the figures and the setting t
 import dagster as dg
 
 from dagster_project.defs.assets.releases import RELEASE_ASSETS, resolution_release
+from dagster_project.defs.check_decorator import flux_check
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.releases.gates import evaluate
 
 
 def _churn_check(asset: dg.AssetsDefinition, kind: str, subject: str) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=asset, name="churn_within_limits", blocking=True,
-                    description=f"{subject}: the release loses no more than the FLUX_CHURN_MAX_* limits allow "
-                    "compared with the release serving now.")
+    @flux_check(asset=asset, name="churn_within_limits", blocking=True,
+                description=f"{subject}: the release loses no more than the FLUX_CHURN_MAX_* limits allow "
+                "compared with the release serving now.")
     def _check(context: dg.AssetCheckExecutionContext, settings: FluxSettingsParam) -> dg.AssetCheckResult:
         event = context.instance.get_latest_materialization_event(asset.key)
         metadata = event.asset_materialization.metadata if event and event.asset_materialization else {}

@@ -10,6 +10,7 @@ from dagster_project.defs.assets.scorecards import (
     resolution_scorecard,
     retrieval_scorecard,
 )
+from dagster_project.defs.check_decorator import flux_check
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.evals.gate import compare, markdown
@@ -32,9 +33,9 @@ def _gate(context: dg.AssetCheckExecutionContext, postgres: PostgresResource, sc
 
 
 def _make_gate(asset: dg.AssetsDefinition, scorecard: str) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=asset, name=f"{scorecard}_no_regression", blocking=True,
-                    description=f"Gated {scorecard} metrics have not dropped beyond FLUX_EVAL_TOLERANCE below the "
-                    "last accepted scorecard (flux evals accept).")
+    @flux_check(asset=asset, name=f"{scorecard}_no_regression", blocking=True,
+                description=f"Gated {scorecard} metrics have not dropped beyond FLUX_EVAL_TOLERANCE below the "
+                "last accepted scorecard (flux evals accept).")
     def _check(context: dg.AssetCheckExecutionContext, postgres: PostgresResource,
                settings: FluxSettingsParam) -> dg.AssetCheckResult:
         return _gate(context, postgres, scorecard, settings.evals.eval_tolerance)

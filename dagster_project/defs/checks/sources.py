@@ -6,6 +6,7 @@ import pandas as pd
 from sqlalchemy import text
 
 from dagster_project.defs.assets.documents import DOCUMENT_ASSETS
+from dagster_project.defs.check_decorator import flux_check
 from dagster_project.defs.checks.associations import associations_check
 from dagster_project.defs.checks.gx import gx_check_result
 from dagster_project.defs.resources import PostgresResource
@@ -21,9 +22,9 @@ def _documents_frame(postgres: PostgresResource, source: str) -> pd.DataFrame:
 
 
 def _documents_check(source: str, asset: dg.AssetsDefinition) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=asset, name="documents_valid", blocking=True,
-                    description=f"GX: {source} documents are non-empty, unique by external_id, have a title and "
-                    "content, and ids match the source's format.")
+    @flux_check(asset=asset, name="documents_valid", blocking=True,
+                description=f"GX: {source} documents are non-empty, unique by external_id, have a title and "
+                "content, and ids match the source's format.")
     def _check(postgres: PostgresResource, settings: FluxSettingsParam) -> dg.AssetCheckResult:
         import great_expectations.expectations as gxe
 
@@ -42,9 +43,9 @@ def _documents_check(source: str, asset: dg.AssetsDefinition) -> dg.AssetChecksD
 
 
 def _genes_check(asset: dg.AssetsDefinition) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=asset, name="gene_identifiers_valid", blocking=True,
-                    description="GX: HGNC ids unique and well-formed, symbols present, Entrez ids numeric, "
-                    "UniProt accessions match the UniProt pattern.")
+    @flux_check(asset=asset, name="gene_identifiers_valid", blocking=True,
+                description="GX: HGNC ids unique and well-formed, symbols present, Entrez ids numeric, "
+                "UniProt accessions match the UniProt pattern.")
     def _check(postgres: PostgresResource, settings: FluxSettingsParam) -> dg.AssetCheckResult:
         import great_expectations.expectations as gxe
 
@@ -70,9 +71,9 @@ def _genes_check(asset: dg.AssetsDefinition) -> dg.AssetChecksDefinition:
 
 
 def _quarantine_check(source: str, asset: dg.AssetsDefinition) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=asset, name="quarantine_rate_ok", blocking=True,
-                    description="The share of records quarantined in the latest load stays below "
-                    "FLUX_MAX_QUARANTINE_RATE.")
+    @flux_check(asset=asset, name="quarantine_rate_ok", blocking=True,
+                description="The share of records quarantined in the latest load stays below "
+                "FLUX_MAX_QUARANTINE_RATE.")
     def _check(context: dg.AssetCheckExecutionContext, settings: FluxSettingsParam) -> dg.AssetCheckResult:
         event = context.instance.get_latest_materialization_event(asset.key)
         metadata = event.asset_materialization.metadata if event and event.asset_materialization else {}

@@ -8,14 +8,17 @@ import os
 import shutil
 import sys
 import uuid
+from collections.abc import Mapping
 from functools import cached_property
 from importlib.metadata import version as installed_version
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import yaml
 from dagster_dbt import DbtCliInvocation, DbtCliResource, DbtProject
 from packaging.version import Version
+from sqlalchemy.engine import make_url
 
 from dagster_project.core.files import write_private
 from dagster_project.core.setting_groups import IN_CHECKOUT
@@ -84,7 +87,11 @@ class FluxDbtResource(dg.ConfigurableResource):
         saved = self.settings.home / "dbt" / PARTIAL_PARSE
         if saved.exists():
             shutil.copyfile(saved, target / PARTIAL_PARSE)
-        return dbt.cli(args, context=context, target_path=target)
+        invocation = dbt.cli(args, context=context, target_path=target)
+        # Row counts and column types are read from the relations the manifest names, and the parsed manifest
+        # names the database of the environment that parsed it: Postgres refuses a query naming another one.
+        invocation.manifest = in_database(invocation.manifest, make_url(self.settings.platform_database_url).database)
+        return invocation
 
     def keep_parse_state(self, invocation: DbtCliInvocation) -> None:
         """Saves a successful invocation's partial-parse state for the next one (replaced atomically) and removes
@@ -96,6 +103,22 @@ class FluxDbtResource(dg.ConfigurableResource):
             shutil.copyfile(produced, staging)
             os.replace(staging, self.settings.home / "dbt" / PARTIAL_PARSE)
         shutil.rmtree(invocation.target_path, ignore_errors=True)
+
+
+def in_database(manifest: Mapping[str, Any], database: str | None) -> dict[str, Any]:
+    """The manifest with its models, tests and sources in `database` (unchanged where that is None): the
+    database field, the quoted relation name and the compiled SQL's qualified names."""
+    def moved(entry: Mapping[str, Any]) -> Mapping[str, Any]:
+        parsed_in = entry.get("database")
+        if not database or not parsed_in or parsed_in == database:
+            return entry
+        old, new = f'"{parsed_in}".', f'"{database}".'
+        return {**entry, "database": database,
+                **{key: entry[key].replace(old, new) for key in ("relation_name", "compiled_code")
+                   if isinstance(entry.get(key), str)}}
+
+    return {**manifest, "nodes": {uid: moved(node) for uid, node in manifest["nodes"].items()},
+            "sources": {uid: moved(source) for uid, source in manifest["sources"].items()}}
 
 
 def dbt_parse_command(project: DbtProject) -> str:

@@ -1,0 +1,32 @@
+"""One code, one job snapshot id: two processes that load the code location (the UI's, the daemon's, `flux
+materialize`'s code servers) must agree on the asset job's snapshot, or the UI calls every run's job "a different
+version" on re-execution. Loaded here under two hash seeds; with Dagster's own `@asset_check` (every check's output
+named "result") the order of an asset's blocking checks, and so the id, changed between such loads."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from dagster_project.core.settings import REPO_ROOT
+
+SNAPSHOT_ID = """
+from dagster._core.snap import JobSnap
+from dagster_project.core.settings import get_settings
+from dagster_project.defs.definitions import build_definitions
+job = build_definitions(get_settings()).resolve_implicit_global_asset_job_def()
+print(JobSnap.from_job_def(job).snapshot_id)
+"""
+
+
+def _snapshot_id(hash_seed: str) -> str:
+    env = dict(os.environ) | {"PYTHONHASHSEED": hash_seed}
+    result = subprocess.run([sys.executable, "-c", SNAPSHOT_ID], env=env, cwd=REPO_ROOT, capture_output=True,
+                            text=True, timeout=300, check=True)
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_the_asset_job_has_the_same_snapshot_id_in_every_process() -> None:
+    first, second = _snapshot_id("1"), _snapshot_id("2")
+    assert len(first) == 40 and first == second
