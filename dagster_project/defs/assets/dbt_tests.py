@@ -1,6 +1,6 @@
-"""What each dbt data test checks, in words, for its asset check's description in the Dagster UI: the test's own
-`description` when its yml gives one, else a sentence built from the generic test and its arguments (dbt's
-`test_metadata`), else a singular test's leading SQL comment."""
+"""What each dbt data test checks, in words, for its asset check's description in the Dagster UI: a sentence built
+from the generic test and its arguments (dbt's `test_metadata`), or a singular test's leading SQL comment; then the
+test's own yml `description` (why it is only a warning, say); then its severity."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ REF = re.compile(r"""ref\(\s*['"]([^'"]+)['"]\s*\)""")
 
 def describe_dbt_test(test: Mapping[str, Any]) -> str:
     severity = str(test.get("config", {}).get("severity", "ERROR")).lower()
-    what = (test.get("description") or "").strip() or _generic(test) or _leading_comment(test) or test["name"]
-    return f"{what} (dbt test, severity {severity})"
+    what = _generic(test) or _leading_comment(test) or test["name"]
+    why = (test.get("description") or "").strip()  # the yml's reason, e.g. for a warn-only test
+    return f"{what} {why} (dbt test, severity {severity})" if why else f"{what} (dbt test, severity {severity})"
 
 
 def _generic(test: Mapping[str, Any]) -> str | None:
