@@ -86,6 +86,9 @@ class FluxDbtTranslator(DagsterDbtTranslator):
                                  description=describe_dbt_test(manifest["nodes"][unique_id]))
 
 
+TABLES_GROUP = "tables"  # the platform tables dbt reads: apart from the models, so the dbt group holds only dbt's
+
+
 def source_table_specs(manifest: Manifest, translator: DagsterDbtTranslator) -> list[dg.AssetSpec]:
     """Each table dbt reads as an asset of its own (observable, not executable) downstream of its writers, so the
     lineage from the writing assets through the tables to the dbt models stays exact."""
@@ -94,7 +97,7 @@ def source_table_specs(manifest: Manifest, translator: DagsterDbtTranslator) -> 
         writers = source_writers(source)
         description = (f"The Postgres table `{source['name']}`, written by "
                        f"{', '.join(w.to_user_string() for w in writers)} and read by dbt. {source['description']}")
-        specs.append(dg.AssetSpec(key=translator.get_asset_key(source), deps=writers, group_name="dbt",
+        specs.append(dg.AssetSpec(key=translator.get_asset_key(source), deps=writers, group_name=TABLES_GROUP,
                                   kinds={"postgres"}, description=description.strip()))
     return specs
 
