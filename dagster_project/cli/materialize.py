@@ -80,6 +80,8 @@ class StepProgress:
                                     highlight=False)
         running = ", ".join(sorted(self._running)[:2]) or "waiting"
         self._bar.update(self._task, description=running, completed=self._done)
+
+
 def summary() -> None:
     """Counts per table and per node label."""
     from dagster_project.ops.summary import collect_summary
