@@ -95,7 +95,9 @@ def daemon(demo_platform: FluxSettings, tmp_path: Path, request: pytest.FixtureR
         if demo_read_later(request):
             release = latest_manifest("openalex", demo_platform.raw_root_path).release
             write_pull(RawPull("openalex", original, release=release), demo_platform.raw_root_path)
-            assert materialize_selection(demo_platform, "openalex_documents*").success
+            # Putting the demo back, not judging it: the scorecards' gates compare the original's (reused) results
+            # with those accepted for the changed demo, and may call the difference a regression.
+            assert materialize_selection(demo_platform.evolve(eval_tolerance=1.0), "openalex_documents*").success
 
 
 def _forget_instigators() -> None:
