@@ -22,6 +22,8 @@ def materialize(
     in_process: bool = typer.Option(False, "--in-process",
                                     help="Run in this process (for a debugger) instead of through the code location."),
     trigger: str = typer.Option("cli", help="The flux/trigger tag the run carries (make run passes 'make-run')."),
+    partition: str | None = typer.Option(None, help="One partition of partitioned assets, e.g. a release key of "
+                                         "'<source>_release_history' (`flux releases list`)."),
 ) -> None:
     """Materialize assets into the Dagster instance: a run of the Flux code location, shown in the UI."""
     from dagster_project.defs.launch import CodeLocationError, RunNotDequeued
@@ -34,10 +36,11 @@ def materialize(
     started = time.monotonic()
     try:
         if in_process:
-            result = materialize_selection(settings, select, trigger=trigger)
+            result = materialize_selection(settings, select, trigger=trigger, partition=partition)
         else:
             with StepProgress() as progress:
-                result = launch_selection(settings, select, trigger=trigger, on_step=progress.update)
+                result = launch_selection(settings, select, trigger=trigger, on_step=progress.update,
+                                          partition=partition)
     except SelectionError as exc:  # before any run starts: an empty selection would run every asset
         raise typer.BadParameter(str(exc), param_hint="--select") from None
     except (CodeLocationError, RunNotDequeued) as exc:

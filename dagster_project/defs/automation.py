@@ -1,7 +1,8 @@
 """Nightly policies, applied to the Definitions by asset selection: eager automation for every materializable
 asset after the raw pulls (blocked while an upstream blocking check fails, and carried on only by raw pulls that
-brought a new data version) and freshness policies on the raw and index groups (the raw pulls' step retries are
-set where they are built, raw_pulls.py). An asset added to a group gets that group's policies."""
+brought a new data version), each release-history partition once, and freshness policies on the raw and index
+groups (the raw pulls' step retries are set where they are built, raw_pulls.py). An asset added to a group gets
+that group's policies."""
 
 import warnings
 from datetime import timedelta
@@ -11,14 +12,16 @@ import dagster as dg
 from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.assets.chunks import INDEX_GROUP
 from dagster_project.defs.assets.raw_pulls import RAW_GROUP
+from dagster_project.defs.assets.release_history import HISTORY_TAG
 from dagster_project.defs.assets.search_index import SERVING_GROUP
 from dagster_project.defs.run_tags import run_tags
 
 AUTOMATION_SENSOR = "nightly_automation"
 RAW = dg.AssetSelection.groups(RAW_GROUP)
 INDEX = dg.AssetSelection.groups(INDEX_GROUP, SERVING_GROUP)
+HISTORY = dg.AssetSelection.tag(*HISTORY_TAG)
 # all() leaves out the non-executable specs (the dbt source tables): nothing materializes those.
-AUTOMATED = dg.AssetSelection.all() - RAW
+AUTOMATED = dg.AssetSelection.all() - RAW - HISTORY
 
 
 def deps_updated() -> dg.AutomationCondition:
@@ -34,6 +37,13 @@ def downstream_condition() -> dg.AutomationCondition:
     # bad upstream (a failed blocking check) from flowing on — serving then stays on the previous index.
     eager = dg.AutomationCondition.eager().replace("any_deps_updated", deps_updated())
     return eager & dg.AutomationCondition.all_deps_blocking_checks_passed()
+
+
+def history_condition() -> dg.AutomationCondition:
+    """Each release partition once, when it is registered: a partition that failed (its files left the raw zone)
+    is not tried again by automation, and one running is not requested twice."""
+    return (dg.AutomationCondition.missing() & ~dg.AutomationCondition.in_progress()
+            & ~dg.AutomationCondition.execution_failed()).with_label("release_not_yet_recorded")
 
 
 def automation_sensor(settings: FluxSettings) -> dg.AutomationConditionSensorDefinition:
@@ -64,4 +74,6 @@ def _apply(defs: dg.Definitions, condition: dg.AutomationCondition, raw_freshnes
                                   selection=AUTOMATED)
         .map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(freshness_policy=index_freshness),
                                   selection=INDEX)
+        .map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(automation_condition=history_condition()),
+                                  selection=HISTORY)
     )

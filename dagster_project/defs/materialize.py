@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import dagster as dg
 from dagster._core.definitions.assets.graph.base_asset_graph import BaseAssetGraph
 from dagster._core.events import DagsterEventType
+from dagster._core.storage.tags import PARTITION_NAME_TAG
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.launch import StepListener, code_location, create_asset_run, submit, wait_for_run
@@ -32,31 +33,40 @@ class MaterializeOutcome:
 
 
 def launch_selection(settings: FluxSettings, selection: str = "*", trigger: str = "cli",
-                     on_step: StepListener | None = None) -> MaterializeOutcome:
-    """Run `selection` through the Flux code location (the location's code server reads the same environment as
-    `settings`), into the instance under its DAGSTER_HOME; waits for the run to finish."""
+                     on_step: StepListener | None = None, partition: str | None = None) -> MaterializeOutcome:
+    """Run `selection` (one `partition` of it, for partitioned assets) through the Flux code location (the
+    location's code server reads the same environment as `settings`), into the instance under its DAGSTER_HOME;
+    waits for the run to finish."""
     with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance, \
             code_location(instance) as (workspace, location):
         repository = next(iter(location.get_repositories().values()))
-        keys = selected_keys(repository.asset_graph, selection)
-        run = create_asset_run(instance, location, keys, run_tags(settings, trigger))
+        keys = selected_keys(repository.asset_graph, selection, partition)
+        tags = run_tags(settings, trigger)
+        if partition is not None:
+            check_partition(instance, repository.asset_graph, keys, partition)
+            tags = {**tags, PARTITION_NAME_TAG: partition}
+        run = create_asset_run(instance, location, keys, tags)
         submitted = submit(instance, workspace, run)
         finished = wait_for_run(instance, run.run_id, on_step)
         return _outcome(instance, finished, submitted)
 
 
-def materialize_selection(settings: FluxSettings, selection: str = "*",
-                          trigger: str = "in-process") -> MaterializeOutcome:
-    """Run `selection` in this process with the Definitions built from `settings` (which may differ from the
-    environment), into the instance under its DAGSTER_HOME."""
+def materialize_selection(settings: FluxSettings, selection: str = "*", trigger: str = "in-process",
+                          partition: str | None = None) -> MaterializeOutcome:
+    """Run `selection` (one `partition` of it, for partitioned assets) in this process with the Definitions built
+    from `settings` (which may differ from the environment), into the instance under its DAGSTER_HOME."""
     from dagster_project.defs.definitions import build_definitions
 
     defs = build_definitions(settings)
     job = defs.resolve_implicit_global_asset_job_def()
-    asset_keys = selected_keys(defs.resolve_asset_graph(), selection)
+    graph = defs.resolve_asset_graph()
+    asset_keys = selected_keys(graph, selection, partition)
     with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
+        if partition is not None:
+            check_partition(instance, graph, asset_keys, partition)
         result = job.execute_in_process(
             instance=instance,
+            partition_key=partition,
             asset_selection=list(asset_keys),
             raise_on_error=False,
             run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
@@ -86,8 +96,9 @@ def _outcome(instance: dg.DagsterInstance, run: dg.DagsterRun, submitted: str) -
     )
 
 
-def selected_keys(graph: BaseAssetGraph, selection: str) -> set[dg.AssetKey]:
-    """The executable assets a selection string names in `graph` (the location's or this process's)."""
+def selected_keys(graph: BaseAssetGraph, selection: str, partition: str | None = None) -> set[dg.AssetKey]:
+    """The executable assets a selection string names in `graph` (the location's or this process's) that one run
+    can hold: with `partition`, the partitioned ones; without, the rest."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dg.BetaWarning)  # selection strings are stable enough for a CLI
         try:
@@ -99,7 +110,39 @@ def selected_keys(graph: BaseAssetGraph, selection: str) -> set[dg.AssetKey]:
     if not keys:
         groups = sorted({graph.get(k).group_name for k in graph.executable_asset_keys})
         raise SelectionError(f"{selection!r} selects no asset (groups: {', '.join(groups)})")
+    return _by_partition(graph, selection, keys, partition)
+
+
+def _by_partition(graph: BaseAssetGraph, selection: str, keys: set[dg.AssetKey],
+                  partition: str | None) -> set[dg.AssetKey]:
+    """A run is of one partition of assets sharing one partitioning, or of unpartitioned assets only: without a
+    partition the release-history assets are left out (each release is its own run)."""
+    partitioned = {k for k in keys if graph.get(k).partitions_def is not None}
+    names = ", ".join(sorted(k.to_user_string() for k in partitioned))
+    if partition is None:
+        if keys == partitioned:
+            raise SelectionError(f"{selection!r} selects only partitioned assets ({names}): name one release with "
+                                 "--partition (`flux releases list` shows the keys)")
+        return keys - partitioned
+    if keys != partitioned:
+        raise SelectionError(f"--partition applies to partitioned assets only; {selection!r} also selects "
+                             f"{len(keys - partitioned)} unpartitioned asset(s)")
+    if len({graph.get(k).partitions_def for k in keys}) > 1:
+        raise SelectionError(f"{selection!r} selects assets partitioned by different sources' releases ({names}): "
+                             "select one source's")
     return keys
+
+
+def check_partition(instance: dg.DagsterInstance, graph: BaseAssetGraph, keys: set[dg.AssetKey],
+                    partition: str) -> None:
+    """A partition key the assets' partitioning does not hold is refused before any run is created."""
+    partitions_def = graph.get(next(iter(keys))).partitions_def
+    assert partitions_def is not None
+    held = partitions_def.get_partition_keys(dynamic_partitions_store=instance)
+    if partition not in held:
+        listed = ", ".join(repr(k) for k in held[-5:]) or "none yet (materialize the `<source>_release` asset)"
+        raise SelectionError(f"no partition {partition!r} of {', '.join(sorted(k.to_user_string() for k in keys))};"
+                             f" partitions held: {listed}")
 
 
 def graph_reprojector(settings: FluxSettings) -> Callable[[str], str | None]:

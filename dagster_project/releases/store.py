@@ -22,8 +22,10 @@ from dagster_project.storage.bulk import copy_into_temp
 
 
 def release_key(manifest: Manifest) -> str:
-    """The provider's label and a digest of the files' contents (their raw-zone paths carry each file's hash)."""
-    digest = hashlib.sha256("\n".join(sorted(manifest.files.values())).encode()).hexdigest()[:8]
+    """The provider's label and a digest of the files' contents: each raw-zone file name carries its content hash;
+    the folder (the pull date) is left out, so the same files pulled on another day are the same release."""
+    names = sorted(path.rsplit("/", 1)[-1] for path in manifest.files.values())
+    digest = hashlib.sha256("\n".join(names).encode()).hexdigest()[:8]
     return f"{manifest.release} #{digest}"
 
 

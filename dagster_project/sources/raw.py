@@ -120,14 +120,22 @@ def unchanged_since(pull: RawPull, raw_root: str) -> Manifest | None:
     return latest if same else None
 
 
-def latest_manifest(source: str, raw_root: str) -> Manifest:
+def manifests(source: str, raw_root: str) -> list[Manifest]:
+    """Every pull of `source` the raw zone holds, oldest first (empty when there is none)."""
     fs, root = fsspec.core.url_to_fs(raw_root)
-    found = fs.glob(f"{root.rstrip('/')}/{source}/*/manifest-*.json")
+    found = []
+    for path in fs.glob(f"{root.rstrip('/')}/{source}/*/manifest-*.json"):
+        body = json.loads(fs.cat_file(path))
+        found.append(Manifest(body["source"], body["release"], body["retrieved_at"], body["pull_date"],
+                              body["files"], path))
+    return sorted(found, key=lambda m: m.retrieved_at + m.uri)
+
+
+def latest_manifest(source: str, raw_root: str) -> Manifest:
+    found = manifests(source, raw_root)
     if not found:
         raise FileNotFoundError(f"no raw pull for {source} under {raw_root}; materialize {source}_raw first")
-    best = max(found, key=lambda p: json.loads(fs.cat_file(p))["retrieved_at"] + p)
-    body = json.loads(fs.cat_file(best))
-    return Manifest(body["source"], body["release"], body["retrieved_at"], body["pull_date"], body["files"], best)
+    return found[-1]
 
 
 def load_files(manifest: Manifest, raw_root: str) -> dict[str, bytes]:

@@ -70,3 +70,26 @@ def test_a_code_location_that_does_not_load_is_one_clear_error_and_no_run(
     assert "\n" not in str(failed.value)
     with _instance(stack) as instance:
         assert instance.get_runs_count() == before
+
+
+def test_a_partition_run_through_the_location_names_its_release_and_fails_clearly_when_it_is_gone(
+        stack: FluxSettings) -> None:
+    """A release partition launched as the UI's backfill launches it: the run carries the partition; a release
+    the raw zone does not hold fails its one step with the reason, and no materialization is recorded."""
+    gone = "Flux demo (HGNC complete-set format) #00000000"
+    with _instance(stack) as instance:
+        instance.add_dynamic_partitions("hgnc_releases", [gone])
+    try:
+        with pytest.raises(SelectionError, match="--partition"):
+            launch_selection(stack, "key:hgnc_release_history or group:platform", trigger="test", partition=gone)
+        outcome = launch_selection(stack, "hgnc_release_history", trigger="test", partition=gone)
+        assert not outcome.success and outcome.materialized == []
+        with _instance(stack) as instance:
+            run = instance.get_run_by_id(outcome.run_id)
+            assert run is not None and run.tags["dagster/partition"] == gone
+            failures = instance.get_records_for_run(outcome.run_id, of_type=dg.DagsterEventType.STEP_FAILURE).records
+            assert len(failures) == 1
+            assert "no longer in the raw zone" in str(failures[0].event_log_entry.dagster_event.event_specific_data)
+    finally:
+        with _instance(stack) as instance:
+            instance.delete_dynamic_partition("hgnc_releases", gone)

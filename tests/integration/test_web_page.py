@@ -4,8 +4,6 @@ the demo platform. Screenshots go to <FLUX_HOME>/screenshots (`.flux/test/screen
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,10 +13,10 @@ import pytest
 from dagster_project.core.settings import FluxSettings
 from serving.api import create_app
 from serving.security import key_hash
+from tests.support.browser import chromium
 from tests.support.live_server import live_server
 from tests.support.ports import free_port
 
-CHROMIUM = os.environ.get("FLUX_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 KINDS = {"members": "members", "gene pathways": "gene_pathways", "counterpart": "counterpart",
          "shared genes": "shared_genes", "compare": "compare", "hierarchy": "hierarchy", "gene facts": "gene_facts",
          "count": "members", "compounds": "compound_pathways", "difference": "difference",
@@ -30,19 +28,8 @@ KEY = "flux_browser_test_key"
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    if CHROMIUM is None:  # a skip here; a failure under CI (tests/support/prerequisites.py)
-        pytest.skip("no chromium here: `make setup` installs Debian's chromium with apt (as root, FLUX_ALLOW_APT=true)"
-                    ", or set FLUX_CHROMIUM to a chromium binary")
-
-    with sync_playwright() as playwright:
-        # Playwright's own browser download is not reachable here: drive the system's chromium. No sandbox: CI runs
-        # as root, where chromium refuses to start with one.
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox",
-                                                                              "--disable-dev-shm-usage"])
-        yield chromium
-        chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 def _serve(settings: FluxSettings) -> Any:

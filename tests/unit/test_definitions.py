@@ -111,18 +111,23 @@ def test_nightly_schedule_pulls_exactly_the_raw_assets_at_the_configured_time() 
 
 
 def test_downstream_assets_follow_by_eager_automation_blocked_by_failed_checks() -> None:
-    from dagster_project.defs.automation import downstream_condition
+    from dagster_project.defs.automation import downstream_condition, history_condition
 
     graph = defs.resolve_asset_graph()
     expected = downstream_condition()
+    history = []
     for key in graph.get_all_asset_keys():
         node = graph.get(key)
         if not node.is_executable or key.path[0] == "postgres":
             continue
         if key.to_user_string().endswith("_raw"):
             assert node.automation_condition is None, key  # scheduled, not automated
+        elif node.partitions_def is not None:  # the release history: each partition once, not eagerly
+            assert node.automation_condition == history_condition(), key
+            history.append(key.to_user_string())
         else:
             assert node.automation_condition == expected, key
+    assert sorted(history) == [f"{source}_release_history" for source in ("clinvar", "hgnc", "kegg", "reactome")]
     labels = {child.label for child in expected.children}
     assert labels == {"eager", "all_deps_blocking_checks_passed"}
 

@@ -6,6 +6,7 @@ import dagster as dg
 from sqlalchemy import Engine, text
 
 from dagster_project.core.settings import FluxSettings
+from dagster_project.defs.release_partitions import sync_release_partitions
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.releases import store
@@ -21,7 +22,7 @@ RESOLVED_FROM = ("hgnc", "reactome", "kegg")
 RELEASE_SOURCES = (*RESOLVED_FROM, "clinvar")
 
 
-def _kept(source: str, manifest: Manifest, settings: FluxSettings, engine: Engine) -> bool:
+def keep_release(source: str, manifest: Manifest, settings: FluxSettings, engine: Engine) -> bool:
     """Keep the release; False (and nothing parsed) when its files were kept before."""
     if store.is_kept(engine, source, store.release_key(manifest)):
         return False
@@ -34,7 +35,7 @@ def _kept(source: str, manifest: Manifest, settings: FluxSettings, engine: Engin
     return store.capture_pathways(engine, source, manifest, mode, parsed.records)
 
 
-def _compare(source: str, before: str, after: str, engine: Engine) -> tuple[dict[str, int], dict[str, object]]:
+def record_comparison(source: str, before: str, after: str, engine: Engine) -> tuple[dict[str, int], dict[str, object]]:
     """Record the diff's changes; return its figures (what the churn check reads) and the metadata that shows it."""
     diff, gene_release = compare(engine, source, before, after)
     store.write_changes(engine, source, before, after, diff.rows())
@@ -63,15 +64,18 @@ def build_release_asset(source: str) -> dg.AssetsDefinition:
         engine = postgres.get_engine()
         manifest = latest_manifest(source, settings.raw_root_path)
         key = store.release_key(manifest)
-        newly_kept = _kept(source, manifest, settings, engine)
+        newly_kept = keep_release(source, manifest, settings, engine)
         before = store.previous_release(engine, source, key)
+        # Every release the raw zone holds gets a partition of `<source>_release_history` (its own page in the UI).
+        synced = sync_release_partitions(context.instance, source, settings.raw_root_path)
         meta: dict[str, object] = {"release": manifest.release, "release_key": key, "newly_kept": newly_kept,
-                                   "compared_with": before or "none"}
+                                   "compared_with": before or "none",
+                                   "history_partitions_added": ", ".join(synced.added) or "none"}
         if before is None:
             context.log.info(f"{source}: release {key} {'kept' if newly_kept else 'was kept already'}; no other "
                              "served release to compare with")
             return dg.MaterializeResult(metadata=meta)
-        figures, shown = _compare(source, before, key, engine)
+        figures, shown = record_comparison(source, before, key, engine)
         context.log.info(f"{source}: {key} against {before}: {figures}")
         return dg.MaterializeResult(metadata={
             **meta, **figures, **shown,
@@ -101,7 +105,7 @@ def resolution_release(context: dg.AssetExecutionContext, postgres: PostgresReso
                                "compared_with": before or "none"}
     if before is None:
         return dg.MaterializeResult(metadata=meta)
-    figures, _ = _compare("resolution", before, key, engine)
+    figures, _ = record_comparison("resolution", before, key, engine)
     context.log.info(f"resolution: {key} against {before}: {figures}")
     return dg.MaterializeResult(metadata={**meta, **figures, "changes": dg.MetadataValue.md(
         change_plot(f"resolution: {before} → {key}", figures))})
