@@ -20,9 +20,10 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 # The test stack has its own state folder and ports, so `make test` never touches your .flux data.
 SAMPLE_QUESTION ?= Which KEGG pathway corresponds to Reactome's glycolysis, and which genes do they share?
-# No Dagster daemon on the test stack: the tests that need one start their own.
+# No Dagster daemon on the test stack: the tests that need one start their own. No lineage check: the tests each read
+# a raw zone of their own in one instance (the lineage tests turn it on).
 TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389 \
-            FLUX_DAGSTER_DAEMON=false
+            FLUX_DAGSTER_DAEMON=false FLUX_LINEAGE_GUARD=false
 
 .PHONY: help setup up down status env dagster mlflow run serve test unit integration test-extended \
         test-reversed lint redis-server chromium wheel asset-graph llm-server llm-model

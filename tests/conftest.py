@@ -29,6 +29,7 @@ TEST_DEFAULTS = {
     "FLUX_REDIS_PORT": "56389",
     "FLUX_RAY_NUM_CPUS": "2",
     "FLUX_DAGSTER_DAEMON": "false",  # the tests that need a daemon start their own (test_nightly.py)
+    "FLUX_LINEAGE_GUARD": "false",  # each test reads a raw zone of its own; test_cli_commands.py turns it on
 }
 
 

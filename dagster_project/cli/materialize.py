@@ -24,6 +24,9 @@ def materialize(
     trigger: str = typer.Option("cli", help="The flux/trigger tag the run carries (make run passes 'make-run')."),
     partition: str | None = typer.Option(None, help="One partition of partitioned assets, e.g. a release key of "
                                          "'<source>_release_history' (`flux releases list`)."),
+    new_lineage: bool = typer.Option(False, "--new-lineage",
+                                     help="Make this run's FLUX_SOURCE_MODE and FLUX_RAW_ROOT the instance's lineage "
+                                     "(a run with others is refused otherwise)."),
 ) -> None:
     """Materialize assets into the Dagster instance: a run of the Flux code location, shown in the UI."""
     from dagster_project.defs.launch import CodeLocationError, RunNotDequeued
@@ -34,6 +37,7 @@ def materialize(
     check_postgres(settings)
     check_neo4j(settings)
     started = time.monotonic()
+    _claim_lineage(settings, new_lineage)
     try:
         if in_process:
             result = materialize_selection(settings, select, trigger=trigger, partition=partition)
@@ -53,6 +57,22 @@ def materialize(
     )
     if not result.success:
         raise typer.Exit(1)
+
+
+def _claim_lineage(settings: FluxSettings, new_lineage: bool) -> None:
+    import dagster as dg
+
+    from dagster_project.ops.instance import render_dagster_home
+    from dagster_project.ops.lineage import LineageMismatchError, claim_lineage
+
+    if not settings.ops.lineage_guard:
+        return
+    with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
+        try:
+            claim_lineage(instance, settings, new_lineage)
+        except LineageMismatchError as exc:
+            err_console.print(f"error: {exc}", markup=False, highlight=False)
+            raise typer.Exit(2) from None
 
 
 class StepProgress:
@@ -121,9 +141,11 @@ def _print_nightly(settings: FluxSettings) -> None:
 
     from dagster_project.defs.nightly_status import nightly_status
     from dagster_project.ops.instance import render_dagster_home
+    from dagster_project.ops.lineage import recorded_lineage
 
     with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
         status = nightly_status(settings, instance, time.time())
+        lineage = recorded_lineage(instance)
     daemon = "running" if status.daemon_live else "not running: nothing below ticks until `make up` starts it"
     table = Table("schedule / sensor", "next tick", "last tick", "status", "detail",
                   title=f"Nightly refresh (Dagster daemon {daemon})")
@@ -132,3 +154,6 @@ def _print_nightly(settings: FluxSettings) -> None:
                       f"{row.last_tick:%Y-%m-%d %H:%M:%S}" if row.last_tick else "-", row.last_status,
                       row.last_detail)
     console.print(table)
+    if lineage is not None:
+        console.print(f"Runs of this instance read {lineage.describe()} (`flux materialize --new-lineage` changes it).",
+                      markup=False, highlight=False)

@@ -234,6 +234,10 @@ class OpsSettings(_Group):
     dagster_executor: Literal["multiprocess", "in_process"] = Field(
         default="in_process", description="How runs execute their steps: all in the run's own process (one code "
         "load per run) or a process per step (parallel, but each step loads the code location again).")
+    lineage_guard: bool = Field(
+        default=True, description="`flux materialize` refuses a run whose source mode or raw root differs from the "
+        "lineage the Dagster instance holds (ops/lineage.py); false turns the check off (the test stack, whose tests "
+        "each read a raw zone of their own).")
     mlflow_tracking_uri: str | None = None
     mlflow_port: int = 55000
     mlflow_experiment: str = "flux"

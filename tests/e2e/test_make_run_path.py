@@ -97,12 +97,30 @@ def _assert_the_daemon_looked(summary: str, env: dict[str, str], run_id: str) ->
     assert re.search(r"│ nightly_refresh\s+│ \d{4}-\d\d-\d\d 02:00 UTC", summary), summary
     assert re.search(r"│ snapshot_changed\s+│ every interval\s+│ [\d-]+ [\d:]+\s+│ skipped\s+│ first evaluation",
                      summary), summary
+    raw_root = env.get("FLUX_RAW_ROOT") or str(Path(env["FLUX_HOME"], "raw"))
+    assert f"Runs of this instance read demo pulls under {raw_root}" in " ".join(summary.split()), summary
     probe = ("import dagster as dg, sys; i = dg.DagsterInstance.get(); r = i.get_run_by_id(sys.argv[1]); "
              "print(r.remote_job_origin.location_name, r.tags['flux/trigger'], r.status.value)")
     home = {"DAGSTER_HOME": str(Path(env["FLUX_HOME"], "dagster"))}
     seen = subprocess.run([sys.executable, "-c", probe, run_id], env=env | home, capture_output=True, text=True,
                           timeout=120, check=True).stdout.split()
     assert seen == ["flux", "make-run", "SUCCESS"], seen
+    _assert_the_release_history_is_recorded(env | home)
+
+
+def _assert_the_release_history_is_recorded(env: dict[str, str], deadline_s: float = 240) -> None:
+    """After `make run`, the daemon's automation records each source's release as a partition of its history."""
+    probe = ("import dagster as dg; i = dg.DagsterInstance.get(); print(' '.join(str(len("
+             "i.get_materialized_partitions(dg.AssetKey(f'{s}_release_history')))) for s in "
+             "('hgnc', 'reactome', 'kegg', 'clinvar')))")
+    deadline = time.monotonic() + deadline_s
+    while True:
+        counts = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120,
+                                check=True).stdout.split()
+        if counts == ["1", "1", "1", "1"] or time.monotonic() > deadline:
+            break
+        time.sleep(5)
+    assert counts == ["1", "1", "1", "1"], f"release partitions recorded (hgnc reactome kegg clinvar): {counts}"
 
 
 def _wait_healthy(base: str, server: subprocess.Popen[bytes], deadline_s: float = 180) -> None:

@@ -23,6 +23,7 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.ops.instance import render_dagster_home
+from dagster_project.ops.lineage import LINEAGE_KEY, Lineage, recorded_lineage
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from tests.support.cli import flux
 
@@ -193,6 +194,40 @@ def test_materialize_of_an_unknown_selection_is_rejected_and_runs_nothing(
     assert f"Invalid value for --select: {message}" in result.said, result.said
     assert result.stdout == ""
     assert _run_count(migrated) == runs
+
+
+def test_materialize_from_another_mode_or_raw_root_is_refused_until_it_claims_the_lineage(
+        migrated: FluxSettings, tmp_path: Path) -> None:
+    """The instance records the lineage (source mode, raw root) of its first `flux materialize`; a run with others
+    is refused in one message naming both and creates no run; `--new-lineage` makes it the instance's lineage."""
+    guard = {"FLUX_LINEAGE_GUARD": "true"}
+    other = guard | {"FLUX_SOURCE_MODE": "live", "FLUX_RAW_ROOT": str(tmp_path / "other-raw")}
+    with dg.DagsterInstance.from_config(render_dagster_home(migrated)) as instance:
+        saved = instance.run_storage.get_cursor_values({LINEAGE_KEY}).get(LINEAGE_KEY, "")
+        instance.run_storage.set_cursor_values({LINEAGE_KEY: ""})
+    try:
+        first = flux("materialize", "--select", "group:platform", "--in-process", env=guard)
+        assert first.code == 0, first.said
+        with dg.DagsterInstance.from_config(render_dagster_home(migrated)) as instance:
+            held = recorded_lineage(instance)
+        assert held is not None and held.raw_root != other["FLUX_RAW_ROOT"]
+
+        runs = _run_count(migrated)
+        refused = flux("materialize", "--select", "group:platform", env=other)
+        assert refused.code == 2 and refused.stdout == ""
+        assert f"holds the lineage of {held.source_mode} pulls under {held.raw_root}" in refused.said
+        assert f"would read live pulls under {other['FLUX_RAW_ROOT']}" in refused.said
+        assert "FLUX_HOME of its own" in refused.said and "--new-lineage" in refused.said
+        assert _run_count(migrated) == runs, "a refused run is never created"
+
+        claimed = flux("materialize", "--select", "group:platform", "--in-process", "--new-lineage", env=other)
+        assert claimed.code == 0, claimed.said
+        with dg.DagsterInstance.from_config(render_dagster_home(migrated)) as instance:
+            assert recorded_lineage(instance) == Lineage("live", other["FLUX_RAW_ROOT"])
+        assert flux("materialize", "--select", "group:platform", "--in-process", env=guard).code == 2
+    finally:
+        with dg.DagsterInstance.from_config(render_dagster_home(migrated)) as instance:
+            instance.run_storage.set_cursor_values({LINEAGE_KEY: saved})
 
 
 # --- flux chat -----------------------------------------------------------------------------------------------

@@ -191,6 +191,10 @@ def test_a_dbt_run_builds_only_the_models_whose_definition_sources_or_relation_c
     assert materialize_selection(demo_platform, "group:dbt").success  # whatever earlier tests left stale
     again = materialize_selection(demo_platform, "group:dbt")
     assert again.success and again.materialized == [] and again.checks_total == 0
+    with engine.connect() as conn:
+        genes = conn.execute(text("SELECT count(*) FROM gene_identifiers")).scalar_one()
+    unchanged = _table_observation(demo_platform, "gene_identifiers")
+    assert (unchanged["dagster/row_count"], unchanged["changed"]) == (genes, False), unchanged
     with engine.begin() as conn:
         hgnc_id, name = conn.execute(text("SELECT hgnc_id, name FROM gene_identifiers ORDER BY hgnc_id LIMIT 1")).one()
         conn.execute(text("UPDATE gene_identifiers SET name = name || ' (edited)' WHERE hgnc_id = :h"), {"h": hgnc_id})
@@ -200,6 +204,9 @@ def test_a_dbt_run_builds_only_the_models_whose_definition_sources_or_relation_c
     try:
         edited = materialize_selection(demo_platform, "group:dbt")
         assert edited.success and edited.materialized == readers and edited.checks_total > 0
+        seen = _table_observation(demo_platform, "gene_identifiers")
+        assert seen["changed"] is True and seen["last_changed"] > unchanged["last_changed"]
+        assert seen["dagster/row_count"] == genes and seen["digest"] != unchanged["digest"]
     finally:
         with engine.begin() as conn:
             conn.execute(text("UPDATE gene_identifiers SET name = :n WHERE hgnc_id = :h"), {"n": name, "h": hgnc_id})
@@ -212,6 +219,14 @@ def test_a_dbt_run_builds_only_the_models_whose_definition_sources_or_relation_c
     with engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM analytics.pathway_equivalences")).scalar_one() == resolved
     _assert_column_metadata(demo_platform, resolved)
+
+
+def _table_observation(settings: FluxSettings, table: str) -> dict[str, object]:
+    """The latest observation of a platform table dbt reads (`postgres/<table>`): what its asset page shows."""
+    with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
+        (record,) = instance.fetch_observations(dg.AssetKey(["postgres", table]), limit=1).records
+    assert record.asset_observation is not None
+    return {key: value.value for key, value in record.asset_observation.metadata.items()}
 
 
 def _assert_column_metadata(settings: FluxSettings, rows: int) -> None:

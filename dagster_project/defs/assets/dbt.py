@@ -7,6 +7,7 @@ Which Dagster assets write each table dbt reads is declared in dbt/models/stagin
 """
 
 import json
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -20,6 +21,7 @@ from dagster_project.defs.resources import PostgresResource
 # The module, not its attributes: a test can point DBT_PROJECT at another folder before importing this one.
 from dagster_project.defs.resources import dbt as dbt_project_config
 from dagster_project.defs.resources.postgres import platform_tables_required
+from dagster_project.defs.table_observations import table_key, table_observations
 from dagster_project.storage import dbt_builds
 from dagster_project.storage.dbt_builds import upstream_sources
 from dagster_project.storage.digests import table_digests
@@ -60,7 +62,7 @@ class FluxDbtTranslator(DagsterDbtTranslator):
     def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
         if dbt_resource_props["resource_type"] == "source":
             # A source is a platform table, named as such (postgres/<table>) rather than after the dbt source.
-            return dg.AssetKey(["postgres", dbt_resource_props["name"]])
+            return table_key(dbt_resource_props["name"])
         return super().get_asset_key(dbt_resource_props)
 
     def get_group_name(self, dbt_resource_props: Mapping[str, Any]) -> str | None:
@@ -129,6 +131,7 @@ def flux_dbt_models(context: dg.AssetExecutionContext, dbt: dbt_project_config.F
     with platform_tables_required():
         digests = table_digests(engine, tables)
         recorded = dbt_builds.recorded_builds(engine)
+    yield from table_observations(context.instance, digests, time.time())
     stale = dict.fromkeys(selected, "full build") if config.full else dbt_builds.stale_models(
         MANIFEST, selected, digests, recorded, dbt_builds.existing_relations(engine, MANIFEST, selected))
     current = [uid for uid in selected if uid not in stale]

@@ -1,0 +1,62 @@
+"""Which pulls an instance's lineage is of: the source mode and raw root its runs read. The first `flux materialize`
+records them in the instance; a later one with another mode or raw root would put other data's materializations on
+the same assets (the UI would call the served ones stale, the automation would carry the other data downstream), so
+it is refused unless it says it means to start a new lineage there. The daemon and the UI's runs read the stack's
+own environment, so only the command line can differ."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import dagster as dg
+
+from dagster_project.core.settings import FluxSettings
+
+LINEAGE_KEY = "flux/lineage"
+
+
+@dataclass(frozen=True)
+class Lineage:
+    source_mode: str
+    raw_root: str
+
+    def describe(self) -> str:
+        return f"{self.source_mode} pulls under {self.raw_root}"
+
+
+class LineageMismatchError(RuntimeError):
+    """A run whose source mode or raw root differs from the lineage the instance holds."""
+
+
+def lineage_of(settings: FluxSettings) -> Lineage:
+    return Lineage(settings.sources.source_mode, settings.raw_root_path)
+
+
+def recorded_lineage(instance: dg.DagsterInstance) -> Lineage | None:
+    stored = instance.run_storage.get_cursor_values({LINEAGE_KEY}).get(LINEAGE_KEY)
+    try:
+        return Lineage(**json.loads(stored)) if stored else None
+    except (ValueError, TypeError):  # written by another version: the next run records it again
+        return None
+
+
+def record_lineage(instance: dg.DagsterInstance, lineage: Lineage) -> None:
+    instance.run_storage.set_cursor_values({LINEAGE_KEY: json.dumps(lineage.__dict__, sort_keys=True)})
+
+
+def claim_lineage(instance: dg.DagsterInstance, settings: FluxSettings, new_lineage: bool = False) -> Lineage:
+    """The lineage this run belongs to: recorded when the instance holds none (or `new_lineage` says to replace
+    it); a different one is refused, naming both and the ways out."""
+    wanted = lineage_of(settings)
+    held = recorded_lineage(instance)
+    if held is None or new_lineage:
+        record_lineage(instance, wanted)
+        return wanted
+    if held != wanted:
+        raise LineageMismatchError(
+            f"this Dagster instance ({settings.dagster_home}) holds the lineage of {held.describe()}; this run would "
+            f"read {wanted.describe()} and record its materializations over it. Give it a FLUX_HOME of its own "
+            "(its own instance and databases), set FLUX_SOURCE_MODE / FLUX_RAW_ROOT back, or pass --new-lineage to "
+            "make it this instance's lineage from now on")
+    return held
