@@ -62,8 +62,8 @@ def materialize(
 def _claim_lineage(settings: FluxSettings, new_lineage: bool) -> None:
     import dagster as dg
 
+    from dagster_project.defs.lineage import LineageMismatchError, claim_lineage
     from dagster_project.ops.instance import render_dagster_home
-    from dagster_project.ops.lineage import LineageMismatchError, claim_lineage
 
     if not settings.ops.lineage_guard:
         return
@@ -139,9 +139,9 @@ def _print_nightly(settings: FluxSettings) -> None:
     """What the daemon will do tonight (the schedule's next tick) and what each instigator did last."""
     import dagster as dg
 
+    from dagster_project.defs.lineage import recorded_lineage
     from dagster_project.defs.nightly_status import nightly_status
     from dagster_project.ops.instance import render_dagster_home
-    from dagster_project.ops.lineage import recorded_lineage
 
     with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
         status = nightly_status(settings, instance, time.time())

@@ -236,7 +236,7 @@ class OpsSettings(_Group):
         "load per run) or a process per step (parallel, but each step loads the code location again).")
     lineage_guard: bool = Field(
         default=True, description="`flux materialize` refuses a run whose source mode or raw root differs from the "
-        "lineage the Dagster instance holds (ops/lineage.py); false turns the check off (the test stack, whose tests "
+        "lineage the Dagster instance holds (defs/lineage.py); false turns the check off (the test stack, whose tests "
         "each read a raw zone of their own).")
     mlflow_tracking_uri: str | None = None
     mlflow_port: int = 55000

@@ -20,7 +20,7 @@ AUTOMATION_SENSOR = "nightly_automation"
 RAW = dg.AssetSelection.groups(RAW_GROUP)
 INDEX = dg.AssetSelection.groups(INDEX_GROUP, SERVING_GROUP)
 HISTORY = dg.AssetSelection.tag(*HISTORY_TAG)
-# all() leaves out the non-executable specs (the dbt source tables): nothing materializes those.
+# all() holds only executable assets (a spec without a computation would be left out).
 AUTOMATED = dg.AssetSelection.all() - RAW - HISTORY
 
 

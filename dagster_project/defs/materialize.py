@@ -105,7 +105,7 @@ def selected_keys(graph: BaseAssetGraph, selection: str, partition: str | None =
             resolved = dg.AssetSelection.from_string(selection).resolve(graph)
         except dg.DagsterError as exc:  # a syntax error, or a key no asset supplies
             raise SelectionError(f"{selection!r} is not a valid asset selection: {str(exc).split('. ')[0]}") from None
-    # Source-table specs (dbt's inputs) are observed, not materialized: keep only executable assets.
+    # Keep only executable assets: a spec without a computation cannot be in a run.
     keys = {k for k in resolved if graph.get(k).is_executable}
     if not keys:
         groups = sorted({graph.get(k).group_name for k in graph.executable_asset_keys})

@@ -22,8 +22,8 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
+from dagster_project.defs.lineage import LINEAGE_KEY, Lineage, recorded_lineage
 from dagster_project.ops.instance import render_dagster_home
-from dagster_project.ops.lineage import LINEAGE_KEY, Lineage, recorded_lineage
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from tests.support.cli import flux
 
@@ -181,7 +181,7 @@ def _run_count(settings: FluxSettings) -> int:
 @pytest.mark.parametrize(
     ("selection", "message"),
     [("group:nope", "'group:nope' selects no asset (groups: dbt, evals, graph, index, platform, raw, releases,"
-                    " serving, sources)"),
+                    " serving, sources, tables)"),
      ("bogus_asset", "'bogus_asset' is not a valid asset selection: AssetKey(s) ['bogus_asset'] were selected,"
                      " but no AssetsDefinition objects supply these keys"),
      ("key:a+++", "'key:a+++' is not a valid asset selection: Invalid selection string: key:a+++")],

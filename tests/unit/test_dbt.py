@@ -1,5 +1,5 @@
 """The dbt wiring: dbt is prepared by `make setup` (never at import), the tables dbt reads name their writers in
-_sources.yml, and every model runs after the writers of the tables beneath it."""
+_sources.yml, and every model runs after the writers of the tables beneath it, through the tables' own assets."""
 
 import copy
 import importlib
@@ -18,7 +18,8 @@ from dagster_dbt.errors import DagsterDbtManifestNotFoundError
 
 import dagster_project.defs.assets
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
-from dagster_project.defs.assets.dbt import MANIFEST, SOURCE_TABLE_SPECS, flux_dbt_models, model_writer_deps
+from dagster_project.defs.assets.dbt import MANIFEST, flux_dbt_models
+from dagster_project.defs.assets.tables import table_metadata, table_specs
 from dagster_project.defs.resources import dbt as dbt_project_config
 
 SCORECARDS = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard", "literature_tools_scorecard"}
@@ -54,22 +55,42 @@ def _model_id(name: str) -> str:
                 and node["name"] == name)
 
 
-def test_eval_metric_trends_runs_after_every_scorecard() -> None:
-    # A direct edge: the path through postgres/eval_runs, a non-executable spec, orders nothing in a run.
-    spec = flux_dbt_models.specs_by_key[dg.AssetKey("eval_metric_trends")]
-    assert {dep.asset_key.to_user_string() for dep in spec.deps} >= SCORECARDS
+def _graph() -> Any:
+    from dagster_project.defs.definitions import build_definitions
+
+    return build_definitions(FluxSettings()).resolve_asset_graph()
 
 
-def test_each_model_depends_on_exactly_the_writers_of_the_tables_it_reads() -> None:
-    dbt_keys = set(flux_dbt_models.keys) | {spec.key for spec in SOURCE_TABLE_SPECS}
-    for key, spec in flux_dbt_models.specs_by_key.items():
-        writers = {dep.asset_key.to_user_string() for dep in spec.deps if dep.asset_key not in dbt_keys}
-        assert writers == EXPECTED_WRITERS[key.to_user_string()], key  # no blanket pathway_resolution dep
+def _tables() -> set[dg.AssetKey]:
+    return {spec.key for spec in table_specs(MANIFEST)}
+
+
+def _writers_beneath(graph: Any, key: dg.AssetKey, dbt_keys: set[dg.AssetKey]) -> set[str]:
+    """The Python assets a model waits for in a run: the parents of the tables beneath it, through models."""
+    found: set[str] = set()
+    for parent in graph.get(key).parent_keys:
+        if parent in dbt_keys:
+            found |= _writers_beneath(graph, parent, dbt_keys)
+        else:
+            found.add(parent.to_user_string())
+    return found
+
+
+def test_models_read_only_tables_and_models_and_wait_for_the_writers_beneath_them() -> None:
+    graph = _graph()
+    tables = _tables()
+    dbt_keys = set(flux_dbt_models.keys) | tables
+    for key in flux_dbt_models.keys:
+        node = graph.get(key)
+        assert node.parent_keys <= dbt_keys, f"{key.to_user_string()}: a writer → model shortcut"
+        assert _writers_beneath(graph, key, dbt_keys) == EXPECTED_WRITERS[key.to_user_string()], key
+    # Every step of the way is executable, so a run orders writer → table → model.
+    assert all(graph.get(table).is_executable for table in tables)
 
 
 def test_source_table_writers_are_the_ones_the_yml_lists() -> None:
     specs = {spec.key.to_user_string(): {dep.asset_key.to_user_string() for dep in spec.deps}
-             for spec in SOURCE_TABLE_SPECS}
+             for spec in table_specs(MANIFEST)}
     assert specs == {f"postgres/{table}": writers for table, writers in _yml_writers().items()}
     assert specs["postgres/eval_runs"] == SCORECARDS
 
@@ -78,11 +99,23 @@ def test_writers_are_read_from_the_manifest_meta() -> None:
     manifest: dict[str, Any] = copy.deepcopy(MANIFEST)
     eval_runs = next(s for s in manifest["sources"].values() if s["name"] == "eval_runs")
     eval_runs["config"]["meta"]["dagster"]["writers"] = ["some/other_asset"]
-    assert model_writer_deps(manifest, _model_id("eval_metric_trends")) == [dg.AssetKey(["some", "other_asset"])]
+    (spec,) = [spec for spec in table_specs(manifest) if spec.key == dg.AssetKey(["postgres", "eval_runs"])]
+    assert [dep.asset_key for dep in spec.deps] == [dg.AssetKey(["some", "other_asset"])]
     del eval_runs["config"]["meta"]["dagster"]["writers"]
     eval_runs["meta"] = {}
     with pytest.raises(dg.DagsterInvalidDefinitionError, match=r"eval_runs.*config\.meta\.dagster\.writers"):
-        model_writer_deps(manifest, _model_id("stg_eval_metrics"))
+        table_specs(manifest)
+
+
+def test_a_table_records_its_rows_and_when_it_last_changed() -> None:
+    first = table_metadata({}, "42:aaaa", now=1000.0)
+    assert {k: getattr(v, "value", v) for k, v in first.items()} == {
+        "dagster/row_count": 42, "digest": "42:aaaa", "changed": True, "last_changed": 1000.0}
+    previous = {k: v if isinstance(v, dg.MetadataValue) else dg.MetadataValue.text(str(v)) for k, v in first.items()}
+    same = table_metadata(previous, "42:aaaa", now=2000.0)
+    assert (same["changed"], same["last_changed"].value) == (False, 1000.0)
+    edited = table_metadata(previous, "42:bbbb", now=3000.0)  # a row edited: same count, another digest
+    assert (edited["changed"], edited["last_changed"].value, edited["dagster/row_count"]) == (True, 3000.0, 42)
 
 
 def _forbid_subprocesses(monkeypatch: pytest.MonkeyPatch) -> None:

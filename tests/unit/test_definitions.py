@@ -56,9 +56,6 @@ def test_serving_reads_an_index_published_only_after_every_part_is_built_and_gat
 
 def test_every_asset_has_a_group_and_a_description() -> None:
     for spec in defs.resolve_all_asset_specs():
-        if spec.key.path[0] == "postgres":
-            assert spec.description, spec.key  # source tables: described, grouped under dbt
-            continue
         assert spec.group_name and spec.group_name != "default", spec.key
         assert spec.description and len(spec.description) > 20, spec.key
 
@@ -118,7 +115,7 @@ def test_downstream_assets_follow_by_eager_automation_blocked_by_failed_checks()
     history = []
     for key in graph.get_all_asset_keys():
         node = graph.get(key)
-        if not node.is_executable or key.path[0] == "postgres":
+        if not node.is_executable:
             continue
         if key.to_user_string().endswith("_raw"):
             assert node.automation_condition is None, key  # scheduled, not automated
@@ -202,7 +199,7 @@ def test_python_assets_point_at_the_file_and_line_that_define_them() -> None:
     checked = 0
     for spec in defs.resolve_all_asset_specs():
         refs = spec.metadata.get("dagster/code_references")
-        if spec.key.path[0] == "postgres" or "dbt" in spec.kinds:
+        if "dbt" in spec.kinds:
             continue
         assert refs is not None, spec.key
         for ref in refs.code_references:

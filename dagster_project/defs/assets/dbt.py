@@ -3,11 +3,10 @@ and unit tests run as asset checks. `dbt build` works on its own too (see docs/o
 
 The assets are built from the manifest `make setup` writes (`dbt parse`); importing this module never starts dbt.
 Which Dagster assets write each table dbt reads is declared in dbt/models/staging/_sources.yml
-(`config.meta.dagster.writers`), not here.
+(`config.meta.dagster.writers`); the tables are assets of their own between those writers and the models (tables.py).
 """
 
 import json
-import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -21,7 +20,6 @@ from dagster_project.defs.resources import PostgresResource
 # The module, not its attributes: a test can point DBT_PROJECT at another folder before importing this one.
 from dagster_project.defs.resources import dbt as dbt_project_config
 from dagster_project.defs.resources.postgres import platform_tables_required
-from dagster_project.defs.table_observations import table_key, table_observations
 from dagster_project.storage import dbt_builds
 from dagster_project.storage.dbt_builds import upstream_sources
 from dagster_project.storage.digests import table_digests
@@ -51,32 +49,15 @@ def source_writers(source: Mapping[str, Any]) -> list[dg.AssetKey]:
     return [dg.AssetKey.from_user_string(writer) for writer in writers]
 
 
-def model_writer_deps(manifest: Manifest, unique_id: str) -> list[dg.AssetKey]:
-    """The writers of every table a model reads, directly or not (sorted, so the spec is stable)."""
-    sources = [manifest["sources"][source] for source in upstream_sources(manifest, unique_id)]
-    writers = {writer for source in sources for writer in source_writers(source)}
-    return sorted(writers, key=dg.AssetKey.to_user_string)
-
-
 class FluxDbtTranslator(DagsterDbtTranslator):
     def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
         if dbt_resource_props["resource_type"] == "source":
             # A source is a platform table, named as such (postgres/<table>) rather than after the dbt source.
-            return table_key(dbt_resource_props["name"])
+            return dg.AssetKey(["postgres", dbt_resource_props["name"]])
         return super().get_asset_key(dbt_resource_props)
 
     def get_group_name(self, dbt_resource_props: Mapping[str, Any]) -> str | None:
         return "dbt"
-
-    def get_asset_spec(self, manifest: Mapping[str, Any], unique_id: str,
-                       project: DbtProject | None) -> dg.AssetSpec:
-        spec = super().get_asset_spec(manifest, unique_id, project)
-        if not unique_id.startswith("model."):
-            return spec
-        # The source tables are specs, not executable assets, so they order nothing: a model waits for the tables'
-        # writers only through a direct dep. Transitive, because a run that selects only a mart (say
-        # eval_metric_trends) must still wait for what wrote the tables beneath the models it selects from.
-        return spec.merge_attributes(deps=model_writer_deps(manifest, unique_id))
 
     def get_asset_check_spec(self, asset_spec: dg.AssetSpec, manifest: Mapping[str, Any], unique_id: str,
                              project: DbtProject | None) -> dg.AssetCheckSpec | None:
@@ -88,25 +69,8 @@ class FluxDbtTranslator(DagsterDbtTranslator):
                                  description=describe_dbt_test(manifest["nodes"][unique_id]))
 
 
-TABLES_GROUP = "tables"  # the platform tables dbt reads: apart from the models, so the dbt group holds only dbt's
-
-
-def source_table_specs(manifest: Manifest, translator: DagsterDbtTranslator) -> list[dg.AssetSpec]:
-    """Each table dbt reads as an asset of its own (observable, not executable) downstream of its writers, so the
-    lineage from the writing assets through the tables to the dbt models stays exact."""
-    specs = []
-    for source in manifest["sources"].values():
-        writers = source_writers(source)
-        description = (f"The Postgres table `{source['name']}`, written by "
-                       f"{', '.join(w.to_user_string() for w in writers)} and read by dbt. {source['description']}")
-        specs.append(dg.AssetSpec(key=translator.get_asset_key(source), deps=writers, group_name=TABLES_GROUP,
-                                  kinds={"postgres"}, description=description.strip()))
-    return specs
-
-
 TRANSLATOR = FluxDbtTranslator()
 MANIFEST = load_manifest(dbt_project_config.DBT_PROJECT)
-SOURCE_TABLE_SPECS = source_table_specs(MANIFEST, TRANSLATOR)
 
 
 MODEL_IDS = {TRANSLATOR.get_asset_key(node): uid for uid, node in MANIFEST["nodes"].items()
@@ -131,7 +95,6 @@ def flux_dbt_models(context: dg.AssetExecutionContext, dbt: dbt_project_config.F
     with platform_tables_required():
         digests = table_digests(engine, tables)
         recorded = dbt_builds.recorded_builds(engine)
-    yield from table_observations(context.instance, digests, time.time())
     stale = dict.fromkeys(selected, "full build") if config.full else dbt_builds.stale_models(
         MANIFEST, selected, digests, recorded, dbt_builds.existing_relations(engine, MANIFEST, selected))
     current = [uid for uid in selected if uid not in stale]
