@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
-from dagster_project.core.stores import engine_for
 from dagster_project.defs.materialize import launch_selection, materialize_selection
 from tests.support.browser import chromium
 from tests.support.location import location_env
 from tests.support.ports import free_port
+from tests.support.tables import row_count
 
 pytestmark = pytest.mark.slow  # a webserver and a browser: `make test-extended`
 
@@ -97,15 +96,6 @@ def _dismiss_dialogs(page: Any) -> None:
         skip.first.click()
 
 
-def _rows(settings: FluxSettings, table: str) -> int:
-    engine = engine_for(settings.platform_database_url)
-    try:
-        with engine.connect() as conn:
-            return conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
-    finally:
-        engine.dispose()
-
-
 def test_a_dbt_mart_page_shows_owner_tags_row_count_and_typed_columns(
         page: Any, webserver: str, shots: Path, demo_platform: FluxSettings) -> None:
     body = _open(page, f"{webserver}/assets/pathway_equivalences", "Columns")
@@ -113,7 +103,7 @@ def test_a_dbt_mart_page_shows_owner_tags_row_count_and_typed_columns(
     page.screenshot(path=shots / "asset-pathway_equivalences.png", full_page=True)
     assert "Owners\nanalytics" in body, "owner team:analytics"
     assert "layer: dbt" in body and "tier: pipeline" in body
-    assert f"Row count\n{_rows(demo_platform, 'analytics.pathway_equivalences')}\n" in body
+    assert f"Row count\n{row_count(demo_platform, 'analytics.pathway_equivalences')}\n" in body
     assert "Open dbt.py in editor" in body or "dbt.py" in body, "the code reference"
     columns = page.locator("table").filter(has_text="Column name").first.inner_text()
     for column, kind in (("reactome_id", "text"), ("jaccard", "double precision"), ("shared", "integer")):

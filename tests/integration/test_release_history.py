@@ -12,15 +12,13 @@ import dagster as dg
 import psycopg
 import pytest
 from psycopg import sql
-from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.core.stores import engine_for
 from dagster_project.defs.materialize import SelectionError, materialize_selection
 from dagster_project.defs.release_partitions import history_asset_key, sync_release_partitions
 from dagster_project.releases.history import raw_releases
-from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
+from tests.support.tables import row_count, truncated_kegg_pull
 
 HISTORY = "kegg_releases"
 LOAD = "key:postgres_schema or key:hgnc_raw or key:kegg_raw or key:hgnc_release or key:kegg_release"
@@ -44,28 +42,6 @@ def history_db(stack: FluxSettings, tmp_path: Path) -> Iterator[FluxSettings]:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
 
 
-def _count(settings: FluxSettings, table: str) -> int:
-    engine = engine_for(settings.platform_database_url)
-    try:
-        with engine.connect() as conn:
-            return conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
-    finally:
-        engine.dispose()
-
-
-def _second_kegg_release(settings: FluxSettings, keep: int) -> None:
-    """A KEGG pull listing only the first `keep` pathways, written as the newest pull (a new release key)."""
-    manifest = latest_manifest("kegg", settings.raw_root_path)
-    files = load_files(manifest, settings.raw_root_path)
-    listing = files["list_pathway_hsa.txt"].decode().splitlines()[:keep]
-    kept = {line.split("\t")[0].removeprefix("path:") for line in listing}
-    files = {name: data for name, data in files.items()
-             if not name.startswith("get/") or name.removeprefix("get/").removesuffix(".txt") in kept}
-    files["list_pathway_hsa.txt"] = ("\n".join(listing) + "\n").encode()
-    write_pull(RawPull("kegg", files, release=manifest.release, retrieved_at="2099-01-01T00:00:00+00:00"),
-               settings.raw_root_path)
-
-
 def _latest(instance: dg.DagsterInstance, partition: str) -> dict[str, object]:
     records = instance.fetch_materializations(
         dg.AssetRecordsFilter(asset_key=history_asset_key("kegg"), asset_partitions=[partition]), limit=1).records
@@ -83,7 +59,7 @@ def _check(instance: dg.DagsterInstance, run_id: str) -> dg.AssetCheckEvaluation
 def test_each_release_is_a_partition_with_its_diff_and_a_gone_one_fails_clearly(history_db: FluxSettings) -> None:
     s = history_db
     assert materialize_selection(s, LOAD).success
-    _second_kegg_release(s, keep=3)
+    truncated_kegg_pull(s, keep=3, retrieved_at="2099-01-01T00:00:00+00:00")
     materialize_selection(s, "key:kegg_release")  # its blocking churn check fails: the release is still kept
     first, second = (r.partition for r in raw_releases("kegg", s.raw_root_path))
     with dg.DagsterInstance.get() as instance:
@@ -102,9 +78,9 @@ def test_each_release_is_a_partition_with_its_diff_and_a_gone_one_fails_clearly(
         assert "FLUX_CHURN_MAX_PATHWAYS_LOST" in (check.description or "")
         assert _check(instance, earlier.run_id).passed
 
-    rows = {table: _count(s, table) for table in ("source_releases", "release_changes")}
+    rows = {table: row_count(s, table) for table in ("source_releases", "release_changes")}
     again = materialize_selection(s, "kegg_release_history", partition=second)
-    assert again.success and {table: _count(s, table) for table in rows} == rows, "a rerun writes nothing twice"
+    assert again.success and {table: row_count(s, table) for table in rows} == rows, "a rerun writes nothing twice"
 
     gone = "Flux demo (KEGG REST formats) #00000000"
     with pytest.raises(SelectionError, match="no partition"):
@@ -122,4 +98,4 @@ def test_each_release_is_a_partition_with_its_diff_and_a_gone_one_fails_clearly(
         synced = sync_release_partitions(instance, "kegg", s.raw_root_path)
         assert synced.removed == [gone] and synced.added == []
         assert {first, second} <= set(instance.get_dynamic_partitions(HISTORY))
-    assert {table: _count(s, table) for table in rows} == rows
+    assert {table: row_count(s, table) for table in rows} == rows

@@ -16,9 +16,9 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.defs.materialize import materialize_selection
-from dagster_project.sources.raw import RawPull, latest_manifest, load_files, write_pull
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from tests.support.cli import flux
+from tests.support.tables import truncated_kegg_pull
 
 SOURCES = ("hgnc", "reactome", "kegg")
 LOAD = " or ".join(["key:postgres_schema", *(f"key:{s}_{stage}" for s in SOURCES
@@ -49,19 +49,6 @@ def _rows(settings: FluxSettings, query: str, **params: object) -> list[tuple]:
 def _history(settings: FluxSettings) -> list[tuple]:
     return _rows(settings, "SELECT source, release_key, first_loaded_at, served_at, pathway_count, member_count,"
                            " gene_count FROM source_releases ORDER BY source, release_key")
-
-
-def _truncated_kegg(settings: FluxSettings, keep: int) -> str:
-    """A KEGG pull with only the first `keep` pathways of the demo listing (and their flat files), written to the
-    raw zone as the newest pull: what a cut-off download looks like."""
-    manifest = latest_manifest("kegg", settings.raw_root_path)
-    files = load_files(manifest, settings.raw_root_path)
-    listing = files["list_pathway_hsa.txt"].decode().splitlines()[:keep]
-    kept = {line.split("\t")[0].removeprefix("path:") for line in listing}
-    files = {name: data for name, data in files.items()
-             if not name.startswith("get/") or name.removeprefix("get/").removesuffix(".txt") in kept}
-    files["list_pathway_hsa.txt"] = ("\n".join(listing) + "\n").encode()
-    return write_pull(RawPull("kegg", files, release="Flux demo (KEGG REST formats)"), settings.raw_root_path).uri
 
 
 def _check_result(run_id: str, asset: str) -> dg.AssetCheckEvaluation:
@@ -100,7 +87,7 @@ def test_truncated_release_is_stopped_and_the_previous_keeps_serving(releases_db
     served_before = _rows(s, "SELECT pathway_id FROM pathways WHERE source = 'kegg' AND status = 'active'"
                              " ORDER BY 1")
     assert len(served_before) >= 8
-    _truncated_kegg(s, keep=2)
+    truncated_kegg_pull(s, keep=2)
     blocked = materialize_selection(s, KEGG_ONLY)
     assert not blocked.success
     assert blocked.materialized == ["kegg_release"], "the documents load must not run"
