@@ -52,9 +52,17 @@ async def _count_and_time(request: Request, call_next: Callable[[Request], Await
     started = time.perf_counter()
     response = await call_next(request)
     metrics = ApiState.of(request.app).metrics
-    metrics.requests.labels(request.url.path, str(response.status_code)).inc()
-    metrics.request_seconds.labels(request.url.path).observe(time.perf_counter() - started)
+    endpoint = _endpoint(request)
+    metrics.requests.labels(endpoint, str(response.status_code)).inc()
+    metrics.request_seconds.labels(endpoint).observe(time.perf_counter() - started)
     return response
+
+
+def _endpoint(request: Request) -> str:
+    """The matched route's template (`/answers/{answer_id}`, `/static`), or `unmatched`: never the URL's own path,
+    whose every variant (an answer id, a probe for a missing page) would be a series of its own."""
+    route = request.scope.get("route")
+    return getattr(route, "path_format", None) or getattr(route, "path", None) or "unmatched"
 
 
 async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -232,7 +232,9 @@ def scrub_output(text: str) -> tuple[str, list[str]]:
 
 
 # --- logs -----------------------------------------------------------------------------------------------
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+# A match starts only where a local part can start (not inside a run of its characters): without the lookbehind a
+# long run with no "@" is tried from every position, quadratic in its length, on every log record.
+_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 
 
 def redact_emails(text: str) -> str:

@@ -132,6 +132,19 @@ def test_metrics_count_requests_by_endpoint(client: TestClient) -> None:
     assert "flux_stage_seconds_bucket" in text and "flux_cache_events" in text
 
 
+def test_metrics_label_requests_by_route_not_by_url(client: TestClient) -> None:
+    """Every answer id and every probe of a missing page would otherwise be a series of its own, and /metrics would
+    grow with each request."""
+    for n in range(25):
+        assert client.get(f"/no/such/page/{n}").status_code == 404
+        assert client.get(f"/answers/missing-{n}").status_code == 404
+    text = client.get("/metrics").text
+    series = [line for line in text.splitlines() if line.startswith("flux_requests_total{")]
+    assert not any("/no/such/page" in line or "missing-" in line for line in series), series
+    assert 'flux_requests_total{endpoint="unmatched",status="404"}' in text
+    assert 'flux_requests_total{endpoint="/answers/{answer_id}",status="404"}' in text
+
+
 def test_openapi_documents_every_endpoint(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/query", "/query/stream", "/search", "/health", "/metrics"} <= set(paths)

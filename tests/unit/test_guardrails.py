@@ -163,6 +163,17 @@ def test_redact_emails_in_text() -> None:
     assert redact_emails(text) == "Contact [email] or [email]; not user@localhost."
 
 
+def test_redaction_of_long_text_finds_addresses_anywhere_and_keeps_the_rest() -> None:
+    """A 60 KB URL path (what a hostile request logs) is kept as it is, and an address after it or inside it is
+    still found (benchmarks/redaction.py measures the time: linear in the length)."""
+    run = "a" * 60_000
+    assert redact_emails(f"GET /{run} 404") == f"GET /{run} 404"
+    assert redact_emails(f"/{run}?from=jane@lab.example.org") == f"/{run}?from=[email]"
+    assert redact_emails(f"{run} jane@lab.example.org") == f"{run} [email]"
+    # Glued to a run of local-part characters, the whole run reads as the local part: redacted with it.
+    assert redact_emails(f"{run}jane@lab.example.org") == "[email]"
+
+
 def test_filter_redacts_message_and_arguments() -> None:
     record = logging.LogRecord(
         "flux", logging.INFO, __file__, 1, "query from %s (%s) by admin@flux.org", ("a@b.com", {"k": 1}), None
