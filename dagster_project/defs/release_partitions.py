@@ -31,7 +31,8 @@ def sync_release_partitions(instance: dg.DagsterInstance, source: str, raw_root:
     release the raw zone does not hold and were never materialized (left by a run against another raw root, or
     whose files were removed before they were recorded). A materialized partition stays whatever happens to its
     files: it is the record of that release. Idempotent: a key that exists is not added again."""
-    name = f"{source}_releases"
+    name = release_partitions(source).name
+    assert name is not None
     known = list(instance.get_dynamic_partitions(name))
     held = [release.partition for release in raw_releases(source, raw_root)]
     added = [key for key in held if key not in known]

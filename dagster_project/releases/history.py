@@ -22,10 +22,14 @@ def partition_key(key: str) -> str:
 @dataclass(frozen=True)
 class RawRelease:
     key: str  # the release key (store.release_key): how source_releases names it
-    partition: str  # the same key as a partition key
     manifest: Manifest  # the latest pull of these files
     first_pulled: str  # when these files were first pulled (retrieved_at of the earliest pull)
     pulls: int
+
+    @property
+    def partition(self) -> str:
+        """The same key as a partition key."""
+        return partition_key(self.key)
 
 
 class ReleaseNotInRawZoneError(LookupError):
@@ -43,7 +47,7 @@ def raw_releases(source: str, raw_root: str) -> list[RawRelease]:
         first.setdefault(key, manifest)
         latest[key] = manifest
         pulls[key] = pulls.get(key, 0) + 1
-    return [RawRelease(key, partition_key(key), latest[key], first[key].retrieved_at, pulls[key]) for key in first]
+    return [RawRelease(key, latest[key], first[key].retrieved_at, pulls[key]) for key in first]
 
 
 def locate(source: str, key: str, raw_root: str) -> tuple[RawRelease, RawRelease | None]:

@@ -38,10 +38,11 @@ def table_metadata(previous: Mapping[str, dg.MetadataValue], digest: str, now: f
             "last_changed": dg.MetadataValue.timestamp(last_changed)}
 
 
-def _previous(instance: dg.DagsterInstance, key: dg.AssetKey) -> Mapping[str, dg.MetadataValue]:
-    records = instance.fetch_materializations(key, limit=1).records
-    materialization = records[0].asset_materialization if records else None
-    return materialization.metadata if materialization is not None else {}
+def _previous(instance: dg.DagsterInstance, keys: list[dg.AssetKey]) -> dict[dg.AssetKey, Mapping[str, Any]]:
+    """Each table's last materialization metadata, in one read of the event log."""
+    events = instance.get_latest_materialization_events(keys)
+    return {key: event.asset_materialization.metadata if event and event.asset_materialization else {}
+            for key, event in events.items()}
 
 
 @dg.multi_asset(specs=table_specs(MANIFEST), can_subset=True, name="platform_tables")
@@ -51,7 +52,8 @@ def platform_tables(context: dg.AssetExecutionContext, postgres: PostgresResourc
     with platform_tables_required():
         digests = table_digests(postgres.get_engine(), names)
     now = time.time()
+    previous = _previous(context.instance, list(names.values()))
     for name, digest in sorted(digests.items()):
         key = names[name]
-        metadata = table_metadata(_previous(context.instance, key), digest, now)
+        metadata = table_metadata(previous.get(key, {}), digest, now)
         yield dg.MaterializeResult(asset_key=key, data_version=dg.DataVersion(digest), metadata=metadata)
