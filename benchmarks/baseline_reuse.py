@@ -45,25 +45,41 @@ def main() -> None:
     started = time.perf_counter()
     reused = Baseline.build(pipeline)
     reuse_seconds = time.perf_counter() - started
-    print(f"documents {len(reused.keys)}: every one encoded {all_seconds:.1f} s ({encoded_all.encoded} encoded); "
-          f"single chunks reused {reuse_seconds:.1f} s ({reused.encoded} encoded, {reused.from_chunks} from chunks)"
-          f" = {reuse_seconds / all_seconds:.2f}x")
+    print(
+        f"documents {len(reused.keys)}: every one encoded {all_seconds:.1f} s ({encoded_all.encoded} encoded); "
+        f"single chunks reused {reuse_seconds:.1f} s ({reused.encoded} encoded, {reused.from_chunks} from chunks)"
+        f" = {reuse_seconds / all_seconds:.2f}x"
+    )
     print(f"largest difference between the matrices: {np.abs(reused.matrix - encoded_all.matrix).max():.2e}")
 
     with pipeline.engine.connect() as conn:
-        earlier = dict(conn.execute(text(
-            "SELECT source || '_' || external_id, title || '. ' || content FROM documents"
-            " WHERE status = 'active' ORDER BY 1")).all())
+        earlier = dict(
+            conn.execute(
+                text(
+                    "SELECT source || '_' || external_id, title || '. ' || content FROM documents"
+                    " WHERE status = 'active' ORDER BY 1"
+                )
+            ).all()
+        )
     earlier_keys = list(earlier)
-    earlier_matrix = np.asarray(model.encode(list(earlier.values()), batch_size=settings.index.embedding_batch_size,
-                                             normalize_embeddings=True, show_progress_bar=False), dtype=np.float32)
+    earlier_matrix = np.asarray(
+        model.encode(
+            list(earlier.values()),
+            batch_size=settings.index.embedding_batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        ),
+        dtype=np.float32,
+    )
     print("task | questions | baseline_dense MRR@10: 'title. content' encoded / title+blank line encoded / reused")
     for task, questions in retrieval_tasks(settings, engine, settings.evals.eval_retrieval_questions).items():
         vectors = np.asarray(pipeline.embed_many([q.question for q in questions]), dtype=np.float32)
         relevant = [q.relevant_doc for q in questions]
-        figures = [mrr(earlier_matrix, earlier_keys, vectors, relevant),
-                   mrr(encoded_all.matrix, encoded_all.keys, vectors, relevant),
-                   mrr(reused.matrix, reused.keys, vectors, relevant)]
+        figures = [
+            mrr(earlier_matrix, earlier_keys, vectors, relevant),
+            mrr(encoded_all.matrix, encoded_all.keys, vectors, relevant),
+            mrr(reused.matrix, reused.keys, vectors, relevant),
+        ]
         print(f"{task} | {len(questions)} | " + " / ".join(f"{f:.4f}" for f in figures))
 
 

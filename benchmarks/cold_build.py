@@ -67,8 +67,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cold-run-id", default=None, help="report this earlier cold run instead of making one")
     parser.add_argument("--no-rerun", action="store_true", help="report the cold run only")
-    parser.add_argument("--floor-seconds", type=float, default=None,
-                        help="the encoder's floor (benchmarks/encode_floor.py): steps are also given as multiples")
+    parser.add_argument(
+        "--floor-seconds",
+        type=float,
+        default=None,
+        help="the encoder's floor (benchmarks/encode_floor.py): steps are also given as multiples",
+    )
     args = parser.parse_args()
     settings = get_settings()
     peak = PeakRss()
@@ -81,8 +85,10 @@ def main() -> None:
         start = time.perf_counter()
         outcome = materialize_selection(settings, "*")
         runs[name] = (outcome.run_id, time.perf_counter() - start)
-        print(f"{name}: run {outcome.run_id} success={outcome.success}, {len(outcome.materialized)} assets, "
-              f"checks {outcome.checks_passed}/{outcome.checks_total}, {runs[name][1]:.1f} s wall")
+        print(
+            f"{name}: run {outcome.run_id} success={outcome.success}, {len(outcome.materialized)} assets, "
+            f"checks {outcome.checks_passed}/{outcome.checks_total}, {runs[name][1]:.1f} s wall"
+        )
     with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
         steps = {name: step_seconds(instance, run_id) for name, (run_id, _) in runs.items()}
         totals = {name: run_seconds(instance, run_id) for name, (run_id, _) in runs.items()}
@@ -98,8 +104,10 @@ def main() -> None:
             print(f"{key}: {steps['cold'].get(key, 0.0) / args.floor_seconds:.2f}x the encoder floor")
         print(f"cold build: {totals['cold'] / args.floor_seconds:.2f}x the encoder floor")
     peak.stop()
-    print(f"peak RSS of the run: {peak.peak / 2**30:.2f} GiB (this process and its descendants, Ray's workers "
-          "included, sampled each second; the Postgres, Neo4j and Redis servers are not descendants)")
+    print(
+        f"peak RSS of the run: {peak.peak / 2**30:.2f} GiB (this process and its descendants, Ray's workers "
+        "included, sampled each second; the Postgres, Neo4j and Redis servers are not descendants)"
+    )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,10 @@ def main() -> None:
     base = float(np.percentile(healthy, 95))
     for name, values in (("Neo4j up", healthy), ("Neo4j down", degraded)):
         p50, p95 = np.percentile(values, 50), np.percentile(values, 95)
-        print(f"{name:11s} p50 {p50:7.1f} ms  p95 {p95:7.1f} ms  max {max(values):7.1f} ms  "
-              f"first {values[0]:7.1f} ms  p95/up {p95 / base:4.2f}x")
+        print(
+            f"{name:11s} p50 {p50:7.1f} ms  p95 {p95:7.1f} ms  max {max(values):7.1f} ms  "
+            f"first {values[0]:7.1f} ms  p95/up {p95 / base:4.2f}x"
+        )
     print(f"degraded answers carrying the warning: {warned}/{len(questions)}")
 
 

@@ -51,10 +51,14 @@ def main() -> None:
     tok = model.tokenizer
     config = ChunkerConfig(s.index.chunk_min_chars, s.index.chunk_max_chars)
     with engine.connect() as conn:
-        rows = conn.execute(text(
-            "SELECT d.id AS doc, d.title, d.content, c.id, c.chunk_index, c.content AS chunk, c.embedding::text AS v"
-            " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'active'"
-            " ORDER BY d.id, c.chunk_index")).all()
+        rows = conn.execute(
+            text(
+                "SELECT d.id AS doc, d.title, d.content, c.id, c.chunk_index, c.content AS chunk,"
+                " c.embedding::text AS v"
+                " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'active'"
+                " ORDER BY d.id, c.chunk_index"
+            )
+        ).all()
     docs: dict[int, list] = defaultdict(list)
     for r in rows:
         docs[r.doc].append(r)
@@ -69,8 +73,9 @@ def main() -> None:
     started = time.perf_counter()
     svec = dict(zip(sentences, enc(sentences), strict=True))
     sentence_seconds = time.perf_counter() - started
-    titles = list(dict.fromkeys(rs[0].title.strip() for d, rs in docs.items() if plans[d].needs_vectors
-                                and rs[0].title.strip()))
+    titles = list(
+        dict.fromkeys(rs[0].title.strip() for d, rs in docs.items() if plans[d].needs_vectors and rs[0].title.strip())
+    )
     started = time.perf_counter()
     tvec = dict(zip(titles, enc(titles), strict=True))
     title_seconds = time.perf_counter() - started
@@ -87,7 +92,7 @@ def main() -> None:
         for r in rs:
             body, parts = r.chunk, []
             if r.chunk_index == 0 and title and body.startswith(f"{title}\n\n"):
-                body, parts = body[len(title) + 2:], [(tvec.get(title), ntok(title))]
+                body, parts = body[len(title) + 2 :], [(tvec.get(title), ntok(title))]
             got = members(body, plan.sentences, start) if plan.needs_vectors else None
             if got is None or any(v is None for v, _ in parts):
                 fallback.append(row)
@@ -105,16 +110,19 @@ def main() -> None:
     started = time.perf_counter()
     enc(fb_texts)
     fallback_seconds = time.perf_counter() - started
-    print(f"chunks {len(rows)}: derived {len(rows) - len(fallback)}, still encoded {len(fallback)}"
-          f" ({len(fb_texts)} texts, {fallback_seconds:.1f} s); sentences {len(sentences)} {sentence_seconds:.1f} s;"
-          f" titles {len(titles)} {title_seconds:.1f} s")
+    print(
+        f"chunks {len(rows)}: derived {len(rows) - len(fallback)}, still encoded {len(fallback)}"
+        f" ({len(fb_texts)} texts, {fallback_seconds:.1f} s); sentences {len(sentences)} {sentence_seconds:.1f} s;"
+        f" titles {len(titles)} {title_seconds:.1f} s"
+    )
     cos = np.sum(indexed * derived, axis=1)
     print(f"cosine(indexed, derived): mean {cos.mean():.4f}, p5 {np.percentile(cos, 5):.4f}, min {cos.min():.4f}")
     idx = s.index
     tasks = retrieval_tasks(s, engine, s.evals.eval_retrieval_questions)
     queries = list(dict.fromkeys(q.question for qs in tasks.values() for q in qs))  # the scorecard's set: no prune
-    matrix, encoded = query_vectors(engine, f"{idx.embedding_model}/{idx.embedding_dim}/prefix="
-                                    f"{idx.embedding_query_prefix}", queries, enc)
+    matrix, encoded = query_vectors(
+        engine, f"{idx.embedding_model}/{idx.embedding_dim}/prefix={idx.embedding_query_prefix}", queries, enc
+    )
     print(f"queries {len(queries)}, encoded now {encoded}")
     vector_of = dict(zip(queries, matrix, strict=True))
     for task, qs in tasks.items():
@@ -122,8 +130,14 @@ def main() -> None:
         out = []
         for m in (indexed, derived):
             top = np.argsort(-(qv @ m.T), axis=1)[:, :60]
-            out.append(np.mean([reciprocal_rank(doc_ranking(ids[i] for i in t), q.relevant_doc)
-                                for t, q in zip(top, qs, strict=True)]))
+            out.append(
+                np.mean(
+                    [
+                        reciprocal_rank(doc_ranking(ids[i] for i in t), q.relevant_doc)
+                        for t, q in zip(top, qs, strict=True)
+                    ]
+                )
+            )
         print(f"{task} ({len(qs)}): dense MRR@10 indexed {out[0]:.4f} / derived {out[1]:.4f}")
 
 

@@ -49,19 +49,27 @@ def main() -> None:
     args = parser.parse_args()
     settings = get_settings()
     with engine_for(settings.platform_database_url).connect() as conn:
-        documents = pd.read_sql(text("SELECT id AS document_id, title, content FROM documents"
-                                     " WHERE status = 'active' ORDER BY id LIMIT :n"), conn, params={"n": args.limit})
+        documents = pd.read_sql(
+            text(
+                "SELECT id AS document_id, title, content FROM documents WHERE status = 'active' ORDER BY id LIMIT :n"
+            ),
+            conn,
+            params={"n": args.limit},
+        )
     config = ChunkerConfig(settings.index.chunk_min_chars, settings.index.chunk_max_chars)
     model = load_sentence_model(settings.index.embedding_model)
 
     def encode(texts: list[str]) -> np.ndarray:
-        return model.encode(list(texts), batch_size=args.batch_size, normalize_embeddings=True,
-                            show_progress_bar=False)
+        return model.encode(list(texts), batch_size=args.batch_size, normalize_embeddings=True, show_progress_bar=False)
 
     encode(documents["content"].head(16).tolist())  # warm-up: the first call is always slower
     start = time.perf_counter()
-    chunked, _ = chunk_block(list(zip(documents["title"], documents["content"], strict=True)), encode, config,
-                             model.get_sentence_embedding_dimension())
+    chunked, _ = chunk_block(
+        list(zip(documents["title"], documents["content"], strict=True)),
+        encode,
+        config,
+        model.get_sentence_embedding_dimension(),
+    )
     texts = [piece for pieces in chunked for piece in pieces]
     plain_fused = len(documents) / (time.perf_counter() - start)
     baseline = encode(texts)  # not timed: the embed-only comparison below needs every chunk text's own vector
@@ -69,35 +77,45 @@ def main() -> None:
 
     ensure_ray(args.ray_address or settings.resolved_ray_address, settings.ops.ray_num_cpus, settings.home / "ray")
     layout = cluster_layout(settings.index.embedding_actors, settings.index.embedding_cpus_per_actor)
-    print(f"layout: {layout.actors} actor(s) x {layout.cpus_per_actor} CPU, {layout.gpus_per_actor} GPU, "
-          f"{len(layout.nodes)} node(s)")
+    print(
+        f"layout: {layout.actors} actor(s) x {layout.cpus_per_actor} CPU, {layout.gpus_per_actor} GPU, "
+        f"{len(layout.nodes)} node(s)"
+    )
     print(f"{'fused, plain in-process':<30}{plain_fused:>10.1f} docs/s    1.00x")
     start = time.perf_counter()
     actors = start_chunk_actors(settings.index.embedding_model, layout, args.batch_size, config)
     actor_start = time.perf_counter() - start
-    out = list(chunk_and_embed_on_ray(documents, settings.index.embedding_model, layout, args.batch_size, config,
-                                      actors=actors))
+    out = list(
+        chunk_and_embed_on_ray(
+            documents, settings.index.embedding_model, layout, args.batch_size, config, actors=actors
+        )
+    )
     rate = len(documents) / (time.perf_counter() - start - actor_start)
     release(actors)  # their CPUs (or GPUs) go back for the embed-only pipeline below
     print(f"{'  Ray actor start + model load':<30}{actor_start:>10.1f} s (not in the rate below)")
     same = sum(o.texts == chunked[int(np.flatnonzero(documents["document_id"] == o.document_id)[0])] for o in out)
     nodes = {o.node_id for o in out}
-    print(f"{'fused, on Ray':<30}{rate:>10.1f} docs/s    {rate / plain_fused:.2f}x  "
-          f"({same}/{len(out)} documents chunked identically, {len(nodes)} node(s))")
+    print(
+        f"{'fused, on Ray':<30}{rate:>10.1f} docs/s    {rate / plain_fused:.2f}x  "
+        f"({same}/{len(out)} documents chunked identically, {len(nodes)} node(s))"
+    )
 
     start = time.perf_counter()
     encode(texts)
     plain_embed = len(texts) / (time.perf_counter() - start)
-    rows = pd.DataFrame({"id": [str(i) for i in range(len(texts))], "content": texts,
-                         "content_hash": [""] * len(texts)})
+    rows = pd.DataFrame(
+        {"id": [str(i) for i in range(len(texts))], "content": texts, "content_hash": [""] * len(texts)}
+    )
     start = time.perf_counter()
     embedded = list(embed_on_ray(rows, settings.index.embedding_model, layout, args.batch_size))
     rate = len(texts) / (time.perf_counter() - start)
     vectors = {i: v for b in embedded for i, v in zip(b["id"], b["embedding"], strict=True)}
     agree = float(np.mean([np.dot(vectors[str(n)], baseline[n]) for n in range(len(texts))]))
     print(f"{'embed only, plain':<30}{plain_embed:>10.1f} chunks/s  1.00x")
-    print(f"{'embed only, on Ray':<30}{rate:>10.1f} chunks/s  {rate / plain_embed:.2f}x  "
-          f"(mean cosine to baseline {agree:.4f})")
+    print(
+        f"{'embed only, on Ray':<30}{rate:>10.1f} chunks/s  {rate / plain_embed:.2f}x  "
+        f"(mean cosine to baseline {agree:.4f})"
+    )
 
 
 if __name__ == "__main__":

@@ -47,16 +47,22 @@ def main() -> None:
         model.half()
 
     def encode(texts: list[str], batch_size: int) -> np.ndarray:
-        vectors = model.encode(texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False,
-                               convert_to_numpy=True)
+        vectors = model.encode(
+            texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+        )
         return np.asarray(vectors, dtype=np.float32)
 
     report = io.StringIO()
     with contextlib.redirect_stdout(report):
         name = torch.cuda.get_device_name(0) if device == "cuda" else "CPU"
         print(f"device: {name}, torch {torch.__version__}, {torch.get_num_threads()} CPU threads")
-        measure([tuple(d) for d in exported["documents"]], config, encode,
-                [int(s) for s in args.batch_sizes.split(",")], args.sample)
+        measure(
+            [tuple(d) for d in exported["documents"]],
+            config,
+            encode,
+            [int(s) for s in args.batch_sizes.split(",")],
+            args.sample,
+        )
     print(report.getvalue())
     if os.environ.get("OUT"):
         Path(os.environ["OUT"], "gpu_floor.txt").write_text(report.getvalue())

@@ -58,9 +58,11 @@ def demo_documents(n: int) -> pd.DataFrame:
 
 def fresh_process_load_seconds(device: str) -> float:
     """Import + model load in a new Python process: what an in-process Dagster step would pay first."""
-    code = ("import time; t = time.perf_counter();"
-            " from dagster_project.index.encoder import DEFAULT_MODEL, load_sentence_model;"
-            f" load_sentence_model(DEFAULT_MODEL, {device!r}); print(time.perf_counter() - t)")
+    code = (
+        "import time; t = time.perf_counter();"
+        " from dagster_project.index.encoder import DEFAULT_MODEL, load_sentence_model;"
+        f" load_sentence_model(DEFAULT_MODEL, {device!r}); print(time.perf_counter() - t)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT)
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -80,13 +82,15 @@ def main() -> None:
     model = load_sentence_model(DEFAULT_MODEL, device)
 
     def encode(texts: list[str]) -> np.ndarray:
-        return model.encode(list(texts), batch_size=args.batch_size, normalize_embeddings=True,
-                            show_progress_bar=False)
+        return model.encode(list(texts), batch_size=args.batch_size, normalize_embeddings=True, show_progress_bar=False)
 
     encode(documents["content"].head(64).tolist())
     start = time.perf_counter()
-    texts = [c for t, body in zip(documents["title"], documents["content"], strict=True)
-             for c in chunk_document(t, body, encode, config)]
+    texts = [
+        c
+        for t, body in zip(documents["title"], documents["content"], strict=True)
+        for c in chunk_document(t, body, encode, config)
+    ]
     encode(texts)
     plain_work = time.perf_counter() - start
 
@@ -103,17 +107,25 @@ def main() -> None:
     start = time.perf_counter()
     embedded = sum(len(b["id"]) for b in embed_on_ray(rows, DEFAULT_MODEL, layout, args.batch_size))
     embed_rate = embedded / (time.perf_counter() - start)
-    result = {"device": device, "gpu": torch.cuda.get_device_name(0) if device == "cuda" else None,
-              "documents": len(documents), "chunks": len(texts), "actors": layout.actors,
-              "cpus_per_actor": layout.cpus_per_actor, "gpus_per_actor": layout.gpus_per_actor,
-              "nodes": len({d.node_id for d in chunked}),
-              "plain_model_load_s": round(plain_load, 1), "plain_work_s": round(plain_work, 1),
-              "ray_actor_start_s": round(ray_start, 1), "ray_work_s": round(ray_work, 1),
-              "plain_chunks_per_s": round(len(texts) / plain_work, 1),
-              "fused_ray_chunks_per_s": round(len(texts) / ray_work, 1),
-              "embed_only_ray_chunks_per_s_with_start": round(embed_rate, 1),
-              "fused_ratio_warm": round(plain_work / ray_work, 2),
-              "fused_ratio_cold": round((plain_load + plain_work) / (ray_start + ray_work), 2)}
+    result = {
+        "device": device,
+        "gpu": torch.cuda.get_device_name(0) if device == "cuda" else None,
+        "documents": len(documents),
+        "chunks": len(texts),
+        "actors": layout.actors,
+        "cpus_per_actor": layout.cpus_per_actor,
+        "gpus_per_actor": layout.gpus_per_actor,
+        "nodes": len({d.node_id for d in chunked}),
+        "plain_model_load_s": round(plain_load, 1),
+        "plain_work_s": round(plain_work, 1),
+        "ray_actor_start_s": round(ray_start, 1),
+        "ray_work_s": round(ray_work, 1),
+        "plain_chunks_per_s": round(len(texts) / plain_work, 1),
+        "fused_ray_chunks_per_s": round(len(texts) / ray_work, 1),
+        "embed_only_ray_chunks_per_s_with_start": round(embed_rate, 1),
+        "fused_ratio_warm": round(plain_work / ray_work, 2),
+        "fused_ratio_cold": round((plain_load + plain_work) / (ray_start + ray_work), 2),
+    }
     print(json.dumps(result, indent=2))
     if args.out:
         args.out.write_text(json.dumps(result, indent=2))

@@ -40,8 +40,7 @@ COPY: dict[str, Callable[[dict[str, Any], int], dict[str, Any]]] = {
     "reactions": lambda r, c: r | {"id": f"{r['id']}~{c}", "pathway": f"{r['pathway']}~{c}"},
     "genes": lambda r, c: r | {"id": f"{r['id']}~{c}"},
     "gene_members": lambda r, c: {"pathway": f"{r['pathway']}~{c}", "members": [f"{m}~{c}" for m in r["members"]]},
-    "compound_members": lambda r, c: {"pathway": f"{r['pathway']}~{c}",
-                                      "members": [f"{m}~{c}" for m in r["members"]]},
+    "compound_members": lambda r, c: {"pathway": f"{r['pathway']}~{c}", "members": [f"{m}~{c}" for m in r["members"]]},
     "papers": lambda r, c: r | {"id": f"{r['id']}~{c}", "genes": [f"{g}~{c}" for g in r["genes"]]},
 }
 
@@ -54,8 +53,9 @@ def _free_port() -> int:
 
 def _clear(driver: Any) -> None:
     with driver.session() as session:  # CALL … IN TRANSACTIONS needs an auto-commit transaction
-        session.run("MATCH (n) WHERE NOT n:FluxMigration CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
-                    ).consume()
+        session.run(
+            "MATCH (n) WHERE NOT n:FluxMigration CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+        ).consume()
 
 
 def _latencies(driver: Any, query: str, seeds: list[str]) -> np.ndarray:
@@ -84,8 +84,7 @@ def main() -> None:
     sizes, load_s, p95s = [], [], []
     try:
         apply_neo4j(driver, scratch)
-        print(f"{'scale':>5} {'nodes':>10} {'edges':>10} {'load':>9} {'expand p50':>11} {'p95':>8}"
-              f" {'lookup p95':>11}")
+        print(f"{'scale':>5} {'nodes':>10} {'edges':>10} {'load':>9} {'expand p50':>11} {'p95':>8} {'lookup p95':>11}")
         for scale in args.scales:
             _clear(driver)
             start = time.perf_counter()
@@ -102,16 +101,22 @@ def main() -> None:
             sizes.append(n_nodes + n_edges)
             load_s.append(seconds)
             p95s.append(float(np.percentile(expand, 95)))
-            print(f"{scale:>5} {n_nodes:>10,} {n_edges:>10,} {seconds:>8.1f}s {np.percentile(expand, 50):>9.1f}ms"
-                  f" {p95s[-1]:>6.1f}ms {np.percentile(lookup, 95):>9.2f}ms"
-                  f"  (expand / lookup p95: {p95s[-1] / np.percentile(lookup, 95):.1f}x)")
+            print(
+                f"{scale:>5} {n_nodes:>10,} {n_edges:>10,} {seconds:>8.1f}s {np.percentile(expand, 50):>9.1f}ms"
+                f" {p95s[-1]:>6.1f}ms {np.percentile(lookup, 95):>9.2f}ms"
+                f"  (expand / lookup p95: {p95s[-1] / np.percentile(lookup, 95):.1f}x)"
+            )
     finally:
         driver.close()
         service.stop()
         shutil.rmtree(home, ignore_errors=True)
-    save_loglog(PLOT, "Knowledge graph (2 cores)", "nodes + relationships",
-                "seconds (load) / milliseconds (expansion p95)",
-                {"load, s": (sizes, load_s), "depth-2 expansion p95, ms": (sizes, p95s)})
+    save_loglog(
+        PLOT,
+        "Knowledge graph (2 cores)",
+        "nodes + relationships",
+        "seconds (load) / milliseconds (expansion p95)",
+        {"load, s": (sizes, load_s), "depth-2 expansion p95, ms": (sizes, p95s)},
+    )
     print(f"plot: {PLOT}")
 
 

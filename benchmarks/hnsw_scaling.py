@@ -47,10 +47,20 @@ def real_vectors_and_queries(settings: FluxSettings, n_queries: int) -> tuple[np
     engine = engine_for(settings.platform_database_url)
     with engine.connect() as conn:
         table = as_sql(qualified(current_index(engine).chunk_table))
-        base = np.array([np.asarray(v, dtype=np.float32) for v in conn.execute(
-            text(f"SELECT embedding::real[] FROM {table}")).scalars()])
-        questions = conn.execute(text("SELECT title FROM documents WHERE source = 'pubmed' ORDER BY external_id"
-                                      " LIMIT :n"), {"n": n_queries}).scalars().all()
+        base = np.array(
+            [
+                np.asarray(v, dtype=np.float32)
+                for v in conn.execute(text(f"SELECT embedding::real[] FROM {table}")).scalars()
+            ]
+        )
+        questions = (
+            conn.execute(
+                text("SELECT title FROM documents WHERE source = 'pubmed' ORDER BY external_id LIMIT :n"),
+                {"n": n_queries},
+            )
+            .scalars()
+            .all()
+        )
     encoder = load_sentence_model(settings.index.embedding_model)
     return base, np.asarray(encoder.encode(list(questions), normalize_embeddings=True), dtype=np.float32)
 
@@ -79,8 +89,9 @@ def timed_queries(conn: psycopg.Connection, queries: np.ndarray, exact_scan: boo
     return ids, ms
 
 
-def exact_only(conn: psycopg.Connection, base: np.ndarray, queries: np.ndarray, sizes: list[int],
-               rng: np.random.Generator) -> None:
+def exact_only(
+    conn: psycopg.Connection, base: np.ndarray, queries: np.ndarray, sizes: list[int], rng: np.random.Generator
+) -> None:
     """The baseline column alone (same synthetic tables, same seed): sequential scans, checked against numpy."""
     for size in sizes:
         vectors = synthetic(base, size, rng)
@@ -88,8 +99,11 @@ def exact_only(conn: psycopg.Connection, base: np.ndarray, queries: np.ndarray, 
         found, scan_ms = timed_queries(conn, queries[:20], exact_scan=True)
         exact = np.argsort(-(queries[:20] @ vectors.T), axis=1)[:, :TOP_K]
         agree = np.mean([len(set(f) & set(e.tolist())) / TOP_K for f, e in zip(found, exact, strict=True)])
-        print(f"{size:>10,} exact scan p50 {np.percentile(scan_ms, 50):7.1f}ms  p95 {np.percentile(scan_ms, 95):7.1f}ms"
-              f"  (top-10 equal to numpy's: {agree:.3f})", flush=True)
+        print(
+            f"{size:>10,} exact scan p50 {np.percentile(scan_ms, 50):7.1f}ms  p95 {np.percentile(scan_ms, 95):7.1f}ms"
+            f"  (top-10 equal to numpy's: {agree:.3f})",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -102,8 +116,10 @@ def main() -> None:
     settings = get_settings()
     base, queries = real_vectors_and_queries(settings, args.queries)
     m, ef_construction = settings.index.hnsw_m, settings.index.hnsw_ef_construction
-    print(f"{len(base)} real chunk vectors → synthetic tables; {len(queries)} queries; m={m}, "
-          f"ef_construction={ef_construction}, ef_search={EF_SEARCH}")
+    print(
+        f"{len(base)} real chunk vectors → synthetic tables; {len(queries)} queries; m={m}, "
+        f"ef_construction={ef_construction}, ef_search={EF_SEARCH}"
+    )
     print(f"{'vectors':>10} {'load':>8} {'build':>8} {'recall@10':>10} {'p50':>8} {'p95':>8} {'exact p95':>10}")
     rng = np.random.default_rng(0)
     url = settings.platform_database_url.replace("postgresql+psycopg://", "postgresql://")
@@ -120,28 +136,39 @@ def main() -> None:
                 loaded = time.perf_counter() - start
                 conn.execute(f"SET maintenance_work_mem = '{args.maintenance_work_mem}'")
                 start = time.perf_counter()
-                conn.execute(f"CREATE INDEX ON {TABLE} USING hnsw (embedding vector_cosine_ops)"
-                             f" WITH (m = {int(m)}, ef_construction = {int(ef_construction)})")
+                conn.execute(
+                    f"CREATE INDEX ON {TABLE} USING hnsw (embedding vector_cosine_ops)"
+                    f" WITH (m = {int(m)}, ef_construction = {int(ef_construction)})"
+                )
                 conn.commit()
                 built = time.perf_counter() - start
                 exact = np.argsort(-(queries @ vectors.T), axis=1)[:, :TOP_K]
                 timed_queries(conn, queries[:20], exact_scan=False)  # warm the index pages
                 approx, ms = timed_queries(conn, queries, exact_scan=False)
                 _, scan_ms = timed_queries(conn, queries[:20], exact_scan=True)
-                recall = float(np.mean([len(set(a) & set(e.tolist())) / TOP_K for a, e in zip(approx, exact,
-                                                                                               strict=True)]))
+                recall = float(
+                    np.mean([len(set(a) & set(e.tolist())) / TOP_K for a, e in zip(approx, exact, strict=True)])
+                )
                 sizes.append(size)
                 builds.append(built)
                 p95s.append(float(np.percentile(ms, 95)))
                 recalls.append(recall)
-                print(f"{size:>10,} {loaded:>7.1f}s {built:>7.1f}s {recall:>10.3f} {np.percentile(ms, 50):>6.2f}ms"
-                      f" {p95s[-1]:>6.2f}ms {np.percentile(scan_ms, 95):>8.1f}ms"
-                      f"  (HNSW {np.percentile(scan_ms, 95) / p95s[-1]:.0f}x faster at p95)", flush=True)
+                print(
+                    f"{size:>10,} {loaded:>7.1f}s {built:>7.1f}s {recall:>10.3f} {np.percentile(ms, 50):>6.2f}ms"
+                    f" {p95s[-1]:>6.2f}ms {np.percentile(scan_ms, 95):>8.1f}ms"
+                    f"  (HNSW {np.percentile(scan_ms, 95) / p95s[-1]:.0f}x faster at p95)",
+                    flush=True,
+                )
         finally:
             conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
             conn.commit()
-    save_loglog(PLOT, f"pgvector HNSW (m={m}, ef_construction={ef_construction}; 2 cores)", "vectors",
-                "seconds (build) / milliseconds (p95)", {"build, s": (sizes, builds), "query p95, ms": (sizes, p95s)})
+    save_loglog(
+        PLOT,
+        f"pgvector HNSW (m={m}, ef_construction={ef_construction}; 2 cores)",
+        "vectors",
+        "seconds (build) / milliseconds (p95)",
+        {"build, s": (sizes, builds), "query p95, ms": (sizes, p95s)},
+    )
     print(f"plot: {PLOT}; recall@10 {', '.join(f'{r:.3f}' for r in recalls)}")
 
 

@@ -34,8 +34,9 @@ def index_name(storage: str, m: int, ef_construction: int) -> str:
     return f"{TABLE}_{storage}_m{int(m)}_efc{int(ef_construction)}_idx"
 
 
-def search(conn: psycopg.Connection, storage: str, dim: int, queries: np.ndarray, ef: int
-           ) -> tuple[list[list[int]], list[float]]:
+def search(
+    conn: psycopg.Connection, storage: str, dim: int, queries: np.ndarray, ef: int
+) -> tuple[list[list[int]], list[float]]:
     order = ORDER[storage].format(dim=dim)
     ids, ms = [], []
     for query in queries:
@@ -52,8 +53,12 @@ def search(conn: psycopg.Connection, storage: str, dim: int, queries: np.ndarray
 def planner_choice(conn: psycopg.Connection, storage: str, dim: int, query: np.ndarray, ef: int) -> str:
     with conn.transaction():
         conn.execute(f"SET LOCAL hnsw.ef_search = {int(ef)}")
-        plan = " ".join(r[0] for r in conn.execute(
-            f"EXPLAIN SELECT id FROM {TABLE} ORDER BY {ORDER[storage].format(dim=dim)} LIMIT {TOP_K}", (query,)))
+        plan = " ".join(
+            r[0]
+            for r in conn.execute(
+                f"EXPLAIN SELECT id FROM {TABLE} ORDER BY {ORDER[storage].format(dim=dim)} LIMIT {TOP_K}", (query,)
+            )
+        )
     return "index" if "Index Scan" in plan else "seq scan"
 
 
@@ -61,8 +66,10 @@ def build(conn: psycopg.Connection, storage: str, dim: int, m: int, ef_construct
     """Builds this storage's index with these parameters; a kept one is reused. Another index of the same storage
     (other parameters) is dropped first: the planner would pick either for the same query."""
     name = index_name(storage, m, ef_construction)
-    for (other,) in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname LIKE %s"
-                                 " AND indexname <> %s", (TABLE, f"{TABLE}_{storage}_%", name)).fetchall():
+    for (other,) in conn.execute(
+        "SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname LIKE %s AND indexname <> %s",
+        (TABLE, f"{TABLE}_{storage}_%", name),
+    ).fetchall():
         conn.execute(f"DROP INDEX {other}")
         print(f"dropped {other}: another {storage} index on the same table", flush=True)
     conn.commit()
@@ -70,8 +77,10 @@ def build(conn: psycopg.Connection, storage: str, dim: int, m: int, ef_construct
         return float("nan")
     conn.execute(f"SET maintenance_work_mem = '{memory}'")
     start = time.perf_counter()
-    conn.execute(f"CREATE INDEX {name} ON {TABLE} USING hnsw ({INDEX[storage].format(dim=dim)})"
-                 f" WITH (m = {int(m)}, ef_construction = {int(ef_construction)})")
+    conn.execute(
+        f"CREATE INDEX {name} ON {TABLE} USING hnsw ({INDEX[storage].format(dim=dim)})"
+        f" WITH (m = {int(m)}, ef_construction = {int(ef_construction)})"
+    )
     conn.commit()
     return time.perf_counter() - start
 
@@ -84,8 +93,9 @@ def main() -> None:
     parser.add_argument("--storage", nargs="+", default=["vector", "halfvec"])
     parser.add_argument("--maintenance-work-mem", default="3GB")
     parser.add_argument("--m", type=int, default=None, help="HNSW m (default: FLUX_HNSW_M)")
-    parser.add_argument("--ef-construction", type=int, default=None,
-                        help="HNSW ef_construction (default: FLUX_HNSW_EF_CONSTRUCTION)")
+    parser.add_argument(
+        "--ef-construction", type=int, default=None, help="HNSW ef_construction (default: FLUX_HNSW_EF_CONSTRUCTION)"
+    )
     parser.add_argument("--keep", action="store_true", help="leave the table and indexes for the next run")
     args = parser.parse_args()
     settings = get_settings()
@@ -109,16 +119,23 @@ def main() -> None:
                 built = build(conn, storage, dim, m, ef_construction, args.maintenance_work_mem)
                 name = index_name(storage, m, ef_construction)
                 size = conn.execute("SELECT pg_relation_size(%s)", (name,)).fetchone()[0]
-                print(f"\n{storage}: m={m}, ef_construction={ef_construction}, build "
-                      f"{'(kept)' if np.isnan(built) else f'{built:.1f} s'}, index {size / 2**20:.0f} MiB", flush=True)
+                print(
+                    f"\n{storage}: m={m}, ef_construction={ef_construction}, build "
+                    f"{'(kept)' if np.isnan(built) else f'{built:.1f} s'}, index {size / 2**20:.0f} MiB",
+                    flush=True,
+                )
                 print(f"{'ef_search':>10} {'recall@10':>10} {'p50 ms':>8} {'p95 ms':>8} {'planner':>9}")
                 search(conn, storage, dim, queries[:20], max(args.ef))  # warm the index pages
                 for ef in args.ef:
                     found, ms = search(conn, storage, dim, queries, ef)
-                    recall = float(np.mean([len(set(f) & set(e.tolist())) / TOP_K
-                                            for f, e in zip(found, exact, strict=True)]))
-                    print(f"{ef:>10} {recall:>10.3f} {np.percentile(ms, 50):>8.2f} {np.percentile(ms, 95):>8.2f} "
-                          f"{planner_choice(conn, storage, dim, queries[0], ef):>9}", flush=True)
+                    recall = float(
+                        np.mean([len(set(f) & set(e.tolist())) / TOP_K for f, e in zip(found, exact, strict=True)])
+                    )
+                    print(
+                        f"{ef:>10} {recall:>10.3f} {np.percentile(ms, 50):>8.2f} {np.percentile(ms, 95):>8.2f} "
+                        f"{planner_choice(conn, storage, dim, queries[0], ef):>9}",
+                        flush=True,
+                    )
         finally:
             if not args.keep:
                 conn.execute(f"DROP TABLE IF EXISTS {TABLE}")

@@ -45,8 +45,9 @@ def main() -> None:
     items = [i for i in data["items"] if i["sent_by"] == "flux"]
     probes = [p for p in data["memory_probes"]["probes"] if p["same_as"]]
     server = EUtilsToolsContractServer(50).start()
-    client = make_eutils_client(server.url, email="curator@pathway-lab.org", api_key=None if args.no_key else KEY,
-                                max_attempts=3, timeout=10.0)
+    client = make_eutils_client(
+        server.url, email="curator@pathway-lab.org", api_key=None if args.no_key else KEY, max_attempts=3, timeout=10.0
+    )
     search = CheckedSearch(client)
     timings: dict[str, list[float]] = {"unchecked": [], "checked": [], "memory": []}
     requests: dict[str, list[int]] = {"unchecked": [], "checked": [], "memory": []}
@@ -84,11 +85,15 @@ def main() -> None:
     print(f"{'variant':<10} {'requests/question':>18} {'p50 ms':>8} {'p95 ms':>8} {'p50 x':>6} {'p95 x':>6}")
     for name in ("unchecked", "checked", "memory"):
         p50, p95 = _quantiles(timings[name])
-        print(f"{name:<10} {statistics.mean(requests[name]):>18.2f} {p50 * 1000:>8.1f} {p95 * 1000:>8.1f} "
-              f"{p50 / base_p50:>6.2f} {p95 / base_p95:>6.2f}")
-    print(f"rephrasings without memory would take the originals' {statistics.mean(requests['checked']):.2f} "
-          "requests on average; with memory they took "
-          f"{statistics.mean(requests['memory']):.2f}")
+        print(
+            f"{name:<10} {statistics.mean(requests[name]):>18.2f} {p50 * 1000:>8.1f} {p95 * 1000:>8.1f} "
+            f"{p50 / base_p50:>6.2f} {p95 / base_p95:>6.2f}"
+        )
+    print(
+        f"rephrasings without memory would take the originals' {statistics.mean(requests['checked']):.2f} "
+        "requests on average; with memory they took "
+        f"{statistics.mean(requests['memory']):.2f}"
+    )
 
 
 if __name__ == "__main__":

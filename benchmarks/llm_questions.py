@@ -48,13 +48,19 @@ def ask_all(questions: tuple[str, ...], sent: Callable[[], int] | None) -> list[
         started = time.perf_counter()
         answer = pipeline.ask(question, "thinking")
         calls = [c.model_dump() for c in getattr(answer, "llm_calls", [])]
-        rows.append({
-            "question": question, "wall_s": round(time.perf_counter() - started, 1), "kind": answer.kind,
-            "provider": answer.provider, "requests": sent() - sent_before if sent else None,
-            "calls": [f"{c['step']}:{c['outcome']}:{c['tokens_out']}t:{c['ms'] / 1000:.1f}s" for c in calls],
-            "tokens_out": [c["tokens_out"] for c in calls], "answer": answer.answer[:100],
-            "llm_warnings": [w for w in answer.warnings if "LLM" in w or "generation" in w or "judge" in w],
-        })
+        rows.append(
+            {
+                "question": question,
+                "wall_s": round(time.perf_counter() - started, 1),
+                "kind": answer.kind,
+                "provider": answer.provider,
+                "requests": sent() - sent_before if sent else None,
+                "calls": [f"{c['step']}:{c['outcome']}:{c['tokens_out']}t:{c['ms'] / 1000:.1f}s" for c in calls],
+                "tokens_out": [c["tokens_out"] for c in calls],
+                "answer": answer.answer[:100],
+                "llm_warnings": [w for w in answer.warnings if "LLM" in w or "generation" in w or "judge" in w],
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
     return rows
 
@@ -91,9 +97,11 @@ def main() -> None:
     walls = [r["wall_s"] for r in rows]
     calls = [len(r["calls"]) for r in rows]
     fell_back = sum(r["provider"].startswith("offline") for r in rows)
-    print(f"\n{len(rows)} questions: wall {sum(walls):.1f} s in all, max {max(walls):.1f} s; "
-          f"{sum(calls)} LLM calls ({sum(calls) / len(rows):.1f} per question); "
-          f"{fell_back} answered by the offline stand-in")
+    print(
+        f"\n{len(rows)} questions: wall {sum(walls):.1f} s in all, max {max(walls):.1f} s; "
+        f"{sum(calls)} LLM calls ({sum(calls) / len(rows):.1f} per question); "
+        f"{fell_back} answered by the offline stand-in"
+    )
     if args.out:
         args.out.write_text(json.dumps(rows, indent=1))
 

@@ -58,8 +58,12 @@ class Phase:
 
 def start_service(port: int, cache: bool) -> subprocess.Popen[bytes]:
     env = {**os.environ, "FLUX_CACHE_ENABLED": str(cache).lower(), "FLUX_LOG_QUERIES_TO_MLFLOW": "false"}
-    process = subprocess.Popen([str(Path(sys.executable).parent / "flux"), "serve", "--port", str(port)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [str(Path(sys.executable).parent / "flux"), "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         try:
@@ -74,8 +78,9 @@ def start_service(port: int, cache: bool) -> subprocess.Popen[bytes]:
     raise SystemExit("flux serve did not become healthy within 180 s")
 
 
-def request_plan(questions: list[str], answer_id: str, n: int, seed: int, baseline: bool
-                 ) -> list[tuple[str, str, dict[str, object] | None]]:
+def request_plan(
+    questions: list[str], answer_id: str, n: int, seed: int, baseline: bool
+) -> list[tuple[str, str, dict[str, object] | None]]:
     if baseline:
         return [("GET", "/openapi.json", None)] * n
     rng = random.Random(seed)
@@ -118,16 +123,22 @@ def run_phase(name: str, port: int, plans: list[list[tuple[str, str, dict[str, o
     return phase
 
 
-def measure(port: int, questions: list[str], clients: int, requests: int, warm: Callable[[], None] | None
-            ) -> tuple[Phase, Phase, str]:
-    first = httpx.post(f"http://127.0.0.1:{port}/query", json={"question": questions[0], "mode": "quick"},
-                       timeout=300).json()
+def measure(
+    port: int, questions: list[str], clients: int, requests: int, warm: Callable[[], None] | None
+) -> tuple[Phase, Phase, str]:
+    first = httpx.post(
+        f"http://127.0.0.1:{port}/query", json={"question": questions[0], "mode": "quick"}, timeout=300
+    ).json()
     if warm is not None:
         warm()
-    baseline = run_phase("GET /openapi.json", port, [request_plan(questions, "", BASELINE_REQUESTS, seed, True)
-                                                     for seed in range(clients)])
-    mixed = run_phase("mixed", port, [request_plan(questions, first["answer_id"], requests, seed, False)
-                                      for seed in range(clients)])
+    baseline = run_phase(
+        "GET /openapi.json",
+        port,
+        [request_plan(questions, "", BASELINE_REQUESTS, seed, True) for seed in range(clients)],
+    )
+    mixed = run_phase(
+        "mixed", port, [request_plan(questions, first["answer_id"], requests, seed, False) for seed in range(clients)]
+    )
     return baseline, mixed, first["answer_id"]
 
 
@@ -135,8 +146,10 @@ def report(label: str, baseline: Phase, mixed: Phase) -> None:
     for phase in (baseline, mixed):
         lat = np.array(phase.latencies_ms)
         p50, p95, p99 = np.percentile(lat, [50, 95, 99])
-        print(f"{label:<7} {phase.name:<18} {len(lat):>7} {len(phase.errors):>6} {p50:9.1f} {p95:9.1f} {p99:9.1f}"
-              f" {phase.rps:9.1f} {phase.rps / baseline.rps:10.2f}x")
+        print(
+            f"{label:<7} {phase.name:<18} {len(lat):>7} {len(phase.errors):>6} {p50:9.1f} {p95:9.1f} {p99:9.1f}"
+            f" {phase.rps:9.1f} {phase.rps / baseline.rps:10.2f}x"
+        )
         if phase.errors:
             print("        first errors:", json.dumps(phase.errors[:5]))
 
@@ -152,16 +165,20 @@ def main() -> None:
     data = json.loads((settings.sources.snapshot_dir / "pubmedqa" / "ori_pqal.json").read_text())
     questions = [item["QUESTION"] for item in list(data.values())[:34]] + GRAPH_QUESTIONS
     print(f"{args.clients} clients; {len(questions)} distinct questions")
-    print(f"{'cache':<7} {'phase':<18} {'requests':>7} {'errors':>6} {'p50 ms':>9} {'p95 ms':>9} {'p99 ms':>9}"
-          f" {'req/s':>9} {'vs baseline':>11}")
+    print(
+        f"{'cache':<7} {'phase':<18} {'requests':>7} {'errors':>6} {'p50 ms':>9} {'p95 ms':>9} {'p99 ms':>9}"
+        f" {'req/s':>9} {'vs baseline':>11}"
+    )
     for cached, per_client in ((True, args.requests), (False, args.cold_requests)):
         service = start_service(args.port, cache=cached)
         try:
+
             def warm(port: int = args.port) -> None:
                 with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=300) as http:
                     for q in questions:
                         http.post("/query", json={"question": q, "mode": "quick"})
                         http.post("/search", json={"question": q})
+
             baseline, mixed, _ = measure(args.port, questions, args.clients, per_client, warm if cached else None)
             report("cached" if cached else "cold", baseline, mixed)
         finally:

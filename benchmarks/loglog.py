@@ -6,8 +6,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 
-def save_loglog(path: Path, title: str, xlabel: str, ylabel: str,
-                series: Mapping[str, tuple[Sequence[float], Sequence[float]]]) -> Path:
+def save_loglog(
+    path: Path, title: str, xlabel: str, ylabel: str, series: Mapping[str, tuple[Sequence[float], Sequence[float]]]
+) -> Path:
     """Each series as points joined by a line, both axes logarithmic, with a dotted slope-1 guide through the
     first point of the first series (linear growth)."""
     import matplotlib
@@ -20,8 +21,13 @@ def save_loglog(path: Path, title: str, xlabel: str, ylabel: str,
         ax.plot(xs, ys, marker="o", label=label)
     first_x, first_y = next(iter(series.values()))
     if len(first_x) > 1:
-        ax.plot([first_x[0], first_x[-1]], [first_y[0], first_y[0] * first_x[-1] / first_x[0]], ":", color="grey",
-                label="linear growth")
+        ax.plot(
+            [first_x[0], first_x[-1]],
+            [first_y[0], first_y[0] * first_x[-1] / first_x[0]],
+            ":",
+            color="grey",
+            label="linear growth",
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)

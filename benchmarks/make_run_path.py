@@ -28,8 +28,14 @@ PORTS = {"FLUX_PG_PORT": "55472", "FLUX_NEO4J_BOLT_PORT": "57727", "FLUX_REDIS_P
 
 def _flux(env: dict[str, str], *args: str) -> float:
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "dagster_project.cli", *args], env=env, cwd=REPO_ROOT,
-                            capture_output=True, text=True, timeout=1800)
+    result = subprocess.run(
+        [sys.executable, "-m", "dagster_project.cli", *args],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if result.returncode != 0:
         raise SystemExit(f"flux {' '.join(args)} failed:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}")
     return time.monotonic() - started
@@ -39,8 +45,7 @@ def run_path(label: str, daemon: bool, materialize: list[str], executor: str) ->
     home = tempfile.mkdtemp(prefix="flux-make-run-", dir="/tmp")
     os.chmod(home, 0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FLUX_", "DAGSTER_"))}
-    env |= PORTS | {"FLUX_HOME": home, "FLUX_DAGSTER_DAEMON": str(daemon).lower(),
-                    "FLUX_DAGSTER_EXECUTOR": executor}
+    env |= PORTS | {"FLUX_HOME": home, "FLUX_DAGSTER_DAEMON": str(daemon).lower(), "FLUX_DAGSTER_EXECUTOR": executor}
     times: dict[str, float] = {}
     try:
         times["stack up"] = _flux(env, "stack", "up")
@@ -48,8 +53,13 @@ def run_path(label: str, daemon: bool, materialize: list[str], executor: str) ->
         times["summary"] = _flux(env, "summary")
         times["ask"] = _flux(env, "ask", QUESTION)
     finally:
-        subprocess.run([sys.executable, "-m", "dagster_project.cli", "stack", "down"], env=env, cwd=REPO_ROOT,
-                       capture_output=True, timeout=300)
+        subprocess.run(
+            [sys.executable, "-m", "dagster_project.cli", "stack", "down"],
+            env=env,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            timeout=300,
+        )
         shutil.rmtree(home, ignore_errors=True)
     times["whole path"] = sum(times.values())
     print(f"{label}: " + ", ".join(f"{step} {seconds:.1f} s" for step, seconds in times.items()), flush=True)

@@ -86,14 +86,18 @@ def build_table(settings: FluxSettings, served: IndexState, size: int, seed: int
                 for i, (pick, vector) in enumerate(zip(picks, vectors, strict=True)):
                     cp.write_row((f"{ids[pick]}~{copied + i}", ids[pick], vector))
             remaining, copied = remaining - n, copied + n
-        conn.execute(f"INSERT INTO {SCHEMA}.{table} (id, content, content_hash, embedding, source, title, external_id)"
-                     f" SELECT s.id, c.content, c.content_hash, s.embedding, c.source, c.title, c.external_id"
-                     f" FROM synthetic s JOIN {SCHEMA}.{served.chunk_table} c ON c.id = s.base_id")
+        conn.execute(
+            f"INSERT INTO {SCHEMA}.{table} (id, content, content_hash, embedding, source, title, external_id)"
+            f" SELECT s.id, c.content, c.content_hash, s.embedding, c.source, c.title, c.external_id"
+            f" FROM synthetic s JOIN {SCHEMA}.{served.chunk_table} c ON c.id = s.base_id"
+        )
         conn.execute(f"ALTER TABLE {SCHEMA}.{table} ADD PRIMARY KEY (id)")
         conn.execute("SET maintenance_work_mem = '1GB'")
         m, ef = int(settings.index.hnsw_m), int(settings.index.hnsw_ef_construction)
-        conn.execute(f"CREATE INDEX ON {SCHEMA}.{table} USING hnsw (embedding vector_cosine_ops)"
-                     f" WITH (m = {m}, ef_construction = {ef})")
+        conn.execute(
+            f"CREATE INDEX ON {SCHEMA}.{table} USING hnsw (embedding vector_cosine_ops)"
+            f" WITH (m = {m}, ef_construction = {ef})"
+        )
         conn.execute(f"GRANT SELECT ON {SCHEMA}.{table} TO {settings.serving.serving_role}")
     return table, time.monotonic() - started
 
@@ -104,8 +108,9 @@ def build_bm25(settings: FluxSettings, table: str, size: int) -> tuple[Path, flo
     started = time.monotonic()
     with psycopg.connect(libpq(settings)) as conn:
         rows = conn.execute(f"SELECT id, content FROM {SCHEMA}.{table} ORDER BY id").fetchall()
-    build_index([r[0] for r in rows], [r[1] for r in rows], settings.retrieval.bm25_k1, settings.retrieval.bm25_b,
-                directory)
+    build_index(
+        [r[0] for r in rows], [r[1] for r in rows], settings.retrieval.bm25_k1, settings.retrieval.bm25_b, directory
+    )
     return directory, time.monotonic() - started
 
 
@@ -116,8 +121,19 @@ def publish(settings: FluxSettings, served: IndexState, size: int, table: str, b
             " pathway_count, dataset_version, pipeline_version, dagster_run_id, chunk_table, candidate_at)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 'query-scaling', %s, now())"
             " ON CONFLICT (version) DO UPDATE SET candidate_at = now()",
-            (synthetic_version(size), bm25.name, str(bm25), served.embedding_model, size, size, served.pathway_count,
-             served.dataset_version, served.pipeline_version, table))
+            (
+                synthetic_version(size),
+                bm25.name,
+                str(bm25),
+                served.embedding_model,
+                size,
+                size,
+                served.pathway_count,
+                served.dataset_version,
+                served.pipeline_version,
+                table,
+            ),
+        )
     publish_candidate(engine_for(settings.platform_database_url))
 
 
@@ -125,8 +141,10 @@ def restore(settings: FluxSettings, served: IndexState, sizes: list[int]) -> Non
     """The version served before is served again; the synthetic versions, tables and BM25 folders are gone."""
     engine = engine_for(settings.platform_database_url)
     with psycopg.connect(libpq(settings), autocommit=True) as conn:
-        conn.execute("UPDATE index_versions SET published_at = now(), rolled_back_at = NULL WHERE version = %s",
-                     (served.version,))
+        conn.execute(
+            "UPDATE index_versions SET published_at = now(), rolled_back_at = NULL WHERE version = %s",
+            (served.version,),
+        )
         for size in sizes:
             conn.execute("DELETE FROM index_versions WHERE version = %s", (synthetic_version(size),))
             conn.execute(f"DROP TABLE IF EXISTS {SCHEMA}.chunks_{synthetic_version(size)}")
@@ -143,10 +161,18 @@ def measure(questions: list[str], warmup: int, chunks: int) -> dict[str, float]:
     """A fresh `flux serve`, each question once on /search and on /query; its resident memory at the end. Its
     /health must report the `chunks` of the version published for this size."""
     port = free_port()
-    env = {**os.environ, "FLUX_CACHE_ENABLED": "false", "FLUX_API_RATE_LIMIT_PER_MINUTE": "1000000",
-           "FLUX_LOG_QUERIES_TO_MLFLOW": "false"}
-    server = subprocess.Popen([str(Path(sys.executable).parent / "flux"), "serve", "--port", str(port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "FLUX_CACHE_ENABLED": "false",
+        "FLUX_API_RATE_LIMIT_PER_MINUTE": "1000000",
+        "FLUX_LOG_QUERIES_TO_MLFLOW": "false",
+    }
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "flux"), "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=300) as client:
             deadline = time.monotonic() + 300
@@ -164,8 +190,10 @@ def measure(questions: list[str], warmup: int, chunks: int) -> dict[str, float]:
                 client.post("/query", json={"question": question, "mode": "quick"}).raise_for_status()
             timings: dict[str, list[float]] = {"search": [], "query": []}
             for question in questions[warmup:]:
-                for route, body in (("search", {"question": question}),
-                                    ("query", {"question": question, "mode": "quick"})):
+                for route, body in (
+                    ("search", {"question": question}),
+                    ("query", {"question": question, "mode": "quick"}),
+                ):
                     started = time.perf_counter()
                     client.post(f"/{route}", json=body).raise_for_status()
                     timings[route].append((time.perf_counter() - started) * 1000)
@@ -208,15 +236,23 @@ def main() -> None:
     print("\n| chunks | /search p50 / p95 ms | /query p50 / p95 ms | serve RSS MiB | p95 / baseline (search, query) |")
     print("|---|---|---|---|---|")
     for size, r in sorted(results.items()):
-        print(f"| {size:,} | {r['search_p50']:.0f} / {r['search_p95']:.0f} | {r['query_p50']:.0f} / "
-              f"{r['query_p95']:.0f} | {r['rss_mib']:.0f} | {r['search_p95'] / baseline['search_p95']:.2f}, "
-              f"{r['query_p95'] / baseline['query_p95']:.2f} |")
+        print(
+            f"| {size:,} | {r['search_p50']:.0f} / {r['search_p95']:.0f} | {r['query_p50']:.0f} / "
+            f"{r['query_p95']:.0f} | {r['rss_mib']:.0f} | {r['search_p95'] / baseline['search_p95']:.2f}, "
+            f"{r['query_p95'] / baseline['query_p95']:.2f} |"
+        )
     sizes = sorted(results)
-    save_loglog(args.plot, "Query path as the corpus grows", "chunks", "p95 ms / RSS MiB", {
-        "/search p95 ms": (sizes, [results[s]["search_p95"] for s in sizes]),
-        "/query p95 ms": (sizes, [results[s]["query_p95"] for s in sizes]),
-        "serve RSS MiB": (sizes, [results[s]["rss_mib"] for s in sizes]),
-    })
+    save_loglog(
+        args.plot,
+        "Query path as the corpus grows",
+        "chunks",
+        "p95 ms / RSS MiB",
+        {
+            "/search p95 ms": (sizes, [results[s]["search_p95"] for s in sizes]),
+            "/query p95 ms": (sizes, [results[s]["query_p95"] for s in sizes]),
+            "serve RSS MiB": (sizes, [results[s]["rss_mib"] for s in sizes]),
+        },
+    )
     print(f"plot: {args.plot}")
 
 

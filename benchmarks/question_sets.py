@@ -45,8 +45,9 @@ def _check_right(item: dict[str, Any], answer: Any) -> bool:
         return True
     cited = {c.id for c in answer.citations}
     target = ROOTS.get(item["object"], item["object"])
-    about = ((item["subject"] in cited or item["subject"] in answer.answer)
-             and (target in cited or item["object"] in answer.answer or target in answer.answer))
+    about = (item["subject"] in cited or item["subject"] in answer.answer) and (
+        target in cited or item["object"] in answer.answer or target in answer.answer
+    )
     return about and answer.answer.startswith("Yes") == (item["verdict"] == "yes")
 
 
@@ -73,10 +74,16 @@ def run_set(pipeline: Pipeline, name: str, held: set[str]) -> dict[str, Any]:
         answer = pipeline.ask(item["question"], "thinking")
         is_right = right(item, answer)
         answerable = item.get("answerable", item.get("group") not in UNANSWERABLE_GROUPS)
-        rows.append({"group": item.get("category") or item.get("group"), "answerable": answerable,
-                     "answered": answered(answer), "right": is_right,
-                     "confident_non_answer": answer.confidence >= 0.5 and not is_right,
-                     "ms": (time.perf_counter() - started) * 1000})
+        rows.append(
+            {
+                "group": item.get("category") or item.get("group"),
+                "answerable": answerable,
+                "answered": answered(answer),
+                "right": is_right,
+                "confident_non_answer": answer.confidence >= 0.5 and not is_right,
+                "ms": (time.perf_counter() - started) * 1000,
+            }
+        )
     return summary(rows)
 
 
@@ -87,12 +94,16 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for row in rows:
         groups[row["group"]].append(row)
     latency = np.percentile([r["ms"] for r in rows], [50, 95])
-    return {"questions": len(rows), "right": float(np.mean([r["right"] for r in rows])),
-            "refused_unanswerable": float(np.mean([not r["answered"] for r in unanswerable])) if unanswerable else None,
-            "answered_answerable": float(np.mean([r["answered"] for r in answerable])) if answerable else None,
-            "confident_non_answers": sum(r["confident_non_answer"] for r in rows),
-            "p50_ms": round(float(latency[0]), 1), "p95_ms": round(float(latency[1]), 1),
-            "groups": {g: f"{sum(r['right'] for r in v)}/{len(v)}" for g, v in sorted(groups.items())}}
+    return {
+        "questions": len(rows),
+        "right": float(np.mean([r["right"] for r in rows])),
+        "refused_unanswerable": float(np.mean([not r["answered"] for r in unanswerable])) if unanswerable else None,
+        "answered_answerable": float(np.mean([r["answered"] for r in answerable])) if answerable else None,
+        "confident_non_answers": sum(r["confident_non_answer"] for r in rows),
+        "p50_ms": round(float(latency[0]), 1),
+        "p95_ms": round(float(latency[1]), 1),
+        "groups": {g: f"{sum(r['right'] for r in v)}/{len(v)}" for g, v in sorted(groups.items())},
+    }
 
 
 def main() -> None:

@@ -27,8 +27,10 @@ def main() -> None:
     for length in (8_000, 20_000, 60_000):
         text = f"GET /{'a' * length} HTTP/1.1"
         now, before = _seconds(_EMAIL, text), _seconds(WITHOUT_LOOKBEHIND, text)
-        print(f"{length:>6} characters: {now:.4f} s now, {before:.4f} s without the lookbehind "
-              f"({before / max(now, 1e-9):,.0f}x)")
+        print(
+            f"{length:>6} characters: {now:.4f} s now, {before:.4f} s without the lookbehind "
+            f"({before / max(now, 1e-9):,.0f}x)"
+        )
 
 
 if __name__ == "__main__":

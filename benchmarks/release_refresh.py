@@ -23,8 +23,15 @@ from dagster_project.core.settings import get_settings
 from dagster_project.core.stores import engine_for
 from dagster_project.defs.materialize import materialize_selection
 
-RELEASE_TABLES = ("source_releases", "release_pathways", "release_members", "release_genes", "release_changes",
-                  "resolution_releases", "release_equivalences")
+RELEASE_TABLES = (
+    "source_releases",
+    "release_pathways",
+    "release_members",
+    "release_genes",
+    "release_changes",
+    "resolution_releases",
+    "release_equivalences",
+)
 SERVED_TABLES = ("pathways", "pathway_members", "gene_identifiers")
 
 
@@ -50,8 +57,10 @@ def sizes(settings, tables: tuple[str, ...]) -> dict[str, tuple[int, int]]:  # t
     engine = engine_for(settings.platform_database_url)
     with engine.connect() as conn:
         # Table names are the constants above.
-        return {t: conn.execute(text(f"SELECT count(*), pg_total_relation_size('{t}') FROM {t}")).one()._tuple()
-                for t in tables}
+        return {
+            t: conn.execute(text(f"SELECT count(*), pg_total_relation_size('{t}') FROM {t}")).one()._tuple()
+            for t in tables
+        }
 
 
 def main() -> None:
@@ -64,16 +73,20 @@ def main() -> None:
     baseline, _ = timed(settings, selection)
     to_2019, _ = timed(settings.evolve(snapshot_release="2019-03"), selection)
     back, run_id = timed(settings, selection)
-    print(f"{args.source}: nothing new {baseline:.1f} s; to 2019-03 {to_2019:.1f} s ({to_2019 / baseline:.2f}x); "
-          f"back to today's {back:.1f} s ({back / baseline:.2f}x)")
+    print(
+        f"{args.source}: nothing new {baseline:.1f} s; to 2019-03 {to_2019:.1f} s ({to_2019 / baseline:.2f}x); "
+        f"back to today's {back:.1f} s ({back / baseline:.2f}x)"
+    )
     shown = figures(run_id, f"{args.source}_release")
     print("churn figures (2019-03 -> today):", {k: v for k, v in shown.items() if isinstance(v, int)})
     kept, served = sizes(settings, RELEASE_TABLES), sizes(settings, SERVED_TABLES)
     for name, (rows, size) in {**kept, **served}.items():
         print(f"  {name:22s} {rows:>9,d} rows {size / 2**20:8.1f} MiB")
     kept_bytes, served_bytes = sum(s for _, s in kept.values()), sum(s for _, s in served.values())
-    print(f"release tables {kept_bytes / 2**20:.1f} MiB = {kept_bytes / served_bytes:.2f}x the served tables "
-          f"({served_bytes / 2**20:.1f} MiB)")
+    print(
+        f"release tables {kept_bytes / 2**20:.1f} MiB = {kept_bytes / served_bytes:.2f}x the served tables "
+        f"({served_bytes / 2**20:.1f} MiB)"
+    )
 
 
 if __name__ == "__main__":

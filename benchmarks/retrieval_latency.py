@@ -67,25 +67,38 @@ def questions_from_pubmedqa(settings: FluxSettings, n: int) -> list[str]:
 
 
 def cache_for(settings: FluxSettings, enabled: bool) -> Cache:
-    return Cache(settings.resolved_redis_url, embedding_ttl=600, retrieval_ttl=600, answer_ttl=600,
-                 semantic_threshold=settings.cache.semantic_cache_threshold, enabled=enabled,
-                 namespace=f"bench{time.time_ns()}")
+    return Cache(
+        settings.resolved_redis_url,
+        embedding_ttl=600,
+        retrieval_ttl=600,
+        answer_ttl=600,
+        semantic_threshold=settings.cache.semantic_cache_threshold,
+        enabled=enabled,
+        namespace=f"bench{time.time_ns()}",
+    )
 
 
-def http_throughput(settings: FluxSettings, pipeline: Pipeline, questions: list[str], clients: int,
-                    mode: str) -> float:
+def http_throughput(settings: FluxSettings, pipeline: Pipeline, questions: list[str], clients: int, mode: str) -> float:
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings.evolve(log_queries_to_mlflow=False),
-                                                      pipeline), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(settings.evolve(log_queries_to_mlflow=False), pipeline),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+        )
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
         time.sleep(0.05)
     try:
+
         def one(q: str) -> None:
             with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120) as client:
                 response = client.post("/query", json={"question": q, "mode": mode})
                 response.raise_for_status()
+
         started = time.perf_counter()
         with ThreadPoolExecutor(clients) as pool:
             list(pool.map(one, questions))
@@ -104,8 +117,10 @@ def main() -> None:
     questions = questions_from_pubmedqa(settings, args.questions - len(RELATIONAL)) + RELATIONAL
     cold = Pipeline.from_settings(settings, cache=cache_for(settings, enabled=False))
     index = cold.index()
-    print(f"index {index.version}: {index.chunk_count} chunks, {index.pathway_count} pathways; "
-          f"{len(questions)} questions, reranker {cold.reranker.name}")
+    print(
+        f"index {index.version}: {index.chunk_count} chunks, {index.pathway_count} pathways; "
+        f"{len(questions)} questions, reranker {cold.reranker.name}"
+    )
     timed(cold.search, questions[:5])  # warm the model, the BM25 load and the connection pools
 
     vectors = {q: cold.embed(q) for q in questions}
@@ -114,8 +129,10 @@ def main() -> None:
     def dense_only(q: str) -> None:
         with cold.engine.begin() as conn:
             conn.execute(text(f"SET LOCAL hnsw.ef_search = {settings.index.hnsw_ef_search}"))
-            conn.execute(text(f"SELECT id FROM {table} ORDER BY embedding <=> CAST(:v AS vector) LIMIT 20"),
-                         {"v": vector_literal(vectors[q])}).all()
+            conn.execute(
+                text(f"SELECT id FROM {table} ORDER BY embedding <=> CAST(:v AS vector) LIMIT 20"),
+                {"v": vector_literal(vectors[q])},
+            ).all()
 
     rows: list[tuple[str, list[float]]] = [("baseline: dense top-20 only", timed(dense_only, questions))]
     rows.append(("search cold (hybrid + graph)", timed(cold.search, questions)))
@@ -132,8 +149,10 @@ def main() -> None:
         print(f"{name:<32} {p50:8.1f} {p95:8.1f} {statistics.mean(samples):8.1f} {p95 / base95:19.1f}x")
     cached_rps = http_throughput(settings, warm, questions * 3, args.clients, "quick")
     cold_rps = http_throughput(settings, cold, questions, args.clients, "quick")
-    print(f"\nHTTP /query quick, {args.clients} concurrent clients: cached {cached_rps:.1f} req/s, "
-          f"cold {cold_rps:.1f} req/s (cached / cold = {cached_rps / cold_rps:.1f}x)")
+    print(
+        f"\nHTTP /query quick, {args.clients} concurrent clients: cached {cached_rps:.1f} req/s, "
+        f"cold {cold_rps:.1f} req/s (cached / cold = {cached_rps / cold_rps:.1f}x)"
+    )
 
 
 if __name__ == "__main__":

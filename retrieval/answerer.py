@@ -41,8 +41,9 @@ log = logging.getLogger(__name__)
 
 
 class Answerer:
-    def __init__(self, settings: FluxSettings, retriever: Retriever, driver: Driver, provider: LLMProvider,
-                 verifier: Verifier) -> None:
+    def __init__(
+        self, settings: FluxSettings, retriever: Retriever, driver: Driver, provider: LLMProvider, verifier: Verifier
+    ) -> None:
         self.settings = settings
         self.retriever = retriever
         self.driver = driver
@@ -75,8 +76,9 @@ class Answerer:
         if not getattr(self.provider, "writes_prose", False) or not evidence or holds_nothing:
             with run.stage("validate"):
                 run.emit("generated", {"raw": composed})
-                answer = guardrails.scrub_answer(validate_answer(question, composed, evidence) if evidence
-                                                 else uncited_answer(question, composed))
+                answer = guardrails.scrub_answer(
+                    validate_answer(question, composed, evidence) if evidence else uncited_answer(question, composed)
+                )
         else:  # an LLM writes the prose from the same facts (checked, never re-retrieved: the facts are complete)
             answer = self._generate(question, evidence, run, lambda _given: composed)[0]
         route = RoutePlan(strategy="direct", reason=plan.reason, queries=[question])
@@ -100,8 +102,16 @@ class Answerer:
         return self.retriever.graph_guard.call(lambda: kind.facts(plan, stores))  # type: ignore[misc]
 
     # --- literature questions ------------------------------------------------------------------------------
-    def literature(self, question: str, plan: Plan, index: IndexState, mode: Mode, filters: Filters | None,
-                   run: Run, or_abstain: bool = True) -> FinalAnswer | None:
+    def literature(
+        self,
+        question: str,
+        plan: Plan,
+        index: IndexState,
+        mode: Mode,
+        filters: Filters | None,
+        run: Run,
+        or_abstain: bool = True,
+    ) -> FinalAnswer | None:
         """A literature answer when the evidence answers the question (answering/answerability.py), else "Flux does
         not hold that" — or None with `or_abstain` off (the caller has an abstention of its own)."""
         if plan.literature is not None and self.settings.sources.source_mode == "live":
@@ -113,15 +123,26 @@ class Answerer:
         run.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
         with run.stage("answerability"):
             decision = answerability.decide(question, plan, evidence, self.answerability, self._aliases(plan))
-        run.emit("answerability", {"answers": decision.answers, "probability": decision.probability,
-                                   "why": decision.why, "signals": decision.signals.values,
-                                   "ruled_out": decision.ruled_out})
+        run.emit(
+            "answerability",
+            {
+                "answers": decision.answers,
+                "probability": decision.probability,
+                "why": decision.why,
+                "signals": decision.signals.values,
+                "ruled_out": decision.ruled_out,
+            },
+        )
         if not or_abstain and (not decision.answers or decision.probability is None):
             return None
         if decision.answers:
-            answer, evidence = self._generate(question, evidence, run,
-                                              lambda given: self.offline.generate(question, given),
-                                              self._second_retrieval(route, index, filters, run))
+            answer, evidence = self._generate(
+                question,
+                evidence,
+                run,
+                lambda given: self.offline.generate(question, given),
+                self._second_retrieval(route, index, filters, run),
+            )
             if decision.probability is not None and answer.claims:  # calibrated on the fitting set
                 answer.confidence = round(decision.probability, 3)
         else:
@@ -130,8 +151,9 @@ class Answerer:
         self._stamp(answer, index, route, mode, attempts, judged)
         answer.kind = "literature"
         if filters and filters.sources and answer.grounding and answer.grounding.answered_from != "first":
-            answer.warnings.append("too few claims were supported: a second retrieval looked beyond the "
-                                   "requested sources")
+            answer.warnings.append(
+                "too few claims were supported: a second retrieval looked beyond the requested sources"
+            )
         if withheld := evidence_guard.withheld_count(evidence):
             answer.warnings.append(evidence_guard.withheld_warning(withheld))
         if run.degraded:
@@ -139,18 +161,31 @@ class Answerer:
         return answer
 
     def _from_pubmed(self, question: str, plan: Plan, index: IndexState, mode: Mode, run: Run) -> FinalAnswer:
-        """"What does the literature say about X" in live mode: the most relevant PubMed abstracts, found by a
+        """ "What does the literature say about X" in live mode: the most relevant PubMed abstracts, found by a
         checked search, are the evidence — judged answerable, generated and grounded like indexed evidence."""
         assert plan.literature is not None
         with run.stage("pubmed"):
             found, papers, why = pubmed_evidence(self.settings, self.retriever.engine, question, plan.literature)
-        evidence = self._scored([Evidence(id=f"PMID:{p.id}", kind="chunk", text=f"{p.title}\n\n{p.abstract}",
-                                          title=p.title, source="pubmed", query=found.trail.final.term
-                                          if found.trail and found.trail.final else question) for p in papers],
-                                question)
+        evidence = self._scored(
+            [
+                Evidence(
+                    id=f"PMID:{p.id}",
+                    kind="chunk",
+                    text=f"{p.title}\n\n{p.abstract}",
+                    title=p.title,
+                    source="pubmed",
+                    query=found.trail.final.term if found.trail and found.trail.final else question,
+                )
+                for p in papers
+            ],
+            question,
+        )
         run.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
-        decision = answerability.decide(question, plan, evidence, self.answerability, self._aliases(plan)) \
-            if evidence else None
+        decision = (
+            answerability.decide(question, plan, evidence, self.answerability, self._aliases(plan))
+            if evidence
+            else None
+        )
         if decision is not None and decision.answers:
             answer, _ = self._generate(question, evidence, run, lambda given: self.offline.generate(question, given))
             if decision.probability is not None and answer.claims:
@@ -158,8 +193,9 @@ class Answerer:
         else:
             answer = self._abstention(question, plan, why or (decision.why if decision else "nothing was read"), run)
         answer.answer = f"{answer.answer}\n\n{searched_note(found)}".strip()
-        self._stamp(answer, index, RoutePlan(strategy="direct", reason="PubMed, live", queries=[question]), mode, 0,
-                    None)
+        self._stamp(
+            answer, index, RoutePlan(strategy="direct", reason="PubMed, live", queries=[question]), mode, 0, None
+        )
         answer.kind = "literature"
         return answer
 
@@ -186,7 +222,7 @@ class Answerer:
         return out
 
     def _abstention(self, question: str, plan: Plan, why: str, run: Run) -> FinalAnswer:
-        """"Flux does not hold that", and what it holds about what the question names (from the graph, when it
+        """ "Flux does not hold that", and what it holds about what the question names (from the graph, when it
         can be read), confidence 0."""
         genes, pathways = self.retriever.lexicons()
         stores = Stores(GraphReader(self.driver), self.retriever.engine, genes, pathways, self.settings)
@@ -199,8 +235,16 @@ class Answerer:
         run.emit("abstained", {"why": why})
         return answer
 
-    def _judge_loop(self, question: str, plan: RoutePlan, evidence: list[Evidence], index: IndexState,
-                    filters: Filters | None, mode: Mode, run: Run) -> tuple[JudgeResult | None, list[Evidence], int]:
+    def _judge_loop(
+        self,
+        question: str,
+        plan: RoutePlan,
+        evidence: list[Evidence],
+        index: IndexState,
+        filters: Filters | None,
+        mode: Mode,
+        run: Run,
+    ) -> tuple[JudgeResult | None, list[Evidence], int]:
         if mode == "quick":
             return None, evidence, 0
         attempts = 0
@@ -213,8 +257,12 @@ class Answerer:
                     result = JudgeResult(verdict=None, rationale=f"judge unavailable: {exc}")
             result.rationale = self.echo_detector.scrub(result.rationale)[0]
             run.emit("judge", {"attempt": attempts, **result.model_dump()})
-            if not should_reretrieve(result, attempts, self.settings.retrieval.judge_max_attempts,
-                                     self.settings.retrieval.judge_min_confidence):
+            if not should_reretrieve(
+                result,
+                attempts,
+                self.settings.retrieval.judge_max_attempts,
+                self.settings.retrieval.judge_min_confidence,
+            ):
                 return result, evidence, attempts
             attempts += 1
             queries = aspect_queries(question, result.missing, asked) or [question]
@@ -232,20 +280,29 @@ class Answerer:
             found, _ = self.retriever.retrieve(queries or plan.queries, index, broad, tagged, evidence, widen)
             tagged.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in found]})
             return found
+
         return retrieve
 
     # --- generation ----------------------------------------------------------------------------------------
-    def _generate(self, question: str, evidence: list[Evidence], run: Run, offline: Offline,
-                  retrieve: Retrieve | None = None) -> tuple[FinalAnswer, list[Evidence]]:
+    def _generate(
+        self, question: str, evidence: list[Evidence], run: Run, offline: Offline, retrieve: Retrieve | None = None
+    ) -> tuple[FinalAnswer, list[Evidence]]:
         """The validated answer with its claims checked against what they cite, and the evidence it was given:
         `retrieve` runs a second retrieval when too few claims are supported (answering/grounding.py)."""
         if not self.settings.retrieval.grounding_check:
             return self._generate_once(question, evidence, run, offline)[0], evidence
-        return grounded_answer(lambda given: self._generate_once(question, given, run, offline), evidence,
-                               self.verifier, retrieve, run.emit, run.stage)
+        return grounded_answer(
+            lambda given: self._generate_once(question, given, run, offline),
+            evidence,
+            self.verifier,
+            retrieve,
+            run.emit,
+            run.stage,
+        )
 
-    def _generate_once(self, question: str, evidence: list[Evidence], run: Run, offline: Offline
-                       ) -> tuple[FinalAnswer, dict[str, str]]:
+    def _generate_once(
+        self, question: str, evidence: list[Evidence], run: Run, offline: Offline
+    ) -> tuple[FinalAnswer, dict[str, str]]:
         """One generation and its validation; with it each evidence id's text as the provider showed it. When the
         provider fails (unreachable, out of time) or its reply is rejected, the offline reply stands in."""
         # The pure function the provider formats its prompt with, on its budget: the tiers are the ones it used.
@@ -270,8 +327,9 @@ class Answerer:
             failure = "" if llm_budget.mark_rejected(why) else f"the LLM's answer was not used ({why})"
         return self._offline_answer(question, evidence, run, offline, failure), {e.id: e.text for e in evidence}
 
-    def _offline_answer(self, question: str, evidence: list[Evidence], run: Run, offline: Offline,
-                        failure: str) -> FinalAnswer:
+    def _offline_answer(
+        self, question: str, evidence: list[Evidence], run: Run, offline: Offline, failure: str
+    ) -> FinalAnswer:
         with run.stage("generate_offline"):
             raw = offline(evidence)
         # Not "generated": that event is the LLM's own reply, which the answer scorecard checks.
@@ -282,8 +340,15 @@ class Answerer:
             answer.warnings.append(f"{failure}; the offline answer stands in")
         return answer
 
-    def _stamp(self, answer: FinalAnswer, index: IndexState, plan: RoutePlan, mode: Mode, attempts: int,
-               judged: JudgeResult | None) -> None:
+    def _stamp(
+        self,
+        answer: FinalAnswer,
+        index: IndexState,
+        plan: RoutePlan,
+        mode: Mode,
+        attempts: int,
+        judged: JudgeResult | None,
+    ) -> None:
         answer.dataset_version, answer.pipeline_version = index.dataset_version, index.pipeline_version
         answer.index_version, answer.dagster_run_id = index.version, index.dagster_run_id
         answer.mode, answer.route, answer.attempts = mode, plan.strategy, attempts

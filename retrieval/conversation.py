@@ -23,13 +23,20 @@ class ConversationStore(Protocol):
 
     def last_context(self, conversation_id: str) -> TurnContext | None: ...
 
-    def save(self, conversation_id: str, question: str, asked_as: str, context: TurnContext,
-             answer: FinalAnswer) -> FinalAnswer: ...
+    def save(
+        self, conversation_id: str, question: str, asked_as: str, context: TurnContext, answer: FinalAnswer
+    ) -> FinalAnswer: ...
 
 
-def ask_in_conversation(pipeline: Pipeline, store: ConversationStore, question: str, mode: Mode | None = None,
-                        filters: Filters | None = None, conversation_id: str | None = None,
-                        on_event: EventSink | None = None) -> FinalAnswer:
+def ask_in_conversation(
+    pipeline: Pipeline,
+    store: ConversationStore,
+    question: str,
+    mode: Mode | None = None,
+    filters: Filters | None = None,
+    conversation_id: str | None = None,
+    on_event: EventSink | None = None,
+) -> FinalAnswer:
     """One turn: resolve a follow-up against the previous turn, answer it, store it. An unknown conversation id
     raises UnknownConversation; no id starts a new conversation."""
     if conversation_id is not None and not store.exists(conversation_id):

@@ -48,10 +48,18 @@ def question_hash(question: str) -> str:
 
 
 class Pipeline:
-    def __init__(self, settings: FluxSettings, engine: Engine, driver: Driver, cache: Cache, reranker: Reranker,
-                 provider: LLMProvider, embed: Callable[[str], list[float]],
-                 embed_texts: Embed | None = None,
-                 embed_queries: Callable[[list[str]], list[list[float]]] | None = None) -> None:
+    def __init__(
+        self,
+        settings: FluxSettings,
+        engine: Engine,
+        driver: Driver,
+        cache: Cache,
+        reranker: Reranker,
+        provider: LLMProvider,
+        embed: Callable[[str], list[float]],
+        embed_texts: Embed | None = None,
+        embed_queries: Callable[[list[str]], list[list[float]]] | None = None,
+    ) -> None:
         self.settings = settings
         self._embed_queries = embed_queries
         self.retriever = Retriever(settings, engine, driver, cache, reranker, provider, embed)
@@ -60,8 +68,9 @@ class Pipeline:
         self.answerer = Answerer(settings, self.retriever, driver, provider, verifier)
 
     @classmethod
-    def from_settings(cls, settings: FluxSettings, *, cache: Cache | None = None,
-                      provider: LLMProvider | None = None) -> Pipeline:
+    def from_settings(
+        cls, settings: FluxSettings, *, cache: Cache | None = None, provider: LLMProvider | None = None
+    ) -> Pipeline:
         """Everything from configuration; `cache` / `provider` replace the configured ones (evals, tests)."""
         from dagster_project.core.stores import engine_for, graph_driver
         from dagster_project.index.encoder import Embedder
@@ -69,19 +78,31 @@ class Pipeline:
         from retrieval.answering.offline import OfflineProvider
 
         index = settings.index
-        embedder = Embedder(model_name=index.embedding_model, dimension=index.embedding_dim,
-                            batch_size=index.embedding_batch_size, query_prefix=index.embedding_query_prefix)
+        embedder = Embedder(
+            model_name=index.embedding_model,
+            dimension=index.embedding_dim,
+            batch_size=index.embedding_batch_size,
+            query_prefix=index.embedding_query_prefix,
+        )
         embedder.model()  # load (and check the dimension) once, up front
         if provider is None:
-            provider = (OpenAICompatibleProvider.from_settings(settings) if settings.llm.llm_base_url
-                        else OfflineProvider())
+            provider = (
+                OpenAICompatibleProvider.from_settings(settings) if settings.llm.llm_base_url else OfflineProvider()
+            )
         # Fail fast: a dead Neo4j must cost a question seconds, not the driver's 30 s of retries (GraphGuard).
         driver = graph_driver(settings, fail_fast=True)
         # Least privilege: the query path reads the index and writes only answers (migration 0010).
-        return cls(settings, engine_for(settings.resolved_serving_database_url), driver,
-                   cache or Cache.from_settings(settings),
-                   build_reranker(settings), provider, lambda q: embedder.embed_query(q).tolist(),
-                   embedder.embed_documents, lambda qs: embedder.embed_queries(qs).tolist())
+        return cls(
+            settings,
+            engine_for(settings.resolved_serving_database_url),
+            driver,
+            cache or Cache.from_settings(settings),
+            build_reranker(settings),
+            provider,
+            lambda q: embedder.embed_query(q).tolist(),
+            embedder.embed_documents,
+            lambda qs: embedder.embed_queries(qs).tolist(),
+        )
 
     # --- what the halves share, for serving, the evals and tests -----------------------------------------
     @property
@@ -145,27 +166,31 @@ class Pipeline:
     def postgres_retriever(self, index: IndexState, widen: int = 1) -> PostgresRetriever:
         return self.retriever.postgres_retriever(index, widen)
 
-    def search(self, question: str, filters: Filters | None = None, on_event: EventSink | None = None
-               ) -> SearchResult:
+    def search(self, question: str, filters: Filters | None = None, on_event: EventSink | None = None) -> SearchResult:
         # Routing may ask the LLM to rewrite the question: that call keeps a question's deadline too.
         with QuestionBudget(self.settings.llm.llm_question_budget, self.settings.llm.llm_answer_reserve).active():
             return self.retriever.search(question, filters, on_event)
 
     # --- asking ----------------------------------------------------------------------------------------------
-    def ask(self, question: str, mode: Mode | None = None, filters: Filters | None = None,
-            on_event: EventSink | None = None) -> FinalAnswer:
+    def ask(
+        self, question: str, mode: Mode | None = None, filters: Filters | None = None, on_event: EventSink | None = None
+    ) -> FinalAnswer:
         run = Run(emit=on_event) if on_event else Run()
         mode = mode or self.settings.retrieval.answer_mode
         started = time.perf_counter()
         # One deadline for every LLM call of the question (model/llm_budget.py); past it the offline path answers.
-        budget = QuestionBudget(self.settings.llm.llm_question_budget, self.settings.llm.llm_answer_reserve,
-                                emit=run.emit)
+        budget = QuestionBudget(
+            self.settings.llm.llm_question_budget, self.settings.llm.llm_answer_reserve, emit=run.emit
+        )
         with budget.active():
             answer = self._refusal(question, mode, run) or self._answer(question, mode, filters, run, budget)
         answer.llm_calls = budget.calls
         answer.warnings += [w for w in budget.warnings() if w not in answer.warnings]
-        answer.timings_ms = {**run.timer.ms, **budget.timings(),
-                             "total": round((time.perf_counter() - started) * 1000, 2)}
+        answer.timings_ms = {
+            **run.timer.ms,
+            **budget.timings(),
+            "total": round((time.perf_counter() - started) * 1000, 2),
+        }
         return answer
 
     def _refusal(self, question: str, mode: Mode, run: Run) -> FinalAnswer | None:
@@ -178,14 +203,17 @@ class Pipeline:
         run.emit("refused", {"reason": refusal})
         return answer
 
-    def _answer(self, question: str, mode: Mode, filters: Filters | None, run: Run,
-                budget: QuestionBudget) -> FinalAnswer:
+    def _answer(
+        self, question: str, mode: Mode, filters: Filters | None, run: Run, budget: QuestionBudget
+    ) -> FinalAnswer:
         """From the answer cache when it holds this question (or one close enough); otherwise answered and cached."""
         index = self.index()
         # The serving code's version is part of the key: a new generator must not serve the old one's answers.
         # The source mode too: live mode answers some questions from PubMed itself, the others from the index.
-        variant = (f"{mode}|{self.settings.sources.source_mode}|{self.provider.name}|{self.retriever.variant}|"
-                   f"{pipeline_version()}")
+        variant = (
+            f"{mode}|{self.settings.sources.source_mode}|{self.provider.name}|{self.retriever.variant}|"
+            f"{pipeline_version()}"
+        )
         cacheable = self.cache.cacheable(filters)
         qvec: list[float] | None = None
         if cacheable:
@@ -212,25 +240,39 @@ class Pipeline:
         if plan.corrections:
             answer.warnings.append("read " + ", ".join(f"'{typed}' as '{name}'" for typed, name in plan.corrections))
         # An answer the offline path stood in for (the LLM failed or ran out of time) is not the configured one.
-        if cacheable and answer.confidence > 0 and not answer.refused and not run.degraded \
-                and not budget.fell_back and registry.cacheable(answer, self.settings.sources.source_mode == "live"):
+        if (
+            cacheable
+            and answer.confidence > 0
+            and not answer.refused
+            and not run.degraded
+            and not budget.fell_back
+            and registry.cacheable(answer, self.settings.sources.source_mode == "live")
+        ):
             self.cache.set_answer(index.version, variant, question, qvec, answer.model_dump(mode="json"))
         return answer
 
-    def _scope_from_literature(self, question: str, plan: Plan, index: IndexState, mode: Mode,
-                               filters: Filters | None, run: Run) -> FinalAnswer | None:
+    def _scope_from_literature(
+        self, question: str, plan: Plan, index: IndexState, mode: Mode, filters: Filters | None, run: Run
+    ) -> FinalAnswer | None:
         """A fact type Flux holds no data for, which the indexed literature itself states: that literature answer,
         with the missing fact type named (None: the scope kind answers "Flux does not hold that")."""
         # reaction_scope: reactions of pathways Flux holds none for, which a text may still describe.
-        if plan.kind not in ("scope", "reaction_scope") or plan.scope is None \
-                or not scope.literature_may_answer(question, plan):
+        if (
+            plan.kind not in ("scope", "reaction_scope")
+            or plan.scope is None
+            or not scope.literature_may_answer(question, plan)
+        ):
             return None
-        answer = self.answerer.literature(question, plan, index, mode, filters, run.tagged(path="literature"),
-                                          or_abstain=False)
+        answer = self.answerer.literature(
+            question, plan, index, mode, filters, run.tagged(path="literature"), or_abstain=False
+        )
         if answer is not None:
             answer.scope = plan.scope
-            held = ("no reactions for what the question names" if plan.kind == "reaction_scope"
-                    else f"no {plan.scope.replace('_', ' ')} data as such")
+            held = (
+                "no reactions for what the question names"
+                if plan.kind == "reaction_scope"
+                else f"no {plan.scope.replace('_', ' ')} data as such"
+            )
             answer.warnings.append(f"Flux holds {held}; this answer comes from the indexed literature that states it")
         return answer
 

@@ -44,8 +44,16 @@ class SearchResult(BaseModel):
 
 
 class Retriever:
-    def __init__(self, settings: FluxSettings, engine: Engine, driver: Driver, cache: Cache, reranker: Reranker,
-                 provider: LLMProvider, embed: Callable[[str], list[float]]) -> None:
+    def __init__(
+        self,
+        settings: FluxSettings,
+        engine: Engine,
+        driver: Driver,
+        cache: Cache,
+        reranker: Reranker,
+        provider: LLMProvider,
+        embed: Callable[[str], list[float]],
+    ) -> None:
         self.settings = settings
         self.engine = engine
         self.driver = driver
@@ -96,17 +104,31 @@ class Retriever:
 
     def postgres_retriever(self, index: IndexState, widen: int = 1) -> PostgresRetriever:
         s = self.settings.retrieval
-        return PostgresRetriever(self.engine, index.chunk_table, load_index(index.bm25_path), self.reranker,
-                                 dense_k=s.dense_top_k * widen, bm25_k=s.bm25_top_k * widen, keep=s.rerank_keep * widen,
-                                 ef_search=served_ef_search(index.vector_count, self.settings.index.hnsw_ef_search))
+        return PostgresRetriever(
+            self.engine,
+            index.chunk_table,
+            load_index(index.bm25_path),
+            self.reranker,
+            dense_k=s.dense_top_k * widen,
+            bm25_k=s.bm25_top_k * widen,
+            keep=s.rerank_keep * widen,
+            ef_search=served_ef_search(index.vector_count, self.settings.index.hnsw_ef_search),
+        )
 
     # --- retrieval -----------------------------------------------------------------------------------------
     def plan(self, question: str, index: IndexState, run: Run) -> RoutePlan:
         with run.stage("route"):
             return route(question, load_lexicon(self.engine, index.version), self.provider)
 
-    def retrieve(self, queries: list[str], index: IndexState, filters: Filters | None, run: Run,
-                 evidence: list[Evidence] | None = None, widen: int = 1) -> tuple[list[Evidence], int]:
+    def retrieve(
+        self,
+        queries: list[str],
+        index: IndexState,
+        filters: Filters | None,
+        run: Run,
+        evidence: list[Evidence] | None = None,
+        widen: int = 1,
+    ) -> tuple[list[Evidence], int]:
         """Evidence for every query merged into `evidence`; with it how many queries came from the cache."""
         evidence = list(evidence or [])
         cached = 0
@@ -114,12 +136,21 @@ class Retriever:
             found, was_cached = self._retrieve_query(query, index, filters, run, widen)
             cached += was_cached
             evidence, added = merge_evidence(evidence, found)
-            run.emit("retrieve", {"query": query, "chunks": sum(e.kind == "chunk" for e in found),
-                                  "graph": sum(e.kind == "graph" for e in found), "new": added, "cached": was_cached})
+            run.emit(
+                "retrieve",
+                {
+                    "query": query,
+                    "chunks": sum(e.kind == "chunk" for e in found),
+                    "graph": sum(e.kind == "graph" for e in found),
+                    "new": added,
+                    "cached": was_cached,
+                },
+            )
         return evidence, cached
 
-    def _retrieve_query(self, query: str, index: IndexState, filters: Filters | None, run: Run,
-                        widen: int) -> tuple[list[Evidence], bool]:
+    def _retrieve_query(
+        self, query: str, index: IndexState, filters: Filters | None, run: Run, widen: int
+    ) -> tuple[list[Evidence], bool]:
         # A widened pass (the grounding retry) is never cached: its key would collide with the plain variant's.
         cacheable = self.cache.cacheable(filters) and widen == 1
         if cacheable:
@@ -147,13 +178,19 @@ class Retriever:
             self.cache.set_retrieval(index.version, self.variant, query, [e.model_dump(mode="json") for e in evidence])
         return evidence, False
 
-    def search(self, question: str, filters: Filters | None = None, on_event: EventSink | None = None
-               ) -> SearchResult:
+    def search(self, question: str, filters: Filters | None = None, on_event: EventSink | None = None) -> SearchResult:
         run = Run(emit=on_event) if on_event else Run()
         with run.stage("total"):
             index = self.index()
             plan = self.plan(question, index, run)
             run.emit("route", plan.model_dump())
             evidence, cached = self.retrieve(plan.queries, index, filters, run)
-        return SearchResult(question=question, plan=plan, evidence=evidence, index_version=index.version,
-                            reranker=self.reranker.name, cached_queries=cached, timings_ms=run.timer.ms)
+        return SearchResult(
+            question=question,
+            plan=plan,
+            evidence=evidence,
+            index_version=index.version,
+            reranker=self.reranker.name,
+            cached_queries=cached,
+            timings_ms=run.timer.ms,
+        )

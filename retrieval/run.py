@@ -52,6 +52,7 @@ class Run:
 
     def tagged(self, **tags: object) -> Run:
         """The same run (timings, outages) whose events carry `tags` too: the grounding retry says which retry."""
+
         def emit(name: str, payload: dict[str, Any]) -> None:
             self.emit(name, {**payload, **tags})
 

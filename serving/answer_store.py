@@ -39,8 +39,10 @@ class AnswerStore:
     def start(self) -> str:
         conversation_id = uuid.uuid4().hex
         with self.engine.begin() as conn:
-            conn.execute(text("DELETE FROM conversations WHERE updated_at < now() - make_interval(days => :d)"),
-                         {"d": self.retention_days})
+            conn.execute(
+                text("DELETE FROM conversations WHERE updated_at < now() - make_interval(days => :d)"),
+                {"d": self.retention_days},
+            )
             conn.execute(text("INSERT INTO conversations (id) VALUES (:id)"), {"id": conversation_id})
         return conversation_id
 
@@ -48,29 +50,52 @@ class AnswerStore:
         if "\x00" in conversation_id:  # no stored id holds NUL (Postgres text cannot): unknown, not a 500
             return False
         with self.engine.connect() as conn:
-            return conn.execute(text("SELECT 1 FROM conversations WHERE id = :id"),
-                                {"id": conversation_id}).first() is not None
+            return (
+                conn.execute(text("SELECT 1 FROM conversations WHERE id = :id"), {"id": conversation_id}).first()
+                is not None
+            )
 
     def last_context(self, conversation_id: str) -> TurnContext | None:
         with self.engine.connect() as conn:
-            row = conn.execute(text("SELECT entities FROM answers WHERE conversation_id = :id ORDER BY turn DESC"
-                                    " LIMIT 1"), {"id": conversation_id}).first()
+            row = conn.execute(
+                text("SELECT entities FROM answers WHERE conversation_id = :id ORDER BY turn DESC LIMIT 1"),
+                {"id": conversation_id},
+            ).first()
         return TurnContext(**row.entities) if row and row.entities else None
 
-    def save(self, conversation_id: str, question: str, asked_as: str, context: TurnContext,
-             answer: FinalAnswer) -> FinalAnswer:
+    def save(
+        self, conversation_id: str, question: str, asked_as: str, context: TurnContext, answer: FinalAnswer
+    ) -> FinalAnswer:
         """Store one turn (the next number in its conversation, in one transaction); the answer with its ids."""
-        answer = answer.model_copy(update={"answer_id": uuid.uuid4().hex, "conversation_id": conversation_id,
-                                           "question": question, "asked_as": asked_as})
+        answer = answer.model_copy(
+            update={
+                "answer_id": uuid.uuid4().hex,
+                "conversation_id": conversation_id,
+                "question": question,
+                "asked_as": asked_as,
+            }
+        )
         with self.engine.begin() as conn:
             conn.execute(text("SELECT id FROM conversations WHERE id = :id FOR UPDATE"), {"id": conversation_id})
-            turn = conn.execute(text("SELECT coalesce(max(turn), 0) + 1 FROM answers WHERE conversation_id = :id"),
-                                {"id": conversation_id}).scalar_one()
-            conn.execute(text(
-                "INSERT INTO answers (id, conversation_id, turn, question, asked_as, entities, answer)"
-                " VALUES (:id, :c, :t, :q, :a, CAST(:e AS jsonb), CAST(:ans AS jsonb))"),
-                {"id": answer.answer_id, "c": conversation_id, "t": turn, "q": question, "a": asked_as,
-                 "e": json.dumps(context.as_json()), "ans": answer.model_dump_json()})
+            turn = conn.execute(
+                text("SELECT coalesce(max(turn), 0) + 1 FROM answers WHERE conversation_id = :id"),
+                {"id": conversation_id},
+            ).scalar_one()
+            conn.execute(
+                text(
+                    "INSERT INTO answers (id, conversation_id, turn, question, asked_as, entities, answer)"
+                    " VALUES (:id, :c, :t, :q, :a, CAST(:e AS jsonb), CAST(:ans AS jsonb))"
+                ),
+                {
+                    "id": answer.answer_id,
+                    "c": conversation_id,
+                    "t": turn,
+                    "q": question,
+                    "a": asked_as,
+                    "e": json.dumps(context.as_json()),
+                    "ans": answer.model_dump_json(),
+                },
+            )
             conn.execute(text("UPDATE conversations SET updated_at = now() WHERE id = :id"), {"id": conversation_id})
         return answer
 
@@ -85,7 +110,13 @@ class AnswerStore:
         if not self.exists(conversation_id):
             raise UnknownConversation(conversation_id)
         with self.engine.connect() as conn:
-            rows = conn.execute(text("SELECT id, turn, question, asked_as, created_at, answer FROM answers"
-                                     " WHERE conversation_id = :id ORDER BY turn"), {"id": conversation_id}).all()
-        return [Turn(r.id, r.turn, r.question, r.asked_as, r.created_at, FinalAnswer.model_validate(r.answer))
-                for r in rows]
+            rows = conn.execute(
+                text(
+                    "SELECT id, turn, question, asked_as, created_at, answer FROM answers"
+                    " WHERE conversation_id = :id ORDER BY turn"
+                ),
+                {"id": conversation_id},
+            ).all()
+        return [
+            Turn(r.id, r.turn, r.question, r.asked_as, r.created_at, FinalAnswer.model_validate(r.answer)) for r in rows
+        ]

@@ -68,8 +68,9 @@ def _endpoint(request: Request) -> str:
 async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
     """One readable line in `detail` (the documented ErrorBody), the structured errors beside it."""
     errors = jsonable_encoder(exc.errors(), custom_encoder={bytes: lambda b: b.decode("utf-8", "replace")})
-    messages = [f"{'.'.join(str(p) for p in e.get('loc', []) if p != 'body') or 'body'}: {e.get('msg')}"
-                for e in errors]
+    messages = [
+        f"{'.'.join(str(p) for p in e.get('loc', []) if p != 'body') or 'body'}: {e.get('msg')}" for e in errors
+    ]
     for error in errors:
         error.pop("input", None)  # never echo a (possibly 16 KB) body back
     return JSONResponse(status_code=422, content={"detail": "; ".join(messages), "errors": errors})
@@ -79,10 +80,16 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
     """The service; `pipeline` is built from `settings` at start-up unless given (tests, benchmarks)."""
     settings = settings or get_settings()
     install_log_redaction()
-    app = FastAPI(title="Flux", version="0.1.0", lifespan=_lifespan,
-                  description="Cited answers over Reactome, KEGG, HGNC/UniProt, OpenAlex and PubMed.",
-                  # The OpenAPI document and the docs are served by `docs_router`, behind the API key.
-                  openapi_url=None, docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title="Flux",
+        version="0.1.0",
+        lifespan=_lifespan,
+        description="Cited answers over Reactome, KEGG, HGNC/UniProt, OpenAlex and PubMed.",
+        # The OpenAPI document and the docs are served by `docs_router`, behind the API key.
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.flux = ApiState(settings, pipeline)
     install_cors(app, settings)
     app.add_middleware(RequestBodyLimit, max_bytes=settings.serving.max_request_bytes)

@@ -36,12 +36,17 @@ def print_answer(console: Console, answer: FinalAnswer) -> None:
         console.print("\n[bold]Citations[/bold]")
         for citation in answer.citations:
             title = f" — {citation.title}" if citation.title else ""
-            console.print(f"  [{numbers[citation.id]}] {escape(citation.id)} ({citation.kind}, "
-                          f"{escape(citation.source)}){escape(title)}", soft_wrap=True)
+            console.print(
+                f"  [{numbers[citation.id]}] {escape(citation.id)} ({citation.kind}, "
+                f"{escape(citation.source)}){escape(title)}",
+                soft_wrap=True,
+            )
     cached = f", cached: {answer.cached}" if answer.cached else ""
-    console.print(f"\nconfidence {answer.confidence:.2f} · retrieval {answer.retrieval_quality} · mode {answer.mode}"
-                  f" · route {answer.route} · re-retrievals {answer.attempts} · reranker {answer.reranker}"
-                  f" · provider {answer.provider}{cached} · {answer.timings_ms.get('total', 0):.0f} ms")
+    console.print(
+        f"\nconfidence {answer.confidence:.2f} · retrieval {answer.retrieval_quality} · mode {answer.mode}"
+        f" · route {answer.route} · re-retrievals {answer.attempts} · reranker {answer.reranker}"
+        f" · provider {answer.provider}{cached} · {answer.timings_ms.get('total', 0):.0f} ms"
+    )
     console.print(f"index {answer.index_version} (run {answer.dagster_run_id}) · pipeline {answer.pipeline_version}")
     for warning in answer.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
@@ -63,16 +68,36 @@ class Session:
         check_postgres(settings)  # Neo4j may be down: answers then come from text evidence, with a warning
         with status.status("loading models and connecting…"):
             pipeline = Pipeline.from_settings(settings)
-        return cls(settings, pipeline, AnswerStore(engine_for(settings.resolved_serving_database_url),
-                                                   settings.serving.conversation_retention_days), status)
+        return cls(
+            settings,
+            pipeline,
+            AnswerStore(
+                engine_for(settings.resolved_serving_database_url), settings.serving.conversation_retention_days
+            ),
+            status,
+        )
 
-    def ask(self, question: str, mode: Mode | None, conversation: str | None, output: str, out: Console,
-            explain: bool = False) -> str:
+    def ask(
+        self,
+        question: str,
+        mode: Mode | None,
+        conversation: str | None,
+        output: str,
+        out: Console,
+        explain: bool = False,
+    ) -> str:
         """Answer, store and print one question; returns the conversation id for the next."""
         with self.status.status("answering…") as progress:
             try:
-                answer = ask_in_conversation(self.pipeline, self.store, question, mode, None, conversation,
-                                             on_event=lambda step, _payload: progress.update(f"{step}…"))
+                answer = ask_in_conversation(
+                    self.pipeline,
+                    self.store,
+                    question,
+                    mode,
+                    None,
+                    conversation,
+                    on_event=lambda step, _payload: progress.update(f"{step}…"),
+                )
             except UnknownConversation:
                 raise FluxConfigError("--conversation", f"no conversation {conversation!r}") from None
             self.tracker.submit(answer, "cli")

@@ -44,8 +44,9 @@ class RequestBodyLimit:
         await self.app(scope, _replaying(b"".join(chunks), receive), send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = JSONResponse(status_code=413, content={
-            "detail": f"request body over {self.max_bytes} bytes (FLUX_MAX_REQUEST_BYTES)"})
+        response = JSONResponse(
+            status_code=413, content={"detail": f"request body over {self.max_bytes} bytes (FLUX_MAX_REQUEST_BYTES)"}
+        )
         await response(scope, receive, send)
 
 

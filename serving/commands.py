@@ -14,16 +14,20 @@ console = Console(width=int(os.environ.get("COLUMNS", "120")))
 err_console = Console(stderr=True)
 
 
-
 def ask(
     question: str = typer.Argument(..., help="The question, in quotes."),
-    mode: str = typer.Option(None, help="quick (one retrieval pass) or thinking (judge loop); default "
-                             "FLUX_ANSWER_MODE."),
+    mode: str = typer.Option(
+        None, help="quick (one retrieval pass) or thinking (judge loop); default FLUX_ANSWER_MODE."
+    ),
     output: str = typer.Option("text", "--format", help="text, md (a Markdown report) or json (the FinalAnswer)."),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
     conversation: str = typer.Option(None, help="Continue this conversation (a follow-up question)."),
-    explain: bool = typer.Option(False, "--explain", help="Also print the plan the question was read as: its kind, "
-                                 "operation, relation and the entities it names (the JSON answer always has it)."),
+    explain: bool = typer.Option(
+        False,
+        "--explain",
+        help="Also print the plan the question was read as: its kind, "
+        "operation, relation and the entities it names (the JSON answer always has it).",
+    ),
 ) -> None:
     """Answer a question from the published index, with numbered citations (stored; logged to MLflow)."""
     from serving.ask import Session
@@ -64,10 +68,11 @@ def chat(mode: str = typer.Option(None, help="quick or thinking; default FLUX_AN
         session.close()
 
 
-def serve(host: str = typer.Option(None, help="Bind address (FLUX_SERVE_HOST, default 127.0.0.1)."),
-          port: int = typer.Option(None, help="Port (FLUX_SERVE_PORT, default 8000)."),
-          insecure: bool = typer.Option(False, "--insecure", help="Allow a non-loopback address without API keys.")
-          ) -> None:
+def serve(
+    host: str = typer.Option(None, help="Bind address (FLUX_SERVE_HOST, default 127.0.0.1)."),
+    port: int = typer.Option(None, help="Port (FLUX_SERVE_PORT, default 8000)."),
+    insecure: bool = typer.Option(False, "--insecure", help="Allow a non-loopback address without API keys."),
+) -> None:
     """Run the HTTP API (OpenAPI docs at /docs)."""
     import ipaddress
 
@@ -83,6 +88,9 @@ def serve(host: str = typer.Option(None, help="Bind address (FLUX_SERVE_HOST, de
     except ValueError:
         loopback = False
     if not loopback and not parse_keys(settings.serving.api_keys.get_secret_value()) and not insecure:
-        raise FluxConfigError("FLUX_API_KEYS", f"refusing to serve on {bind} without API keys: anyone who can reach "
-                              "it could query and fill the answer store (set keys, or pass --insecure)")
+        raise FluxConfigError(
+            "FLUX_API_KEYS",
+            f"refusing to serve on {bind} without API keys: anyone who can reach "
+            "it could query and fill the answer store (set keys, or pass --insecure)",
+        )
     uvicorn.run(create_app(settings), host=bind, port=port or settings.serving.serve_port)

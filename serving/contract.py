@@ -11,8 +11,10 @@ from pydantic import BaseModel, Field
 
 class ErrorBody(BaseModel):
     detail: str = Field(description="What went wrong, in one line for a person.")
-    errors: list[dict[str, Any]] | None = Field(default=None, description="422 only: one entry per invalid field "
-                                                "(loc, msg, type); the request body is never echoed.")
+    errors: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="422 only: one entry per invalid field (loc, msg, type); the request body is never echoed.",
+    )
 
 
 _DESCRIPTIONS = {
@@ -39,9 +41,13 @@ def error_responses(*codes: int, route_is_json: bool = True) -> dict[int | str, 
 # event). Not `schema`: beside an `itemSchema` that describes the whole stream (OpenAPI 3.2), not one event.
 SSE_EVENT: dict[str, Any] = {
     "type": "object",
-    "properties": {"event": {"type": "string", "enum": ["step", "evidence", "answer", "error", "done"]},
-                   "data": {"type": "string", "description": "JSON: the step, the evidence, the FinalAnswer, the "
-                            "error ({detail}) or {}"}},
+    "properties": {
+        "event": {"type": "string", "enum": ["step", "evidence", "answer", "error", "done"]},
+        "data": {
+            "type": "string",
+            "description": "JSON: the step, the evidence, the FinalAnswer, the error ({detail}) or {}",
+        },
+    },
     "required": ["event", "data"],
 }
 

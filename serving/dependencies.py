@@ -73,8 +73,11 @@ AnswerStoreDep = Annotated[AnswerStore, Depends(answer_store)]
 
 def check_question_length(question: str, settings: FluxSettings) -> None:
     if len(question) > settings.serving.max_question_chars:
-        raise HTTPException(status_code=422, detail=f"question is {len(question)} characters; the limit is "
-                            f"{settings.serving.max_question_chars} (FLUX_MAX_QUESTION_CHARS)")
+        raise HTTPException(
+            status_code=422,
+            detail=f"question is {len(question)} characters; the limit is "
+            f"{settings.serving.max_question_chars} (FLUX_MAX_QUESTION_CHARS)",
+        )
 
 
 async def checked_query(query: Annotated[QueryRequest, Body()], settings: SettingsDep) -> QueryRequest:

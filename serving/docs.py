@@ -25,8 +25,11 @@ def _root_path(request: Request) -> str:
 async def openapi_document(request: Request) -> JSONResponse:
     schema = request.app.openapi()
     root_path = _root_path(request)
-    if root_path and request.app.root_path_in_servers and root_path not in {
-            s.get("url") for s in schema.get("servers", [])}:  # behind a proxy's prefix, as FastAPI does
+    if (
+        root_path
+        and request.app.root_path_in_servers
+        and root_path not in {s.get("url") for s in schema.get("servers", [])}
+    ):  # behind a proxy's prefix, as FastAPI does
         schema = {**schema, "servers": [{"url": root_path}, *schema.get("servers", [])]}
     return JSONResponse(schema)
 
@@ -34,8 +37,11 @@ async def openapi_document(request: Request) -> JSONResponse:
 @docs_router.api_route("/docs", methods=VIEW_METHODS)
 async def swagger_ui(request: Request) -> HTMLResponse:
     root_path = _root_path(request)
-    return get_swagger_ui_html(openapi_url=root_path + OPENAPI_PATH, title=f"{request.app.title} - Swagger UI",
-                               oauth2_redirect_url=root_path + OAUTH2_REDIRECT_PATH)
+    return get_swagger_ui_html(
+        openapi_url=root_path + OPENAPI_PATH,
+        title=f"{request.app.title} - Swagger UI",
+        oauth2_redirect_url=root_path + OAUTH2_REDIRECT_PATH,
+    )
 
 
 @docs_router.api_route(OAUTH2_REDIRECT_PATH, methods=VIEW_METHODS)

@@ -25,7 +25,6 @@ def numbered(answer: FinalAnswer) -> tuple[str, dict[str, int]]:
     return text, numbers
 
 
-
 def _citation_line(n: int, citation: Citation) -> str:
     link = citation.url or source_link(citation.id)
     label = f"[{citation.id}]({link})" if link else f"`{citation.id}`"
@@ -39,8 +38,13 @@ def _cell(value: str) -> str:
 
 def table_lines(data: DataTable) -> list[str]:
     """A typed answer's table (its kind's, retrieval/kinds/) as a Markdown table under its caption."""
-    return [f"## {data.caption}", "", "| " + " | ".join(_cell(c) for c in data.columns) + " |",
-            "|" + "---|" * len(data.columns), *["| " + " | ".join(_cell(v) for v in row) + " |" for row in data.rows]]
+    return [
+        f"## {data.caption}",
+        "",
+        "| " + " | ".join(_cell(c) for c in data.columns) + " |",
+        "|" + "---|" * len(data.columns),
+        *["| " + " | ".join(_cell(v) for v in row) + " |" for row in data.rows],
+    ]
 
 
 def markdown(answer: FinalAnswer) -> str:
@@ -57,7 +61,10 @@ def markdown(answer: FinalAnswer) -> str:
         lines += ["## Warnings", "", *[f"- {w}" for w in answer.warnings], ""]
     if answer.plan is not None:
         lines += ["## Read as", "", f"`{answer.plan.explain()}`", ""]
-    lines += ["---", f"Answer `{answer.answer_id}` · kind {answer.kind} · confidence {answer.confidence:.2f} · "
-              f"index `{answer.index_version}` (Dagster run `{answer.dagster_run_id}`) · dataset "
-              f"`{answer.dataset_version}` · pipeline `{answer.pipeline_version}` · provider {answer.provider}"]
+    lines += [
+        "---",
+        f"Answer `{answer.answer_id}` · kind {answer.kind} · confidence {answer.confidence:.2f} · "
+        f"index `{answer.index_version}` (Dagster run `{answer.dagster_run_id}`) · dataset "
+        f"`{answer.dataset_version}` · pipeline `{answer.pipeline_version}` · provider {answer.provider}",
+    ]
     return "\n".join(lines) + "\n"

@@ -44,21 +44,37 @@ def _postgres(settings: FluxSettings) -> dict[str, Any]:
     engine = _engine(settings.platform_database_url)
     try:
         with engine.connect() as conn:
-            counts = conn.execute(text(
-                "SELECT (SELECT count(*) FROM documents WHERE status = 'active') AS documents,"
-                " (SELECT count(*) FROM chunks) AS chunks, (SELECT count(embedding) FROM chunks) AS vectors,"
-                " (SELECT count(*) FROM pathways WHERE status = 'active') AS pathways")).one()._asdict()
+            counts = (
+                conn.execute(
+                    text(
+                        "SELECT (SELECT count(*) FROM documents WHERE status = 'active') AS documents,"
+                        " (SELECT count(*) FROM chunks) AS chunks, (SELECT count(embedding) FROM chunks) AS vectors,"
+                        " (SELECT count(*) FROM pathways WHERE status = 'active') AS pathways"
+                    )
+                )
+                .one()
+                ._asdict()
+            )
     except (OperationalError, DBAPIError) as exc:
         return {"ok": False, "detail": store_error_message(exc) or str(exc).splitlines()[0]}
     try:
         index = current_index(engine)
     except FluxConfigError as exc:
         return {"ok": True, "counts": counts, "index": None, "detail": str(exc)}
-    return {"ok": True, "counts": counts, "index": {
-        "version": index.version, "published_at": index.published_at.isoformat(),
-        "dagster_run_id": index.dagster_run_id, "dataset_version": index.dataset_version,
-        "pipeline_version": index.pipeline_version, "chunks": index.chunk_count, "vectors": index.vector_count,
-        "pathways": index.pathway_count}}
+    return {
+        "ok": True,
+        "counts": counts,
+        "index": {
+            "version": index.version,
+            "published_at": index.published_at.isoformat(),
+            "dagster_run_id": index.dagster_run_id,
+            "dataset_version": index.dataset_version,
+            "pipeline_version": index.pipeline_version,
+            "chunks": index.chunk_count,
+            "vectors": index.vector_count,
+            "pathways": index.pathway_count,
+        },
+    }
 
 
 def _neo4j(settings: FluxSettings) -> dict[str, Any]:
@@ -68,7 +84,9 @@ def _neo4j(settings: FluxSettings) -> dict[str, Any]:
     try:
         records = driver.execute_query(
             "CALL db.labels() YIELD label CALL (label) { MATCH (n) WHERE label IN labels(n) RETURN count(n) AS n }"
-            " RETURN label, n", routing_=RoutingControl.READ).records
+            " RETURN label, n",
+            routing_=RoutingControl.READ,
+        ).records
     except (Neo4jError, ServiceUnavailable, SessionExpired, OSError) as exc:
         return {"ok": False, "detail": f"Neo4j is unavailable: {str(exc).splitlines()[0] if str(exc) else exc}"}
     return {"ok": True, "counts": {r["label"]: r["n"] for r in records if r["label"] != "FluxMigration"}}

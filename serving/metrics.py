@@ -15,29 +15,62 @@ LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 class ServiceMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self.requests = Counter("flux_requests", "HTTP requests by endpoint and status code",
-                                ["endpoint", "status"], registry=self.registry)
-        self.request_seconds = Histogram("flux_request_seconds", "HTTP request latency", ["endpoint"],
-                                         buckets=LATENCY_BUCKETS, registry=self.registry)
-        self.answers = Counter("flux_answers", "Answers by mode, judge verdict and cache outcome",
-                               ["mode", "verdict", "cached"], registry=self.registry)
-        self.stage_seconds = Histogram("flux_stage_seconds", "Pipeline stage latency", ["stage"],
-                                       buckets=LATENCY_BUCKETS, registry=self.registry)
+        self.requests = Counter(
+            "flux_requests", "HTTP requests by endpoint and status code", ["endpoint", "status"], registry=self.registry
+        )
+        self.request_seconds = Histogram(
+            "flux_request_seconds",
+            "HTTP request latency",
+            ["endpoint"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.answers = Counter(
+            "flux_answers",
+            "Answers by mode, judge verdict and cache outcome",
+            ["mode", "verdict", "cached"],
+            registry=self.registry,
+        )
+        self.stage_seconds = Histogram(
+            "flux_stage_seconds", "Pipeline stage latency", ["stage"], buckets=LATENCY_BUCKETS, registry=self.registry
+        )
         self.refusals = Counter("flux_refusals", "Questions refused by the input guardrail", registry=self.registry)
-        self.cache_events = Gauge("flux_cache_events", "Cache hits, misses and fallbacks since start",
-                                  ["event"], registry=self.registry)
-        self.llm_calls = Counter("flux_llm_calls", "LLM calls by step and outcome (ok, cut, timeout, deadline, busy, "
-                                 "refused, rejected, malformed, unreachable, error)", ["step", "outcome"],
-                                 registry=self.registry)
-        self.llm_tokens = Counter("flux_llm_tokens", "LLM tokens by step and direction (in: prompt, out: completion)",
-                                  ["step", "direction"], registry=self.registry)
-        self.llm_call_seconds = Histogram("flux_llm_call_seconds", "LLM call latency, queueing included", ["step"],
-                                          buckets=LATENCY_BUCKETS, registry=self.registry)
-        self.llm_queue_seconds = Histogram("flux_llm_queue_seconds", "Time LLM calls waited in Flux for a free "
-                                           "slot at the endpoint", ["step"], buckets=LATENCY_BUCKETS,
-                                           registry=self.registry)
-        self.llm_endpoint = Gauge("flux_llm_endpoint_requests", "LLM requests now in flight and waiting, per endpoint",
-                                  ["endpoint", "state"], registry=self.registry)
+        self.cache_events = Gauge(
+            "flux_cache_events", "Cache hits, misses and fallbacks since start", ["event"], registry=self.registry
+        )
+        self.llm_calls = Counter(
+            "flux_llm_calls",
+            "LLM calls by step and outcome (ok, cut, timeout, deadline, busy, "
+            "refused, rejected, malformed, unreachable, error)",
+            ["step", "outcome"],
+            registry=self.registry,
+        )
+        self.llm_tokens = Counter(
+            "flux_llm_tokens",
+            "LLM tokens by step and direction (in: prompt, out: completion)",
+            ["step", "direction"],
+            registry=self.registry,
+        )
+        self.llm_call_seconds = Histogram(
+            "flux_llm_call_seconds",
+            "LLM call latency, queueing included",
+            ["step"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.llm_queue_seconds = Histogram(
+            "flux_llm_queue_seconds",
+            "Time LLM calls waited in Flux for a free slot at the endpoint",
+            ["step"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.llm_endpoint = Gauge(
+            "flux_llm_endpoint_requests",
+            "LLM requests now in flight and waiting, per endpoint",
+            ["endpoint", "state"],
+            registry=self.registry,
+        )
 
     def observe_answer(self, answer: FinalAnswer) -> None:
         if answer.refused:

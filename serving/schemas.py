@@ -8,8 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from retrieval.model.answer import FinalAnswer
 from retrieval.model.types import Filters, Mode
 
-QUESTION_PATTERN = (r"^[^\x00]*[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
-                    r"[^\x00]*$")
+QUESTION_PATTERN = (
+    r"^[^\x00]*[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+    r"[^\x00]*$"
+)
 
 
 class _Question(BaseModel):
@@ -17,9 +19,12 @@ class _Question(BaseModel):
     # No NUL: Postgres text cannot hold it, and answers are stored. At least one character that is not white space
     # by Python's str.isspace, spelled out: `\s` means different things to JSON Schema (ECMA: not U+0085), to
     # pydantic's Rust regex and to Python, and schemathesis found the gap ("\u0085" passed the schema, got a 422).
-    question: str = Field(min_length=1, pattern=QUESTION_PATTERN,
-                          description="A question about pathways, genes or the literature (at least one character "
-                          "that is not white space; no NUL).")
+    question: str = Field(
+        min_length=1,
+        pattern=QUESTION_PATTERN,
+        description="A question about pathways, genes or the literature (at least one character "
+        "that is not white space; no NUL).",
+    )
     filters: Filters | None = Field(default=None, description="Restrict evidence; filtered requests are not cached.")
 
     @field_validator("question")
@@ -33,9 +38,12 @@ class _Question(BaseModel):
 class QueryRequest(_Question):
     mode: Mode | None = Field(default=None, description="quick: one retrieval pass; thinking: the judge loop.")
     # No NUL: Postgres text cannot hold it (schemathesis found the 500).
-    conversation_id: str | None = Field(default=None, max_length=64, pattern=r"^[^\x00]*$",
-                                        description="Continue this conversation: a "
-                                        "follow-up's references are resolved from its previous turn.")
+    conversation_id: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=r"^[^\x00]*$",
+        description="Continue this conversation: a follow-up's references are resolved from its previous turn.",
+    )
 
 
 class SearchRequest(_Question):

@@ -62,13 +62,20 @@ class ApiKeyGuard:
             raise HTTPException(401, "unknown API key", challenge)
         wait = self.limiter.try_acquire(presented)
         if wait is not None:
-            raise HTTPException(429, f"rate limit of {self.per_minute} requests a minute reached for this key",
-                                {"Retry-After": str(max(1, math.ceil(wait)))})
+            raise HTTPException(
+                429,
+                f"rate limit of {self.per_minute} requests a minute reached for this key",
+                {"Retry-After": str(max(1, math.ceil(wait)))},
+            )
 
 
 def install_cors(app: FastAPI, settings: FluxSettings) -> None:
     """CORS only for the configured origins: without any, browsers on other origins get no CORS headers."""
     origins = [o.strip() for o in settings.serving.cors_origins.split(",") if o.strip()]
     if origins:
-        app.add_middleware(CORSMiddleware, allow_origins=origins, allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type"])
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
+        )

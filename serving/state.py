@@ -46,5 +46,6 @@ class ApiState:
             return self._pipeline
 
     def answer_store(self) -> AnswerStore:
-        return AnswerStore(engine_for(self.settings.resolved_serving_database_url),
-                           self.settings.serving.conversation_retention_days)
+        return AnswerStore(
+            engine_for(self.settings.resolved_serving_database_url), self.settings.serving.conversation_retention_days
+        )

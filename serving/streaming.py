@@ -22,8 +22,9 @@ from serving.tracking import QueryLogger
 log = logging.getLogger(__name__)
 
 
-def answer_events(ask: Callable[[EventSink], FinalAnswer], metrics: ServiceMetrics,
-                  tracker: QueryLogger) -> Iterator[ServerSentEvent]:
+def answer_events(
+    ask: Callable[[EventSink], FinalAnswer], metrics: ServiceMetrics, tracker: QueryLogger
+) -> Iterator[ServerSentEvent]:
     """`step` per public pipeline step (internal ones, such as the raw generator reply, are never sent), `evidence`,
     then `answer` or `error`, and always `done` last.
 

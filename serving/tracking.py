@@ -20,30 +20,44 @@ VERDICT_CODE = {"good": 2.0, "partial": 1.0, "bad": 0.0, "unjudged": -1.0}
 def run_payload(answer: FinalAnswer, endpoint: str) -> tuple[dict[str, str], dict[str, float], dict[str, str]]:
     """(params, metrics, tags) of one query run."""
     params = {
-        "question_hash": question_hash(answer.question), "mode": answer.mode, "route": answer.route,
-        "dataset_version": answer.dataset_version[:500], "pipeline_version": answer.pipeline_version,
-        "index_version": answer.index_version, "dagster_run_id": answer.dagster_run_id,
-        "provider": answer.provider, "reranker": answer.reranker, "cached": str(answer.cached or "no"),
+        "question_hash": question_hash(answer.question),
+        "mode": answer.mode,
+        "route": answer.route,
+        "dataset_version": answer.dataset_version[:500],
+        "pipeline_version": answer.pipeline_version,
+        "index_version": answer.index_version,
+        "dagster_run_id": answer.dagster_run_id,
+        "provider": answer.provider,
+        "reranker": answer.reranker,
+        "cached": str(answer.cached or "no"),
         "endpoint": endpoint,
     }
     kinds = [c.kind for c in answer.citations]
     metrics = {f"latency_{stage}_ms": ms for stage, ms in answer.timings_ms.items()}
     metrics |= {
-        "attempts": float(answer.attempts), "confidence": answer.confidence,
-        "verdict_code": VERDICT_CODE[answer.retrieval_quality], "claims": float(len(answer.claims)),
-        "citations": float(len(answer.citations)), "chunk_citations": float(kinds.count("chunk")),
-        "graph_citations": float(kinds.count("graph")), "warnings": float(len(answer.warnings)),
+        "attempts": float(answer.attempts),
+        "confidence": answer.confidence,
+        "verdict_code": VERDICT_CODE[answer.retrieval_quality],
+        "claims": float(len(answer.claims)),
+        "citations": float(len(answer.citations)),
+        "chunk_citations": float(kinds.count("chunk")),
+        "graph_citations": float(kinds.count("graph")),
+        "warnings": float(len(answer.warnings)),
         "refused": float(answer.refused),
     }
     calls = answer.llm_calls
     metrics |= {
-        "llm_calls": float(len(calls)), "llm_failed_calls": float(sum(c.failed for c in calls)),
+        "llm_calls": float(len(calls)),
+        "llm_failed_calls": float(sum(c.failed for c in calls)),
         "llm_tokens_in": float(sum(c.tokens_in or 0 for c in calls)),
         "llm_tokens_out": float(sum(c.tokens_out or 0 for c in calls)),
         "llm_queued_ms": float(sum(c.queued_ms for c in calls)),
     }
-    tags = {"flux.kind": "query", "verdict": answer.retrieval_quality,
-            "question": redact_emails(answer.question)[:1000]}
+    tags = {
+        "flux.kind": "query",
+        "verdict": answer.retrieval_quality,
+        "question": redact_emails(answer.question)[:1000],
+    }
     if calls:  # "screen:ok plan:ok judge:deadline answer:deadline"
         tags["llm_outcomes"] = " ".join(f"{c.step}:{c.outcome}" for c in calls)[:5000]
     return params, metrics, tags
@@ -120,13 +134,14 @@ class QueryLogger:
             self._experiment_id = configure_mlflow(uri, self.experiment, self.settings.home / "mlflow" / "artifacts")
             self._client = MlflowClient(uri)
         params, metrics, tags = run_payload(answer, endpoint)
-        run = self._client.create_run(self._experiment_id, run_name=f"query-{params['question_hash']}",
-                                      tags=tags)
+        run = self._client.create_run(self._experiment_id, run_name=f"query-{params['question_hash']}", tags=tags)
         now = int(time.time() * 1000)
         history = [Metric(k, v, t, n) for k, v, t, n in llm_call_history(answer, now)]
-        self._client.log_batch(run.info.run_id,
-                               metrics=[Metric(k, float(v), now, 0) for k, v in metrics.items()] + history,
-                               params=[Param(k, v) for k, v in params.items()],
-                               tags=[RunTag(k, v) for k, v in tags.items()])
+        self._client.log_batch(
+            run.info.run_id,
+            metrics=[Metric(k, float(v), now, 0) for k, v in metrics.items()] + history,
+            params=[Param(k, v) for k, v in params.items()],
+            tags=[RunTag(k, v) for k, v in tags.items()],
+        )
         self._client.set_terminated(run.info.run_id)
         self.last_run_id = run.info.run_id

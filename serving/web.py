@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 WEB_DIR = Path(__file__).parent / "web"
 PAGE_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-                               "img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",

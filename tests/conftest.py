@@ -87,9 +87,7 @@ def _reset_graph(settings: FluxSettings) -> None:
         driver.execute_query("MATCH (n) DETACH DELETE n")
         for record in driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name").records:
             driver.execute_query(f"DROP CONSTRAINT `{record['name']}` IF EXISTS")
-        for record in driver.execute_query(
-            "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
-        ).records:
+        for record in driver.execute_query("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name").records:
             driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS")
 
 

@@ -9,8 +9,9 @@ from rich.table import Table
 from dagster_project.cli.output import console, err_console
 from dagster_project.core.settings import FluxConfigError, get_settings
 
-evals_app = typer.Typer(help="Eval scorecards: show the latest, accept them as the regression baseline; fits.",
-                        no_args_is_help=True)
+evals_app = typer.Typer(
+    help="Eval scorecards: show the latest, accept them as the regression baseline; fits.", no_args_is_help=True
+)
 
 
 @evals_app.command("show")
@@ -29,25 +30,36 @@ def evals_show() -> None:
         if current is None:
             console.print(f"[bold]{scorecard}[/bold]: no scorecard yet (materialize group:evals)")
             continue
-        title = (f"{scorecard} — run {current.id} on index {current.index_version}, "
-                 f"{current.created_at:%Y-%m-%d %H:%M}; baseline "
-                 + (f"run {baseline.id}" if baseline else "none (flux evals accept)"))
+        title = (
+            f"{scorecard} — run {current.id} on index {current.index_version}, "
+            f"{current.created_at:%Y-%m-%d %H:%M}; baseline "
+            + (f"run {baseline.id}" if baseline else "none (flux evals accept)")
+        )
         table = Table("metric", "current", "baseline", "delta", "gate", title=title, title_justify="left")
-        comparisons = {c.metric: c for c in compare(scorecard, current.metrics,
-                                                     baseline.metrics if baseline else None,
-                                                     settings.evals.eval_tolerance)}
+        comparisons = {
+            c.metric: c
+            for c in compare(
+                scorecard, current.metrics, baseline.metrics if baseline else None, settings.evals.eval_tolerance
+            )
+        }
         for metric in sorted(current.metrics, key=lambda m: (m not in GATED[scorecard], m)):
             value, then = current.metrics[metric], (baseline.metrics if baseline else {}).get(metric)
             c = comparisons.get(metric)
             gate = "" if c is None else ("[red]FAIL[/red]" if c.failed else "ok")
-            table.add_row(metric, f"{value:.4g}", "—" if then is None else f"{then:.4g}",
-                          "—" if then is None else f"{value - then:+.4g}", gate)
+            table.add_row(
+                metric,
+                f"{value:.4g}",
+                "—" if then is None else f"{then:.4g}",
+                "—" if then is None else f"{value - then:+.4g}",
+                gate,
+            )
         console.print(table)
 
 
 @evals_app.command("accept")
-def evals_accept(scorecard: str = typer.Option(None, help="Only this one: retrieval, answer, resolution or "
-                                                      "literature_tools.")) -> None:
+def evals_accept(
+    scorecard: str = typer.Option(None, help="Only this one: retrieval, answer, resolution or literature_tools."),
+) -> None:
     """Accept the latest scorecard(s) as the baseline the regression checks compare against."""
     from dagster_project.core.stores import engine_for
     from dagster_project.evals.store import SCORECARDS, accept_latest
@@ -62,8 +74,10 @@ def evals_accept(scorecard: str = typer.Option(None, help="Only this one: retrie
         err_console.print("flux: nothing to accept: no scorecard has been materialized yet")
         raise typer.Exit(1)
     for run in accepted:
-        console.print(f"accepted {run.scorecard} scorecard run {run.id} (index {run.index_version}, "
-                      f"Dagster run {run.dagster_run_id}) as the baseline")
+        console.print(
+            f"accepted {run.scorecard} scorecard run {run.id} (index {run.index_version}, "
+            f"Dagster run {run.dagster_run_id}) as the baseline"
+        )
 
 
 @evals_app.command("fit-judge")
@@ -78,16 +92,21 @@ def evals_fit_judge() -> None:
         raise FluxConfigError("FLUX_SNAPSHOT_DIR", f"no PubMedQA file at {path}")
     with console.status("building right / hard-negative pairs"):
         result = fit(path)
-    console.print(f"fitted threshold {result.threshold:.3f} (shipped: {GOOD_COVERAGE}) on {result.fit_pairs} "
-                  f"questions: accuracy right {result.fit_accuracy[0]:.3f}, hard negative {result.fit_accuracy[1]:.3f}")
-    console.print(f"held out ({result.held_out_pairs} questions): accuracy right {result.held_out_accuracy[0]:.3f}, "
-                  f"hard negative {result.held_out_accuracy[1]:.3f}")
+    console.print(
+        f"fitted threshold {result.threshold:.3f} (shipped: {GOOD_COVERAGE}) on {result.fit_pairs} "
+        f"questions: accuracy right {result.fit_accuracy[0]:.3f}, hard negative {result.fit_accuracy[1]:.3f}"
+    )
+    console.print(
+        f"held out ({result.held_out_pairs} questions): accuracy right {result.held_out_accuracy[0]:.3f}, "
+        f"hard negative {result.held_out_accuracy[1]:.3f}"
+    )
 
 
 @evals_app.command("fit-answerability")
 def evals_fit_answerability(
-    save: bool = typer.Option(False, help="Write the fitted model into retrieval/answering/answerability.json for "
-                              "this encoder."),
+    save: bool = typer.Option(
+        False, help="Write the fitted model into retrieval/answering/answerability.json for this encoder."
+    ),
 ) -> None:
     """Fit the literature answerability decision on the labelled dev questions through the published index; report
     5-fold cross-validated AUROC, false-answer and false-abstention rates and calibration (ECE), and the same on the
@@ -108,10 +127,14 @@ def evals_fit_answerability(
         result = fitting.fit(pipeline, fitting.load(fitting.DEV_FILE), fitting.load(fitting.HELDOUT_FILE))
     for name, value in sorted(result.metrics.items()):
         console.print(f"  {name:34s} {value:8.3f}")
-    run_id = log_to_mlflow(settings, "answerability", {"index_version": index.version,
-                                                       "embedding_model": settings.index.embedding_model,
-                                                       **result.model.as_json()},
-                           result.metrics, result.diagram, result.rows)
+    run_id = log_to_mlflow(
+        settings,
+        "answerability",
+        {"index_version": index.version, "embedding_model": settings.index.embedding_model, **result.model.as_json()},
+        result.metrics,
+        result.diagram,
+        result.rows,
+    )
     console.print(f"MLflow run {run_id}: the reliability diagram and every question's signals")
     if save:
         fitting.save(settings.index.embedding_model, result)

@@ -13,7 +13,8 @@ from dagster_project.core.settings import get_settings
 index_app = typer.Typer(help="Retrieval index versions: list them, roll back a publish.", no_args_is_help=True)
 _VERSIONS = text(
     "SELECT version, chunk_table, chunk_count, dataset_version, dagster_run_id, candidate_at, published_at,"
-    " rolled_back_at, dropped_at FROM index_versions ORDER BY candidate_at DESC LIMIT :n")
+    " rolled_back_at, dropped_at FROM index_versions ORDER BY candidate_at DESC LIMIT :n"
+)
 
 
 def _engine() -> Engine:
@@ -40,10 +41,25 @@ def index_list(limit: int = typer.Option(10, min=1, help="How many versions, new
         rows = conn.execute(_VERSIONS, {"n": limit}).all()
     table = Table("version", "state", "chunks", "dataset", "Dagster run", "published")
     for r in rows:
-        state = ("serving" if r.version == served else "dropped" if r.dropped_at else
-                 "rolled back" if r.rolled_back_at else "kept" if r.published_at else "candidate")
-        table.add_row(r.version, state, str(r.chunk_count), r.dataset_version, r.dagster_run_id[:8],
-                      r.published_at.isoformat(timespec="seconds") if r.published_at else "-")
+        state = (
+            "serving"
+            if r.version == served
+            else "dropped"
+            if r.dropped_at
+            else "rolled back"
+            if r.rolled_back_at
+            else "kept"
+            if r.published_at
+            else "candidate"
+        )
+        table.add_row(
+            r.version,
+            state,
+            str(r.chunk_count),
+            r.dataset_version,
+            r.dagster_run_id[:8],
+            r.published_at.isoformat(timespec="seconds") if r.published_at else "-",
+        )
     console.print(table)
 
 
@@ -57,5 +73,7 @@ def index_rollback() -> None:
     except IndexVersionError as exc:
         err_console.print(f"flux: {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
-    console.print(f"serving index {switch.version} again (rolled back from {switch.previous}); running services "
-                  "switch within seconds")
+    console.print(
+        f"serving index {switch.version} again (rolled back from {switch.previous}); running services "
+        "switch within seconds"
+    )

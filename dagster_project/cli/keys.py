@@ -9,7 +9,6 @@ from dagster_project.cli.output import console
 keys_app = typer.Typer(help="API keys for the HTTP service.", no_args_is_help=True)
 
 
-
 @keys_app.command("new")
 def keys_new() -> None:
     """A new random API key, and the hash to put in FLUX_API_KEYS (the service then never holds the key)."""

@@ -28,12 +28,28 @@ from dagster_project.core.settings import FluxConfigError, get_settings
 from serving.commands import ask, chat, serve
 
 app = typer.Typer(help="Flux: biology sources → documents, pgvector and a Neo4j graph.", no_args_is_help=True)
-for name, group in (("stack", stack_app), ("evals", evals_app), ("keys", keys_app), ("resolution", resolution_app),
-                    ("index", index_app), ("sources", sources_app), ("releases", releases_app), ("llm", llm_app)):
+for name, group in (
+    ("stack", stack_app),
+    ("evals", evals_app),
+    ("keys", keys_app),
+    ("resolution", resolution_app),
+    ("index", index_app),
+    ("sources", sources_app),
+    ("releases", releases_app),
+    ("llm", llm_app),
+):
     app.add_typer(group, name=name)
-for name, command in (("env", env), ("migrate", migrate), ("materialize", materialize), ("summary", summary),
-                      ("backup", backup_command), ("restore", restore_command), ("ask", ask), ("chat", chat),
-                      ("serve", serve)):
+for name, command in (
+    ("env", env),
+    ("migrate", migrate),
+    ("materialize", materialize),
+    ("summary", summary),
+    ("backup", backup_command),
+    ("restore", restore_command),
+    ("ask", ask),
+    ("chat", chat),
+    ("serve", serve),
+):
     app.command(name)(command)
 
 
@@ -56,9 +72,13 @@ def main() -> None:
         # A database that `flux stack up` created but nothing migrated yet (or the wrong FLUX_PG_DATABASE).
         if not isinstance(exc.orig, UndefinedTable):
             raise
-        err_console.print(f"flux: error: {exc.orig.diag.message_primary} in the platform database "
-                          f"{get_settings().postgres.pg_database}: run `flux migrate` (or `flux materialize`) "
-                          "first (check FLUX_PG_DATABASE)", highlight=False, soft_wrap=True)
+        err_console.print(
+            f"flux: error: {exc.orig.diag.message_primary} in the platform database "
+            f"{get_settings().postgres.pg_database}: run `flux migrate` (or `flux materialize`) "
+            "first (check FLUX_PG_DATABASE)",
+            highlight=False,
+            soft_wrap=True,
+        )
         sys.exit(2)
 
 

@@ -19,14 +19,21 @@ if TYPE_CHECKING:
 
 def materialize(
     select: str = typer.Option("*", help="Dagster asset selection, e.g. 'group:platform'."),
-    in_process: bool = typer.Option(False, "--in-process",
-                                    help="Run in this process (for a debugger) instead of through the code location."),
+    in_process: bool = typer.Option(
+        False, "--in-process", help="Run in this process (for a debugger) instead of through the code location."
+    ),
     trigger: str = typer.Option("cli", help="The flux/trigger tag the run carries (make run passes 'make-run')."),
-    partition: str | None = typer.Option(None, help="One partition of partitioned assets, e.g. a release key of "
-                                         "'<source>_release_history' (`flux releases list`)."),
-    new_lineage: bool = typer.Option(False, "--new-lineage",
-                                     help="Make this run's FLUX_SOURCE_MODE and FLUX_RAW_ROOT the instance's lineage "
-                                     "(a run with others is refused otherwise)."),
+    partition: str | None = typer.Option(
+        None,
+        help="One partition of partitioned assets, e.g. a release key of "
+        "'<source>_release_history' (`flux releases list`).",
+    ),
+    new_lineage: bool = typer.Option(
+        False,
+        "--new-lineage",
+        help="Make this run's FLUX_SOURCE_MODE and FLUX_RAW_ROOT the instance's lineage "
+        "(a run with others is refused otherwise).",
+    ),
 ) -> None:
     """Materialize assets into the Dagster instance: a run of the Flux code location, shown in the UI."""
     from dagster_project.defs.launch import CodeLocationError, RunNotDequeued
@@ -43,8 +50,9 @@ def materialize(
             result = materialize_selection(settings, select, trigger=trigger, partition=partition)
         else:
             with StepProgress() as progress:
-                result = launch_selection(settings, select, trigger=trigger, on_step=progress.update,
-                                          partition=partition)
+                result = launch_selection(
+                    settings, select, trigger=trigger, on_step=progress.update, partition=partition
+                )
     except SelectionError as exc:  # before any run starts: an empty selection would run every asset
         raise typer.BadParameter(str(exc), param_hint="--select") from None
     except (CodeLocationError, RunNotDequeued) as exc:
@@ -79,8 +87,14 @@ class StepProgress:
     """A progress line over the run's steps, and one printed line per failed step (its first error line)."""
 
     def __init__(self) -> None:
-        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                             TimeElapsedColumn(), console=err_console, transient=True)
+        self._bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err_console,
+            transient=True,
+        )
         self._task = self._bar.add_task("starting the run", total=None)
         self._running: set[str] = set()
         self._done = 0
@@ -99,8 +113,9 @@ class StepProgress:
             self._running.discard(event.step_key)
             self._done += bool(event.step_key)
         if event.status == "failed":
-            self._bar.console.print(f"failed: {event.step_key or 'run'}: {event.message}", markup=False,
-                                    highlight=False)
+            self._bar.console.print(
+                f"failed: {event.step_key or 'run'}: {event.message}", markup=False, highlight=False
+            )
         running = ", ".join(sorted(self._running)[:2]) or "waiting"
         self._bar.update(self._task, description=running, completed=self._done)
 
@@ -123,15 +138,25 @@ def summary() -> None:
     if result.per_source:
         by_source = Table("source", "documents (active)", "documents (gone)", "genes", "associations", "quarantined")
         for source, counts in sorted(result.per_source.items()):
-            by_source.add_row(source, *(str(counts.get(k, 0)) for k in ("documents_active", "documents_gone",
-                                                                        "genes", "associations", "quarantined")))
+            by_source.add_row(
+                source,
+                *(
+                    str(counts.get(k, 0))
+                    for k in ("documents_active", "documents_gone", "genes", "associations", "quarantined")
+                ),
+            )
         console.print(by_source)
     _print_nightly(settings)
     if result.equivalences:
         eq = Table("Reactome", "KEGG", "relation", "shared", "Jaccard", title="Reactome ↔ KEGG (strongest per KEGG)")
         for row in result.equivalences:
-            eq.add_row(f"{row['reactome_id']} {row['reactome_name']}", f"{row['kegg_id']} {row['kegg_name']}",
-                       row["relation"], str(row["shared"]), f"{row['jaccard']:.2f}")
+            eq.add_row(
+                f"{row['reactome_id']} {row['reactome_name']}",
+                f"{row['kegg_id']} {row['kegg_name']}",
+                row["relation"],
+                str(row["shared"]),
+                f"{row['jaccard']:.2f}",
+            )
         console.print(eq)
 
 
@@ -147,13 +172,26 @@ def _print_nightly(settings: FluxSettings) -> None:
         status = nightly_status(settings, instance, time.time())
         lineage = recorded_lineage(instance)
     daemon = "running" if status.daemon_live else "not running: nothing below ticks until `make up` starts it"
-    table = Table("schedule / sensor", "next tick", "last tick", "status", "detail",
-                  title=f"Nightly refresh (Dagster daemon {daemon})")
+    table = Table(
+        "schedule / sensor",
+        "next tick",
+        "last tick",
+        "status",
+        "detail",
+        title=f"Nightly refresh (Dagster daemon {daemon})",
+    )
     for row in status.instigators:
-        table.add_row(row.name, f"{row.next_tick:%Y-%m-%d %H:%M %Z}" if row.next_tick else "every interval",
-                      f"{row.last_tick:%Y-%m-%d %H:%M:%S}" if row.last_tick else "-", row.last_status,
-                      row.last_detail)
+        table.add_row(
+            row.name,
+            f"{row.next_tick:%Y-%m-%d %H:%M %Z}" if row.next_tick else "every interval",
+            f"{row.last_tick:%Y-%m-%d %H:%M:%S}" if row.last_tick else "-",
+            row.last_status,
+            row.last_detail,
+        )
     console.print(table)
     if lineage is not None:
-        console.print(f"Runs of this instance read {lineage.describe()} (`flux materialize --new-lineage` changes it).",
-                      markup=False, highlight=False)
+        console.print(
+            f"Runs of this instance read {lineage.describe()} (`flux materialize --new-lineage` changes it).",
+            markup=False,
+            highlight=False,
+        )

@@ -10,8 +10,9 @@ from rich.table import Table
 from dagster_project.cli.output import console
 from dagster_project.core.settings import get_settings
 
-releases_app = typer.Typer(help="Source releases: which are kept, which serves, and what changed between two.",
-                           no_args_is_help=True)
+releases_app = typer.Typer(
+    help="Source releases: which are kept, which serves, and what changed between two.", no_args_is_help=True
+)
 SOURCES = ("reactome", "kegg", "hgnc", "clinvar", "resolution")
 
 
@@ -30,11 +31,27 @@ def releases_list() -> None:
     from dagster_project.releases.store import list_releases
 
     rows = list_releases(_engine())
-    table = Table("source", "release", "first kept", "served", "pathways", "gene members", "genes",
-                  title=f"{len(rows)} kept releases", title_justify="left")
+    table = Table(
+        "source",
+        "release",
+        "first kept",
+        "served",
+        "pathways",
+        "gene members",
+        "genes",
+        title=f"{len(rows)} kept releases",
+        title_justify="left",
+    )
     for r in rows:
-        table.add_row(r.source, r.release_key, r.first_loaded_at, r.served_at or "-", str(r.pathways),
-                      str(r.members), str(r.genes))
+        table.add_row(
+            r.source,
+            r.release_key,
+            r.first_loaded_at,
+            r.served_at or "-",
+            str(r.pathways),
+            str(r.members),
+            str(r.genes),
+        )
     console.print(table)
 
 
@@ -62,9 +79,18 @@ def releases_diff(
     figures = diff.figures()
     verdict = evaluate(GATE_KIND[first], first, figures, get_settings().releases)
     if as_json:
-        console.print_json(json.dumps({"source": first, "before": key_before, "after": key_after,
-                                       "figures": figures, "churn": {"passed": verdict.passed, **verdict.shares},
-                                       "changes": [{"kind": k, "subject": s, **d} for k, s, d in diff.rows()]}))
+        console.print_json(
+            json.dumps(
+                {
+                    "source": first,
+                    "before": key_before,
+                    "after": key_after,
+                    "figures": figures,
+                    "churn": {"passed": verdict.passed, **verdict.shares},
+                    "changes": [{"kind": k, "subject": s, **d} for k, s, d in diff.rows()],
+                }
+            )
+        )
         return
     table = Table("figure", "value", title=f"{first}: {key_before} → {key_after}", title_justify="left")
     for name, value in figures.items():
@@ -72,21 +98,44 @@ def releases_diff(
     console.print(table)
     if isinstance(diff, SourceDiff):
         _pathway_tables(diff, limit, gene_release)
-    console.print(f"churn: {'within limits' if verdict.passed else 'OVER A LIMIT'} — {verdict.message}",
-                  highlight=False)
+    console.print(
+        f"churn: {'within limits' if verdict.passed else 'OVER A LIMIT'} — {verdict.message}", highlight=False
+    )
 
 
 def _pathway_tables(diff, limit: int, gene_release: str | None) -> None:  # type: ignore[no-untyped-def]
-    largest = Table("pathway", "name", "gained", "lost", "renamed genes", "e.g. gained", "e.g. lost",
-                    title=f"largest member changes (genes placed with {gene_release or 'no HGNC release'})",
-                    title_justify="left")
+    largest = Table(
+        "pathway",
+        "name",
+        "gained",
+        "lost",
+        "renamed genes",
+        "e.g. gained",
+        "e.g. lost",
+        title=f"largest member changes (genes placed with {gene_release or 'no HGNC release'})",
+        title_justify="left",
+    )
     for c in diff.largest(limit):
-        largest.add_row(c.pathway_id, c.name, str(len(c.gained)), str(len(c.lost)), str(c.genes_renamed),
-                        ", ".join(c.gained[:5]), ", ".join(c.lost[:5]))
+        largest.add_row(
+            c.pathway_id,
+            c.name,
+            str(len(c.gained)),
+            str(len(c.lost)),
+            str(c.genes_renamed),
+            ", ".join(c.gained[:5]),
+            ", ".join(c.lost[:5]),
+        )
     console.print(largest)
-    for title, items in (("renamed", {p: f"{a} → {b}" for p, (a, b) in diff.renamed.items()}),
-                         ("added", diff.added), ("removed", diff.removed)):
+    for title, items in (
+        ("renamed", {p: f"{a} → {b}" for p, (a, b) in diff.renamed.items()}),
+        ("added", diff.added),
+        ("removed", diff.removed),
+    ):
         if items:
             shown = sorted(items.items())[:limit]
-            console.print(f"{title} ({len(items)}): " + "; ".join(f"{p} {n or ''}".strip() for p, n in shown)
-                          + (" …" if len(items) > limit else ""), highlight=False)
+            console.print(
+                f"{title} ({len(items)}): "
+                + "; ".join(f"{p} {n or ''}".strip() for p, n in shown)
+                + (" …" if len(items) > limit else ""),
+                highlight=False,
+            )

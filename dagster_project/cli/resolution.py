@@ -10,8 +10,9 @@ from rich.table import Table
 from dagster_project.cli.output import console
 from dagster_project.core.settings import get_settings
 
-resolution_app = typer.Typer(help="Reactome ↔ KEGG resolution model: fit on the expert curation's dev half.",
-                              no_args_is_help=True)
+resolution_app = typer.Typer(
+    help="Reactome ↔ KEGG resolution model: fit on the expert curation's dev half.", no_args_is_help=True
+)
 
 
 @resolution_app.command("fit")
@@ -25,8 +26,9 @@ def resolution_fit(
 
     if output is not None and not Path(output).parent.is_dir():
         # Checked first: otherwise the fit runs for minutes and then fails to write.
-        raise typer.BadParameter(f"no directory {Path(output).parent} to write {Path(output).name} into",
-                                 param_hint="--output")
+        raise typer.BadParameter(
+            f"no directory {Path(output).parent} to write {Path(output).name} into", param_hint="--output"
+        )
     settings = get_settings()
     check_postgres(settings)
     fit = fit_from_platform(settings, console.status)
@@ -37,5 +39,7 @@ def resolution_fit(
     console.print(table)
     target = MODEL_PATH if output is None else Path(output)
     target.write_text(fit.model.to_json())
-    console.print(f"wrote {fit.model.method_version} (thresholds: equivalent {fit.model.equivalent_threshold:.2f}, "
-                  f"part_of {fit.model.part_of_threshold:.2f}) to {target}")
+    console.print(
+        f"wrote {fit.model.method_version} (thresholds: equivalent {fit.model.equivalent_threshold:.2f}, "
+        f"part_of {fit.model.part_of_threshold:.2f}) to {target}"
+    )

@@ -23,11 +23,13 @@ def sources_check(
 
     unknown = sorted(set(source or []) - set(PROBES))
     if unknown:
-        raise typer.BadParameter(f"unknown source {', '.join(unknown)}; choose from {', '.join(PROBES)}",
-                                 param_hint="SOURCE")
+        raise typer.BadParameter(
+            f"unknown source {', '.join(unknown)}; choose from {', '.join(PROBES)}", param_hint="SOURCE"
+        )
     results = check_sources(get_settings(), source or None)
-    table = Table("source", "reachable", "identity", "key", "rate limit", "release", title="live sources",
-                  title_justify="left")
+    table = Table(
+        "source", "reachable", "identity", "key", "rate limit", "release", title="live sources", title_justify="left"
+    )
     for r in results:
         table.add_row(r.source, "yes" if r.reachable else "no", r.identity, r.key, r.rate_limit, r.release or "-")
     console.print(table)

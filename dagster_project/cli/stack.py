@@ -13,7 +13,6 @@ from dagster_project.stack.base import ServiceStatus
 stack_app = typer.Typer(help="Local services: embedded Postgres, Neo4j, Redis.", no_args_is_help=True)
 
 
-
 def _print_statuses(statuses: list[ServiceStatus]) -> None:
     for st in statuses:
         secs = f" ({st.start_seconds:.1f}s)" if st.start_seconds is not None else ""
@@ -49,14 +48,12 @@ def stack_status() -> None:
     _print_statuses(Stack(get_settings()).status())
 
 
-
 def env() -> None:
     """Print `export FLUX_...=` lines for every running service (use: eval "$(flux env)")."""
     from dagster_project.stack import Stack
 
     for key, value in Stack(get_settings()).running_urls().items():
         print(f"export {key}={shlex.quote(value)}")
-
 
 
 def migrate() -> None:

@@ -42,8 +42,15 @@ class HttpRequestError(RuntimeError):
     `retry_after` steer the retries while the client is still trying.
     """
 
-    def __init__(self, url: str, reason: str, *, status: int | None = None, retryable: bool = False,
-                 retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        reason: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(f"{reason} [{url}]")
         self.url = url
         self.reason = reason
@@ -54,8 +61,13 @@ class HttpRequestError(RuntimeError):
         self.provider: str | None = None
         self.advice: str | None = None  # what to change when the answer is about the request (a key, a setting)
 
-    def _final(self, attempts: int, scrub: Callable[[str], str], provider: str | None = None,
-               advice: Mapping[int, str] | None = None) -> HttpRequestError:
+    def _final(
+        self,
+        attempts: int,
+        scrub: Callable[[str], str],
+        provider: str | None = None,
+        advice: Mapping[int, str] | None = None,
+    ) -> HttpRequestError:
         """The error as it leaves the client: secrets scrubbed, the attempts in the message if there were more, and,
         when the client names its provider, who answered and the setting that changes the answer."""
         self.attempts = attempts
@@ -163,8 +175,9 @@ class HttpClient:
         if contact_email:
             # APIs with a polite pool (OpenAlex, NCBI) want to know whom to write to before they block a client.
             all_headers["User-Agent"] = f"flux/0.1 (+mailto:{contact_email})"
-        self._client = httpx.Client(timeout=httpx.Timeout(timeout), headers=all_headers,
-                                    follow_redirects=follow_redirects)
+        self._client = httpx.Client(
+            timeout=httpx.Timeout(timeout), headers=all_headers, follow_redirects=follow_redirects
+        )
 
     def close(self) -> None:
         self._client.close()
@@ -179,14 +192,30 @@ class HttpClient:
         return path if path.startswith("http") else f"{self.base_url}/{path.lstrip('/')}"
 
     # --- sending ---------------------------------------------------------------------------------------
-    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, data: Any = None,
-                json: Any = None, headers: Mapping[str, str] | None = None) -> httpx.Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        data: Any = None,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> httpx.Response:
         """Send with retries; the 2xx/3xx response, or HttpRequestError."""
         return self.request_parsed(method, path, _as_is, params=params, data=data, json=json, headers=headers)
 
-    def request_parsed(self, method: str, path: str, parse: Callable[[httpx.Response], T], *,
-                       params: Mapping[str, Any] | None = None, data: Any = None, json: Any = None,
-                       headers: Mapping[str, str] | None = None) -> T:
+    def request_parsed(
+        self,
+        method: str,
+        path: str,
+        parse: Callable[[httpx.Response], T],
+        *,
+        params: Mapping[str, Any] | None = None,
+        data: Any = None,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> T:
         """Send with retries and parse the answer; `parse` runs inside each attempt, so the HttpRequestError it
         raises for a bad body is retried when it says `retryable`."""
         url = self.url_for(path)
@@ -197,8 +226,14 @@ class HttpClient:
             sent += 1
             return self._send_once(method, url, params, data, json, headers, parse)
 
-        retrying = Retrying(sleep=self._sleep, stop=stop_after_attempt(self.max_attempts), wait=self._wait,
-                            retry=retry_if_exception(_is_transient), before_sleep=self._log_retry, reraise=True)
+        retrying = Retrying(
+            sleep=self._sleep,
+            stop=stop_after_attempt(self.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception(_is_transient),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
         try:
             return retrying(attempt)
         except HttpRequestError as exc:
@@ -224,8 +259,16 @@ class HttpClient:
         when an id list is too long for a URL."""
         return self.request("POST", path, data=data).text
 
-    def _send_once(self, method: str, url: str, params: Mapping[str, Any] | None, data: Any, json: Any,
-                   headers: Mapping[str, str] | None, parse: Callable[[httpx.Response], T]) -> T:
+    def _send_once(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        data: Any,
+        json: Any,
+        headers: Mapping[str, str] | None,
+        parse: Callable[[httpx.Response], T],
+    ) -> T:
         self.limiter.acquire()
         self.attempts += 1
         try:
@@ -242,8 +285,13 @@ class HttpClient:
         if status >= 400:
             retryable = status in self.retryable_status
             retry_after = parse_retry_after(response.headers.get("Retry-After"), self.backoff_max, now=self._now)
-            raise HttpRequestError(str(response.url), f"HTTP {status}{body_snippet(response)}", status=status,
-                                   retryable=retryable, retry_after=retry_after if retryable else None)
+            raise HttpRequestError(
+                str(response.url),
+                f"HTTP {status}{body_snippet(response)}",
+                status=status,
+                retryable=retryable,
+                retry_after=retry_after if retryable else None,
+            )
         return parse(response)
 
     def _wait(self, state: RetryCallState) -> float:
@@ -254,8 +302,14 @@ class HttpClient:
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
-        log.warning("%s: attempt %d of %d failed (%s); retrying in %.2fs", self.name, state.attempt_number,
-                    self.max_attempts, self._scrub(str(exc)), state.upcoming_sleep)
+        log.warning(
+            "%s: attempt %d of %d failed (%s); retrying in %.2fs",
+            self.name,
+            state.attempt_number,
+            self.max_attempts,
+            self._scrub(str(exc)),
+            state.upcoming_sleep,
+        )
 
     def _scrub(self, text: str) -> str:
         for secret in self._secrets:

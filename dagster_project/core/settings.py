@@ -62,8 +62,9 @@ class FluxSettings(BaseSettings):
 
     home: Path = Field(default=DEFAULT_HOME, description="All runtime state (databases, logs, stores).")
     service_start_timeout: float = Field(default=120.0, description="Seconds to wait for a service to be ready.")
-    service_user: str = Field(default="flux-services",
-                              description="Started as root, the local servers run as this system user.")
+    service_user: str = Field(
+        default="flux-services", description="Started as root, the local servers run as this system user."
+    )
     allow_apt: bool = Field(default=True, description="`make setup` may apt-get install redis-server.")
 
     postgres: PostgresSettings
@@ -170,8 +171,9 @@ class FluxSettings(BaseSettings):
             return _with_driver(self.serving.serving_database_url, "psycopg")
         if self.postgres.database_url:
             return self.platform_database_url
-        url = make_url(self.platform_database_url).set(username=self.serving.serving_role,
-                                                       password=self.serving.serving_password.get_secret_value())
+        url = make_url(self.platform_database_url).set(
+            username=self.serving.serving_role, password=self.serving.serving_password.get_secret_value()
+        )
         return url.render_as_string(hide_password=False)
 
     def sibling_database_url(self, database: str, driver: str = "psycopg") -> str:

@@ -24,9 +24,14 @@ def driver_for(uri: str, user: str, password: str, fail_fast: bool = False) -> D
     shows at once; pipelines keep the driver's retries, which ride out a restarting server."""
     # Notifications ("label does not exist yet") are advice for query authors, not for pipeline logs.
     if fail_fast:
-        return GraphDatabase.driver(uri, auth=(user, password), connection_timeout=1.5,
-                                    max_transaction_retry_time=0.0, connection_acquisition_timeout=2.0,
-                                    notifications_min_severity="OFF")
+        return GraphDatabase.driver(
+            uri,
+            auth=(user, password),
+            connection_timeout=1.5,
+            max_transaction_retry_time=0.0,
+            connection_acquisition_timeout=2.0,
+            notifications_min_severity="OFF",
+        )
     return GraphDatabase.driver(uri, auth=(user, password), connection_timeout=10, notifications_min_severity="OFF")
 
 

@@ -20,16 +20,28 @@ def pipeline_version() -> str:
     except PackageNotFoundError:
         package = "0+unknown"
     try:
-        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO_ROOT, capture_output=True,
-                             text=True, timeout=5, check=True).stdout.strip()
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         sha = "nogit"
     return f"{package}+{sha}"
 
 
 # The packages whose code decides what the platform computes and scores; the CLI, HTTP layer and Dagster wiring do not.
-SCORED_CODE = ("retrieval", "dagster_project.core", "dagster_project.evals", "dagster_project.index",
-               "dagster_project.resolution", "dagster_project.graph")
+SCORED_CODE = (
+    "retrieval",
+    "dagster_project.core",
+    "dagster_project.evals",
+    "dagster_project.index",
+    "dagster_project.resolution",
+    "dagster_project.graph",
+)
 
 
 # Everything whose code can change what an asset writes: the assets' code version (a docs or test change is none).

@@ -41,10 +41,16 @@ def draw(digraph: nx.DiGraph, target: Path) -> None:
     colours = {group: palette(i % 10) for i, group in enumerate(groups)}
     figure, axes = plt.subplots(figsize=(16, 10))
     nx.draw_networkx_edges(digraph, positions, ax=axes, alpha=0.35, arrowsize=8, node_size=60)
-    nx.draw_networkx_nodes(digraph, positions, ax=axes, node_size=60,
-                           node_color=[colours[d["group"]] for _, d in digraph.nodes(data=True)])
-    nx.draw_networkx_labels(digraph, {n: (x, y + 0.012) for n, (x, y) in positions.items()}, ax=axes,
-                            font_size=7, verticalalignment="bottom")
+    nx.draw_networkx_nodes(
+        digraph, positions, ax=axes, node_size=60, node_color=[colours[d["group"]] for _, d in digraph.nodes(data=True)]
+    )
+    nx.draw_networkx_labels(
+        digraph,
+        {n: (x, y + 0.012) for n, (x, y) in positions.items()},
+        ax=axes,
+        font_size=7,
+        verticalalignment="bottom",
+    )
     for group, colour in colours.items():
         axes.scatter([], [], color=colour, label=group)
     axes.legend(title="group", loc="upper left", fontsize=7, frameon=False)

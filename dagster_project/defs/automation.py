@@ -28,8 +28,10 @@ def deps_updated() -> dg.AutomationCondition:
     """eager()'s "a dependency updated", except that a raw pull counts only when its data version changed: a
     night whose pulls found nothing new records them and stops there, instead of rebuilding everything."""
     raw = dg.AssetSelection.groups(RAW_GROUP)
-    return (dg.AutomationCondition.any_deps_match(dg.AutomationCondition.data_version_changed()).allow(raw)
-            | dg.AutomationCondition.any_deps_updated().ignore(raw)).with_label("any_deps_updated_with_new_data")
+    return (
+        dg.AutomationCondition.any_deps_match(dg.AutomationCondition.data_version_changed()).allow(raw)
+        | dg.AutomationCondition.any_deps_updated().ignore(raw)
+    ).with_label("any_deps_updated_with_new_data")
 
 
 def downstream_condition() -> dg.AutomationCondition:
@@ -42,16 +44,23 @@ def downstream_condition() -> dg.AutomationCondition:
 def history_condition() -> dg.AutomationCondition:
     """Each release partition once, when it is registered: a partition that failed (its files left the raw zone)
     is not tried again by automation, and one running is not requested twice."""
-    return (dg.AutomationCondition.missing() & ~dg.AutomationCondition.in_progress()
-            & ~dg.AutomationCondition.execution_failed()).with_label("release_not_yet_recorded")
+    return (
+        dg.AutomationCondition.missing()
+        & ~dg.AutomationCondition.in_progress()
+        & ~dg.AutomationCondition.execution_failed()
+    ).with_label("release_not_yet_recorded")
 
 
 def automation_sensor(settings: FluxSettings) -> dg.AutomationConditionSensorDefinition:
     """Evaluates every asset's condition each FLUX_AUTOMATION_INTERVAL seconds (in the daemon)."""
     return dg.AutomationConditionSensorDefinition(
-        AUTOMATION_SENSOR, target=dg.AssetSelection.all(), minimum_interval_seconds=settings.ops.automation_interval,
-        default_status=dg.DefaultSensorStatus.RUNNING, run_tags=run_tags(settings, "automation"),
-        description="Carries new raw pulls down to a new published index (each asset's automation condition).")
+        AUTOMATION_SENSOR,
+        target=dg.AssetSelection.all(),
+        minimum_interval_seconds=settings.ops.automation_interval,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        run_tags=run_tags(settings, "automation"),
+        description="Carries new raw pulls down to a new published index (each asset's automation condition).",
+    )
 
 
 def apply_nightly_policies(defs: dg.Definitions, settings: FluxSettings) -> dg.Definitions:
@@ -64,16 +73,24 @@ def apply_nightly_policies(defs: dg.Definitions, settings: FluxSettings) -> dg.D
         return _apply(defs, condition, raw_freshness, index_freshness)
 
 
-def _apply(defs: dg.Definitions, condition: dg.AutomationCondition, raw_freshness: dg.FreshnessPolicy,
-           index_freshness: dg.FreshnessPolicy) -> dg.Definitions:
+def _apply(
+    defs: dg.Definitions,
+    condition: dg.AutomationCondition,
+    raw_freshness: dg.FreshnessPolicy,
+    index_freshness: dg.FreshnessPolicy,
+) -> dg.Definitions:
     return (
         # The raw pulls are scheduled (schedules.py) and sensed (sensors.py), so they get no automation condition.
-        defs.map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(freshness_policy=raw_freshness),
-                                      selection=RAW)
-        .map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(automation_condition=condition),
-                                  selection=AUTOMATED)
-        .map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(freshness_policy=index_freshness),
-                                  selection=INDEX)
-        .map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(automation_condition=history_condition()),
-                                  selection=HISTORY)
+        defs.map_resolved_asset_specs(
+            func=lambda spec: spec.replace_attributes(freshness_policy=raw_freshness), selection=RAW
+        )
+        .map_resolved_asset_specs(
+            func=lambda spec: spec.replace_attributes(automation_condition=condition), selection=AUTOMATED
+        )
+        .map_resolved_asset_specs(
+            func=lambda spec: spec.replace_attributes(freshness_policy=index_freshness), selection=INDEX
+        )
+        .map_resolved_asset_specs(
+            func=lambda spec: spec.replace_attributes(automation_condition=history_condition()), selection=HISTORY
+        )
     )

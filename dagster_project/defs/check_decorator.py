@@ -14,8 +14,9 @@ from typing import Any
 import dagster as dg
 
 
-def flux_check(*, asset: dg.AssetsDefinition, description: str, name: str | None = None,
-               blocking: bool = False) -> Callable[[Callable[..., Any]], dg.AssetChecksDefinition]:
+def flux_check(
+    *, asset: dg.AssetsDefinition, description: str, name: str | None = None, blocking: bool = False
+) -> Callable[[Callable[..., Any]], dg.AssetChecksDefinition]:
     def decorate(fn: Callable[..., Any]) -> dg.AssetChecksDefinition:
         spec = dg.AssetCheckSpec(name or fn.__name__, asset=asset, blocking=blocking, description=description)
         step = f"{asset.key.to_python_identifier()}_{spec.name}"  # what @asset_check names the step

@@ -40,8 +40,9 @@ def asset_modules() -> list[ModuleType]:
 def build_definitions(settings: FluxSettings) -> dg.Definitions:
     nightly_pulls = nightly_raw_pulls_job()
     definitions = dg.Definitions(
-        assets=with_code_references([*dg.load_assets_from_modules(asset_modules(), include_specs=True),
-                                     *build_raw_assets(settings)]),
+        assets=with_code_references(
+            [*dg.load_assets_from_modules(asset_modules(), include_specs=True), *build_raw_assets(settings)]
+        ),
         asset_checks=dg.load_asset_checks_from_modules(package_modules(checks)),
         schedules=[nightly_refresh_schedule(settings, nightly_pulls)],
         sensors=[build_snapshot_sensor(settings, nightly_pulls), automation_sensor(settings)],

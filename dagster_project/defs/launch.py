@@ -34,8 +34,14 @@ POLL_S = 0.5
 # The run worker writes to this command's terminal: warnings and errors only there (the progress line says the
 # rest); every event is in the run's log in the UI.
 RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-STEP_EVENTS = {DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS, DagsterEventType.STEP_FAILURE,
-               DagsterEventType.STEP_SKIPPED, DagsterEventType.RUN_FAILURE, DagsterEventType.ENGINE_EVENT}
+STEP_EVENTS = {
+    DagsterEventType.STEP_START,
+    DagsterEventType.STEP_SUCCESS,
+    DagsterEventType.STEP_FAILURE,
+    DagsterEventType.STEP_SKIPPED,
+    DagsterEventType.RUN_FAILURE,
+    DagsterEventType.ENGINE_EVENT,
+}
 
 
 class CodeLocationError(RuntimeError):
@@ -61,8 +67,9 @@ StepListener = Callable[[StepEvent], None]
 @contextmanager
 def code_location(instance: dg.DagsterInstance) -> Iterator[tuple[BaseWorkspaceRequestContext, CodeLocation]]:
     """The Flux location served by a code server of its own (as `dagster dev` serves it), for one command."""
-    target = ModuleTarget(module_name=DEFINITIONS_MODULE, attribute=None, working_directory=None,
-                          location_name=LOCATION_NAME)
+    target = ModuleTarget(
+        module_name=DEFINITIONS_MODULE, attribute=None, working_directory=None, location_name=LOCATION_NAME
+    )
     # A load error is reported once, below, in one line: not as the code server's traceback and Dagster's warning.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -87,30 +94,48 @@ def _root_cause(error: SerializableErrorInfo) -> str:
 def daemon_is_dequeuing(instance: dg.DagsterInstance) -> bool:
     """True when a daemon's run queue has sent a heartbeat lately (`make dagster`, `flux stack up` with it)."""
     queue = QueuedRunCoordinatorDaemon.daemon_type()
-    status = get_daemon_statuses(instance, [queue], heartbeat_tolerance_seconds=DAEMON_HEARTBEAT_TOLERANCE_S,
-                                 ignore_errors=True)[queue]
+    status = get_daemon_statuses(
+        instance, [queue], heartbeat_tolerance_seconds=DAEMON_HEARTBEAT_TOLERANCE_S, ignore_errors=True
+    )[queue]
     return bool(status.required and status.healthy)
 
 
-def create_asset_run(instance: dg.DagsterInstance, location: CodeLocation, keys: set[dg.AssetKey],
-                     tags: Mapping[str, str]) -> dg.DagsterRun:
+def create_asset_run(
+    instance: dg.DagsterInstance, location: CodeLocation, keys: set[dg.AssetKey], tags: Mapping[str, str]
+) -> dg.DagsterRun:
     """A run of the asset job over `keys` and every check on them, as the UI's "Materialize" creates it."""
     repository = next(iter(location.get_repositories().values()))
     checks = {key for key in repository.asset_graph.asset_check_keys if key.asset_key in keys}
-    selector = JobSubsetSelector(location_name=location.name, repository_name=repository.name, job_name=ASSET_JOB,
-                                 op_selection=None, asset_selection=keys, asset_check_selection=checks)
+    selector = JobSubsetSelector(
+        location_name=location.name,
+        repository_name=repository.name,
+        job_name=ASSET_JOB,
+        op_selection=None,
+        asset_selection=keys,
+        asset_check_selection=checks,
+    )
     job = location.get_job(selector)
-    plan = location.get_execution_plan(job, RUN_CONFIG, step_keys_to_execute=None, known_state=None,
-                                       instance=instance)
+    plan = location.get_execution_plan(job, RUN_CONFIG, step_keys_to_execute=None, known_state=None, instance=instance)
     return instance.create_run(
-        job_name=ASSET_JOB, run_id=None, run_config=RUN_CONFIG, resolved_op_selection=None,
-        step_keys_to_execute=plan.execution_plan_snapshot.step_keys_to_execute, op_selection=None,
-        status=dg.DagsterRunStatus.NOT_STARTED, root_run_id=None, parent_run_id=None,
-        tags={**job.tags, **tags}, job_snapshot=job.job_snapshot,
-        execution_plan_snapshot=plan.execution_plan_snapshot, parent_job_snapshot=job.parent_job_snapshot,
-        remote_job_origin=job.get_remote_origin(), job_code_origin=job.get_python_origin(),
-        asset_selection=frozenset(keys), asset_check_selection=frozenset(checks),
-        asset_graph=repository.asset_graph)
+        job_name=ASSET_JOB,
+        run_id=None,
+        run_config=RUN_CONFIG,
+        resolved_op_selection=None,
+        step_keys_to_execute=plan.execution_plan_snapshot.step_keys_to_execute,
+        op_selection=None,
+        status=dg.DagsterRunStatus.NOT_STARTED,
+        root_run_id=None,
+        parent_run_id=None,
+        tags={**job.tags, **tags},
+        job_snapshot=job.job_snapshot,
+        execution_plan_snapshot=plan.execution_plan_snapshot,
+        parent_job_snapshot=job.parent_job_snapshot,
+        remote_job_origin=job.get_remote_origin(),
+        job_code_origin=job.get_python_origin(),
+        asset_selection=frozenset(keys),
+        asset_check_selection=frozenset(checks),
+        asset_graph=repository.asset_graph,
+    )
 
 
 def submit(instance: dg.DagsterInstance, workspace: BaseWorkspaceRequestContext, run: dg.DagsterRun) -> str:
@@ -122,16 +147,19 @@ def submit(instance: dg.DagsterInstance, workspace: BaseWorkspaceRequestContext,
     return "launched"
 
 
-def wait_for_run(instance: dg.DagsterInstance, run_id: str, on_step: StepListener | None = None,
-                 poll_s: float = POLL_S) -> dg.DagsterRun:
+def wait_for_run(
+    instance: dg.DagsterInstance, run_id: str, on_step: StepListener | None = None, poll_s: float = POLL_S
+) -> dg.DagsterRun:
     """Follow the run's event log until it finishes; each step start and end goes to `on_step`. A run left in the
     queue with no daemon to start it raises RunNotDequeued instead of waiting for ever."""
     cursor: str | None = None
     while True:
         run = instance.get_run_by_id(run_id)
         if run is not None and run.status is dg.DagsterRunStatus.QUEUED and not daemon_is_dequeuing(instance):
-            raise RunNotDequeued(f"run {run_id} is queued, but no Dagster daemon is running to start it: "
-                                 "`flux stack up` starts one (the run stays queued until then)")
+            raise RunNotDequeued(
+                f"run {run_id} is queued, but no Dagster daemon is running to start it: "
+                "`flux stack up` starts one (the run stays queued until then)"
+            )
         finished = run is not None and run.is_finished
         batch = instance.get_records_for_run(run_id, cursor=cursor, of_type=STEP_EVENTS)
         cursor = batch.cursor

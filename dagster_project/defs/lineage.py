@@ -58,5 +58,6 @@ def claim_lineage(instance: dg.DagsterInstance, settings: FluxSettings, new_line
             f"this Dagster instance ({settings.dagster_home}) holds the lineage of {held.describe()}; this run would "
             f"read {wanted.describe()} and record its materializations over it. Give it a FLUX_HOME of its own "
             "(its own instance and databases), set FLUX_SOURCE_MODE / FLUX_RAW_ROOT back, or pass --new-lineage to "
-            "make it this instance's lineage from now on")
+            "make it this instance's lineage from now on"
+        )
     return held

@@ -32,13 +32,20 @@ class MaterializeOutcome:
     submitted: str = "in-process"  # or "launched" (by the run launcher), "queued" (for the daemon)
 
 
-def launch_selection(settings: FluxSettings, selection: str = "*", trigger: str = "cli",
-                     on_step: StepListener | None = None, partition: str | None = None) -> MaterializeOutcome:
+def launch_selection(
+    settings: FluxSettings,
+    selection: str = "*",
+    trigger: str = "cli",
+    on_step: StepListener | None = None,
+    partition: str | None = None,
+) -> MaterializeOutcome:
     """Run `selection` (one `partition` of it, for partitioned assets) through the Flux code location (the
     location's code server reads the same environment as `settings`), into the instance under its DAGSTER_HOME;
     waits for the run to finish."""
-    with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance, \
-            code_location(instance) as (workspace, location):
+    with (
+        dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance,
+        code_location(instance) as (workspace, location),
+    ):
         repository = next(iter(location.get_repositories().values()))
         keys = selected_keys(repository.asset_graph, selection, partition)
         tags = run_tags(settings, trigger)
@@ -51,8 +58,9 @@ def launch_selection(settings: FluxSettings, selection: str = "*", trigger: str 
         return _outcome(instance, finished, submitted)
 
 
-def materialize_selection(settings: FluxSettings, selection: str = "*", trigger: str = "in-process",
-                          partition: str | None = None) -> MaterializeOutcome:
+def materialize_selection(
+    settings: FluxSettings, selection: str = "*", trigger: str = "in-process", partition: str | None = None
+) -> MaterializeOutcome:
     """Run `selection` (one `partition` of it, for partitioned assets) in this process with the Definitions built
     from `settings` (which may differ from the environment), into the instance under its DAGSTER_HOME."""
     from dagster_project.defs.definitions import build_definitions
@@ -113,36 +121,45 @@ def selected_keys(graph: BaseAssetGraph, selection: str, partition: str | None =
     return _by_partition(graph, selection, keys, partition)
 
 
-def _by_partition(graph: BaseAssetGraph, selection: str, keys: set[dg.AssetKey],
-                  partition: str | None) -> set[dg.AssetKey]:
+def _by_partition(
+    graph: BaseAssetGraph, selection: str, keys: set[dg.AssetKey], partition: str | None
+) -> set[dg.AssetKey]:
     """A run is of one partition of assets sharing one partitioning, or of unpartitioned assets only: without a
     partition the release-history assets are left out (each release is its own run)."""
     partitioned = {k for k in keys if graph.get(k).partitions_def is not None}
     names = ", ".join(sorted(k.to_user_string() for k in partitioned))
     if partition is None:
         if keys == partitioned:
-            raise SelectionError(f"{selection!r} selects only partitioned assets ({names}): name one release with "
-                                 "--partition (`flux releases list` shows the keys)")
+            raise SelectionError(
+                f"{selection!r} selects only partitioned assets ({names}): name one release with "
+                "--partition (`flux releases list` shows the keys)"
+            )
         return keys - partitioned
     if keys != partitioned:
-        raise SelectionError(f"--partition applies to partitioned assets only; {selection!r} also selects "
-                             f"{len(keys - partitioned)} unpartitioned asset(s)")
+        raise SelectionError(
+            f"--partition applies to partitioned assets only; {selection!r} also selects "
+            f"{len(keys - partitioned)} unpartitioned asset(s)"
+        )
     if len({graph.get(k).partitions_def for k in keys}) > 1:
-        raise SelectionError(f"{selection!r} selects assets partitioned by different sources' releases ({names}): "
-                             "select one source's")
+        raise SelectionError(
+            f"{selection!r} selects assets partitioned by different sources' releases ({names}): select one source's"
+        )
     return keys
 
 
-def check_partition(instance: dg.DagsterInstance, graph: BaseAssetGraph, keys: set[dg.AssetKey],
-                    partition: str) -> None:
+def check_partition(
+    instance: dg.DagsterInstance, graph: BaseAssetGraph, keys: set[dg.AssetKey], partition: str
+) -> None:
     """A partition key the assets' partitioning does not hold is refused before any run is created."""
     partitions_def = graph.get(next(iter(keys))).partitions_def
     assert partitions_def is not None
     held = partitions_def.get_partition_keys(dynamic_partitions_store=instance)
     if partition not in held:
         listed = ", ".join(repr(k) for k in held[-5:]) or "none yet (materialize the `<source>_release` asset)"
-        raise SelectionError(f"no partition {partition!r} of {', '.join(sorted(k.to_user_string() for k in keys))};"
-                             f" partitions held: {listed}")
+        raise SelectionError(
+            f"no partition {partition!r} of {', '.join(sorted(k.to_user_string() for k in keys))};"
+            f" partitions held: {listed}"
+        )
 
 
 def graph_reprojector(settings: FluxSettings) -> Callable[[str], str | None]:

@@ -42,18 +42,24 @@ def next_nightly_tick(settings: FluxSettings, after: float) -> datetime:
 
 def nightly_status(settings: FluxSettings, instance: dg.DagsterInstance, now: float) -> NightlyStatus:
     states = {state.instigator_name: state for state in instance.all_instigator_state()}
-    statuses = get_daemon_statuses(instance, instance.get_required_daemon_types(),
-                                   heartbeat_tolerance_seconds=DAEMON_HEARTBEAT_TOLERANCE_S, curr_time_seconds=now)
+    statuses = get_daemon_statuses(
+        instance,
+        instance.get_required_daemon_types(),
+        heartbeat_tolerance_seconds=DAEMON_HEARTBEAT_TOLERANCE_S,
+        curr_time_seconds=now,
+    )
     rows = []
     for name in INSTIGATORS:
         tick = _last_tick(instance, states.get(name))
-        rows.append(InstigatorStatus(
-            name=name,
-            next_tick=next_nightly_tick(settings, now) if name == NIGHTLY_SCHEDULE else None,
-            last_tick=tick.timestamp and datetime.fromtimestamp(tick.timestamp).astimezone() if tick else None,
-            last_status=tick.status.value.lower() if tick else "never",
-            last_detail=_detail(tick) if tick else "",
-        ))
+        rows.append(
+            InstigatorStatus(
+                name=name,
+                next_tick=next_nightly_tick(settings, now) if name == NIGHTLY_SCHEDULE else None,
+                last_tick=tick.timestamp and datetime.fromtimestamp(tick.timestamp).astimezone() if tick else None,
+                last_status=tick.status.value.lower() if tick else "never",
+                last_detail=_detail(tick) if tick else "",
+            )
+        )
     return NightlyStatus(daemon_live=bool(statuses) and all(s.healthy for s in statuses.values()), instigators=rows)
 
 

@@ -24,13 +24,28 @@ from dagster_project.core.versions import platform_code_digest
 from dagster_project.sources.registry import SOURCES
 
 OWNERS: Mapping[str, str] = {
-    "raw": "team:data-platform", "releases": "team:data-platform", "sources": "team:data-platform",
-    "platform": "team:data-platform", "tables": "team:data-platform", "dbt": "team:analytics",
-    "index": "team:search", "graph": "team:knowledge-graph", "evals": "team:search", "serving": "team:search",
+    "raw": "team:data-platform",
+    "releases": "team:data-platform",
+    "sources": "team:data-platform",
+    "platform": "team:data-platform",
+    "tables": "team:data-platform",
+    "dbt": "team:analytics",
+    "index": "team:search",
+    "graph": "team:knowledge-graph",
+    "evals": "team:search",
+    "serving": "team:search",
 }
 LAYERS: Mapping[str, str] = {
-    "raw": "raw", "releases": "release", "sources": "documents", "platform": "schema", "tables": "table", "dbt": "dbt",
-    "index": "index", "graph": "graph", "evals": "eval", "serving": "serving",
+    "raw": "raw",
+    "releases": "release",
+    "sources": "documents",
+    "platform": "schema",
+    "tables": "table",
+    "dbt": "dbt",
+    "index": "index",
+    "graph": "graph",
+    "evals": "eval",
+    "serving": "serving",
 }
 SERVING_TIER = frozenset({"index", "graph", "evals", "serving"})  # what an answer reads, or what gates it
 

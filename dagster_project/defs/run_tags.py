@@ -11,5 +11,4 @@ RAW_ROOT_TAG = "flux/raw_root"
 
 
 def run_tags(settings: FluxSettings, trigger: str) -> dict[str, str]:
-    return {TRIGGER_TAG: trigger, SOURCE_MODE_TAG: settings.sources.source_mode,
-            RAW_ROOT_TAG: settings.raw_root_path}
+    return {TRIGGER_TAG: trigger, SOURCE_MODE_TAG: settings.sources.source_mode, RAW_ROOT_TAG: settings.raw_root_path}

@@ -17,8 +17,10 @@ NIGHTLY_SCHEDULE = "nightly_refresh"
 def nightly_raw_pulls_job() -> UnresolvedAssetJobDefinition:
     # Step retries (FLUX_RAW_MAX_RETRIES) sit on the raw assets' ops (automation.py), so they hold in any run.
     return dg.define_asset_job(
-        "nightly_raw_pulls", selection=dg.AssetSelection.groups(RAW_GROUP),
-        description="Pull every source into the raw zone; downstream assets follow by automation.")
+        "nightly_raw_pulls",
+        selection=dg.AssetSelection.groups(RAW_GROUP),
+        description="Pull every source into the raw zone; downstream assets follow by automation.",
+    )
 
 
 def nightly_refresh_schedule(settings: FluxSettings, job: UnresolvedAssetJobDefinition) -> dg.ScheduleDefinition:
@@ -29,9 +31,12 @@ def nightly_refresh_schedule(settings: FluxSettings, job: UnresolvedAssetJobDefi
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise FluxConfigError("FLUX_NIGHTLY_TIMEZONE", f"unknown time zone: {settings.ops.nightly_timezone!r}") from exc
     # RUNNING by default: "nightly refreshes" should not depend on someone clicking a toggle in the UI.
-    return dg.ScheduleDefinition(name=NIGHTLY_SCHEDULE, job=job, cron_schedule=settings.ops.nightly_cron,
-                                 execution_timezone=settings.ops.nightly_timezone,
-                                 default_status=dg.DefaultScheduleStatus.RUNNING,
-                                 tags=run_tags(settings, "schedule"),
-                                 description="Nightly raw pulls; the rest of the platform follows by automation.")
-
+    return dg.ScheduleDefinition(
+        name=NIGHTLY_SCHEDULE,
+        job=job,
+        cron_schedule=settings.ops.nightly_cron,
+        execution_timezone=settings.ops.nightly_timezone,
+        default_status=dg.DefaultScheduleStatus.RUNNING,
+        tags=run_tags(settings, "schedule"),
+        description="Nightly raw pulls; the rest of the platform follows by automation.",
+    )

@@ -44,8 +44,9 @@ def snapshot_hash(root: Path, names: tuple[str, ...] = SNAPSHOT_FILES) -> str:
 
 def demo_files(root: Path) -> tuple[str, ...]:
     """Every file of a demo folder but its README: the demo folder holds nothing but pull inputs."""
-    return tuple(sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
-                        if p.is_file() and p.name != "README.md"))
+    return tuple(
+        sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and p.name != "README.md")
+    )
 
 
 def watched_files(settings: FluxSettings) -> tuple[Path, tuple[str, ...]] | dg.SkipReason:
@@ -53,8 +54,11 @@ def watched_files(settings: FluxSettings) -> tuple[Path, tuple[str, ...]] | dg.S
     if settings.sources.source_mode == "live":
         return dg.SkipReason("FLUX_SOURCE_MODE is live: the nightly schedule pulls; there are no files to watch")
     snapshot = settings.sources.source_mode == "snapshot"
-    root, variable = (Path(settings.sources.snapshot_dir), "FLUX_SNAPSHOT_DIR") if snapshot else \
-        (Path(settings.sources.demo_dir), "FLUX_DEMO_DIR")
+    root, variable = (
+        (Path(settings.sources.snapshot_dir), "FLUX_SNAPSHOT_DIR")
+        if snapshot
+        else (Path(settings.sources.demo_dir), "FLUX_DEMO_DIR")
+    )
     if not root.is_dir():
         return dg.SkipReason(f"{settings.sources.source_mode} directory {root} does not exist (check {variable})")
     if not snapshot:
@@ -66,8 +70,9 @@ def watched_files(settings: FluxSettings) -> tuple[Path, tuple[str, ...]] | dg.S
     return root, SNAPSHOT_FILES
 
 
-def evaluate_snapshot_sensor(context: dg.SensorEvaluationContext,
-                             settings: FluxSettings) -> dg.SensorResult | dg.SkipReason:
+def evaluate_snapshot_sensor(
+    context: dg.SensorEvaluationContext, settings: FluxSettings
+) -> dg.SensorResult | dg.SkipReason:
     """Request the raw pulls when the watched files' content hash moved since the last look."""
     watched = watched_files(settings)
     if isinstance(watched, dg.SkipReason):
@@ -76,8 +81,11 @@ def evaluate_snapshot_sensor(context: dg.SensorEvaluationContext,
     if context.cursor is None:
         # The first look records what the files are now: the pull that read them is `make run`'s (or the
         # schedule's). Pulling here would race the run that `make run` submits beside this daemon.
-        return dg.SensorResult(cursor=current, skip_reason=f"first evaluation: watching {len(watched[1])} files "
-                               f"under {watched[0]} from now on; a change starts the raw pulls")
+        return dg.SensorResult(
+            cursor=current,
+            skip_reason=f"first evaluation: watching {len(watched[1])} files "
+            f"under {watched[0]} from now on; a change starts the raw pulls",
+        )
     if current == context.cursor:
         return dg.SkipReason("source files unchanged")
     tags = run_tags(settings, "sensor") | {"flux/snapshot_hash": current}
@@ -85,9 +93,13 @@ def evaluate_snapshot_sensor(context: dg.SensorEvaluationContext,
 
 
 def build_snapshot_sensor(settings: FluxSettings, job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition:
-    @dg.sensor(name=SNAPSHOT_SENSOR, job=job, minimum_interval_seconds=settings.ops.snapshot_sensor_interval,
-               default_status=dg.DefaultSensorStatus.RUNNING,
-               description="Refresh when the snapshot (or demo) files the raw pulls read change (content hash).")
+    @dg.sensor(
+        name=SNAPSHOT_SENSOR,
+        job=job,
+        minimum_interval_seconds=settings.ops.snapshot_sensor_interval,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Refresh when the snapshot (or demo) files the raw pulls read change (content hash).",
+    )
     def _sensor(context: dg.SensorEvaluationContext, settings: FluxSettingsParam) -> dg.SensorResult | dg.SkipReason:
         return evaluate_snapshot_sensor(context, settings)
 

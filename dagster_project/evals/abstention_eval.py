@@ -33,8 +33,16 @@ ANSWERABILITY_FILE = Path(__file__).with_name("answerability_heldout.json")
 PLAN_FILE = Path(__file__).with_name("plan_questions_heldout.json")
 PLAN_DEV_FILE = Path(__file__).with_name("plan_questions_dev.json")
 CONFIDENT = 0.5
-ANSWERABLE_GROUPS = {"hierarchy_check", "category_check", "member_check", "compound_check", "same_check",
-                     "connection", "reaction", "condition"}
+ANSWERABLE_GROUPS = {
+    "hierarchy_check",
+    "category_check",
+    "member_check",
+    "compound_check",
+    "same_check",
+    "connection",
+    "reaction",
+    "condition",
+}
 REACTION_KINDS = {"pathway_reactions", "reaction_participants", "entity_reactions", "reaction_walk"}
 CONDITION_KINDS = {"condition_genes", "gene_conditions", "association_check", "condition_enrichment"}
 # A category asked about is, in Reactome, being under its top-level pathway.
@@ -52,18 +60,42 @@ def literature_questions(engine: Engine, path: Path = ANSWERABILITY_FILE) -> lis
     for item in json.loads(path.read_text()):
         if item["answerable"] and not any(d in held for d in item["documents"]):
             continue  # its answer is in a text this index does not hold
-        out.append(EvalQuestion(item["id"], item["question"], kind="answerability", extra={
-            "set": "literature", "group": item["category"], "answerable": str(bool(item["answerable"])).lower(),
-            "key_phrases": "|".join(item["key_phrases"])}))
+        out.append(
+            EvalQuestion(
+                item["id"],
+                item["question"],
+                kind="answerability",
+                extra={
+                    "set": "literature",
+                    "group": item["category"],
+                    "answerable": str(bool(item["answerable"])).lower(),
+                    "key_phrases": "|".join(item["key_phrases"]),
+                },
+            )
+        )
     return out
 
 
 def plan_questions(path: Path = PLAN_FILE) -> list[EvalQuestion]:
-    return [EvalQuestion(item["id"], item["question"], kind="answerability", extra={
-        "set": "plan", "group": item["group"], "answerable": str(item["group"] in ANSWERABLE_GROUPS).lower(),
-        "subject": item["subject"], "object": item["object"], "verdict": item["verdict"] or "",
-        "between": "|".join(item["between"]), "missing": item["missing"], "about": item.get("about", "")})
-        for item in json.loads(path.read_text())]
+    return [
+        EvalQuestion(
+            item["id"],
+            item["question"],
+            kind="answerability",
+            extra={
+                "set": "plan",
+                "group": item["group"],
+                "answerable": str(item["group"] in ANSWERABLE_GROUPS).lower(),
+                "subject": item["subject"],
+                "object": item["object"],
+                "verdict": item["verdict"] or "",
+                "between": "|".join(item["between"]),
+                "missing": item["missing"],
+                "about": item.get("about", ""),
+            },
+        )
+        for item in json.loads(path.read_text())
+    ]
 
 
 def questions(engine: Engine) -> list[EvalQuestion]:
@@ -82,8 +114,12 @@ def _check_right(answer: FinalAnswer, extra: dict[str, str]) -> bool:
     subject = item.subject.name if extra["group"] == "member_check" else item.subject.id
     wanted = {extra["object"], CATEGORY_ROOTS.get(extra["object"], extra["object"])}
     verdict_ok = not extra["verdict"] or item.holds == (extra["verdict"] == "yes")
-    return subject == extra["subject"] and item.object.id in wanted and verdict_ok and \
-        answer.answer.startswith("Yes" if item.holds else "No")
+    return (
+        subject == extra["subject"]
+        and item.object.id in wanted
+        and verdict_ok
+        and answer.answer.startswith("Yes" if item.holds else "No")
+    )
 
 
 def _connection_right(answer: FinalAnswer, extra: dict[str, str]) -> bool:
@@ -91,8 +127,12 @@ def _connection_right(answer: FinalAnswer, extra: dict[str, str]) -> bool:
     between = set(extra["between"].split("|"))
     if isinstance(data, SharedGenesData):  # "What do X and Y share?": their shared genes is a right reading
         return {p.id for p in data.pathways} == between
-    return isinstance(data, ConnectionData) and between <= {data.left.id, data.left.name, data.right.id,
-                                                            data.right.name}
+    return isinstance(data, ConnectionData) and between <= {
+        data.left.id,
+        data.left.name,
+        data.right.id,
+        data.right.name,
+    }
 
 
 def _reaction_right(answer: FinalAnswer, extra: dict[str, str]) -> bool:
@@ -132,11 +172,22 @@ def right(q: EvalQuestion, answer: FinalAnswer) -> bool:
 
 def row(q: EvalQuestion, answer: FinalAnswer) -> dict[str, Any]:
     is_right = right(q, answer)
-    return {"question_id": q.id, "variant": "answerability", "question": q.question, "answer_kind": answer.kind,
-            "set": q.extra["set"], "group": q.extra["group"], "answerable": q.extra["answerable"] == "true",
-            "answered": answered(answer), "right": is_right, "confidence": answer.confidence,
-            "confident_non_answer": answer.confidence >= CONFIDENT and not is_right, "scope": answer.scope or "",
-            "latency_ms": answer.timings_ms.get("total", 0.0), "answer": answer.answer[:300]}
+    return {
+        "question_id": q.id,
+        "variant": "answerability",
+        "question": q.question,
+        "answer_kind": answer.kind,
+        "set": q.extra["set"],
+        "group": q.extra["group"],
+        "answerable": q.extra["answerable"] == "true",
+        "answered": answered(answer),
+        "right": is_right,
+        "confidence": answer.confidence,
+        "confident_non_answer": answer.confidence >= CONFIDENT and not is_right,
+        "scope": answer.scope or "",
+        "latency_ms": answer.timings_ms.get("total", 0.0),
+        "answer": answer.answer[:300],
+    }
 
 
 def metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
@@ -144,11 +195,13 @@ def metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
         return {}
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
-    out = {"answerability_questions": float(len(rows)),
-           "answerability_refused": _share(sum(not r["answered"] for r in unanswerable), len(unanswerable)),
-           "answerability_answered": _share(sum(r["answered"] for r in answerable), len(answerable)),
-           "answerability_right": _share(sum(r["right"] for r in rows), len(rows)),
-           "confident_non_answers": float(sum(r["confident_non_answer"] for r in rows))}
+    out = {
+        "answerability_questions": float(len(rows)),
+        "answerability_refused": _share(sum(not r["answered"] for r in unanswerable), len(unanswerable)),
+        "answerability_answered": _share(sum(r["answered"] for r in answerable), len(answerable)),
+        "answerability_right": _share(sum(r["right"] for r in rows), len(rows)),
+        "confident_non_answers": float(sum(r["confident_non_answer"] for r in rows)),
+    }
     groups = Counter(r["group"] for r in rows)
     for group in sorted(groups):
         mine = [r for r in rows if r["group"] == group]

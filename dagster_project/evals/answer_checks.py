@@ -87,8 +87,9 @@ def check_raw(raw: str | None, evidence: list[Evidence], rule: GroundingRule, em
         if not support:
             continue
         kept += 1
-        grounded += is_grounded(strip_markers(claim.text), " ".join(f"{e.title}. {e.text}" for e in support),
-                                rule, embed)
+        grounded += is_grounded(
+            strip_markers(claim.text), " ".join(f"{e.title}. {e.text}" for e in support), rule, embed
+        )
     return RawCheck(True, len(cited), len(cited & given.keys()), len(generated.claims), kept, grounded)
 
 

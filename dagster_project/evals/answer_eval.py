@@ -58,8 +58,13 @@ class Grounding:
     truth: Truth | None = None  # what the index holds, for the generated kind questions
 
 
-def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], grounding: Grounding,
-             progress: Progress | None = None, mode: Mode = "thinking") -> tuple[dict[str, float], list[dict]]:
+def evaluate(
+    pipeline: Pipeline,
+    questions: list[EvalQuestion],
+    grounding: Grounding,
+    progress: Progress | None = None,
+    mode: Mode = "thinking",
+) -> tuple[dict[str, float], list[dict]]:
     """Every question through `Pipeline.ask` in `mode` (the scorecard: thinking, as served by default)."""
     recorder = RecordingProvider(pipeline.provider)
     pipeline.provider = recorder
@@ -74,8 +79,9 @@ def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], grounding: Groun
     return metrics(rows), rows
 
 
-def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion, grounding: Grounding,
-                mode: Mode = "thinking") -> dict:
+def _answer_row(
+    pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion, grounding: Grounding, mode: Mode = "thinking"
+) -> dict:
     recorder.reset()
     seen: dict[str, Any] = {}
 
@@ -95,12 +101,20 @@ def _answer_row(pipeline: Pipeline, recorder: RecordingProvider, q: EvalQuestion
     by_id = {e.id: e for e in given}
     target = {"expected": q.expected, "document": q.relevant_doc if not q.expected else ""}
     row = {
-        "question_id": q.id, "variant": q.kind, "question": q.question, "answer_kind": answer.kind,
+        "question_id": q.id,
+        "variant": q.kind,
+        "question": q.question,
+        "answer_kind": answer.kind,
         **{f"raw_{k}": v for k, v in asdict(check_raw(raw, given, grounding.rule, grounding.embed)).items()},
-        "citations": len(answer.citations), "valid_citations": sum(c.id in by_id for c in answer.citations),
-        "claims": len(answer.claims), "verdict": answer.retrieval_quality, "attempts": answer.attempts,
-        "confidence": answer.confidence, "latency_ms": answer.timings_ms.get("total", 0.0),
-        "fallback": answer.confidence == 0, "answer": answer.answer[:500],
+        "citations": len(answer.citations),
+        "valid_citations": sum(c.id in by_id for c in answer.citations),
+        "claims": len(answer.claims),
+        "verdict": answer.retrieval_quality,
+        "attempts": answer.attempts,
+        "confidence": answer.confidence,
+        "latency_ms": answer.timings_ms.get("total", 0.0),
+        "fallback": answer.confidence == 0,
+        "answer": answer.answer[:500],
         "first_pass_hit": evidence_has(first, **target) if (q.expected or q.relevant_doc) else None,
         "final_hit": evidence_has(given, **target) if (q.expected or q.relevant_doc) else None,
         "expected_in_claims": claims_name_expected(answer, q.expected) if q.expected else None,
@@ -123,10 +137,19 @@ def _kind_row(q: EvalQuestion, answer: Any, grounding: Grounding) -> dict:
     """A generated kind question: graded on its typed answer (composed from the index, so the generator checks
     above do not apply to it)."""
     assert grounding.truth is not None, "kind questions need the index's truth"
-    return {"question_id": q.id, "variant": "kinds", "question": q.question, "answer_kind": answer.kind,
-            "expected_kind": q.extra["kind"], "phrasing": q.extra["phrasing"], "style": q.extra["style"],
-            "absent": q.extra.get("absent") == "true", "kind_pass": grade(answer, q),
-            "latency_ms": answer.timings_ms.get("total", 0.0), "answer": answer.answer[:500]}
+    return {
+        "question_id": q.id,
+        "variant": "kinds",
+        "question": q.question,
+        "answer_kind": answer.kind,
+        "expected_kind": q.extra["kind"],
+        "phrasing": q.extra["phrasing"],
+        "style": q.extra["style"],
+        "absent": q.extra.get("absent") == "true",
+        "kind_pass": grade(answer, q),
+        "latency_ms": answer.timings_ms.get("total", 0.0),
+        "answer": answer.answer[:500],
+    }
 
 
 def _share(numerator: float, denominator: float) -> float:
@@ -149,15 +172,18 @@ def _raw_metrics(rows: list[dict]) -> dict[str, float]:
 def _relational_metrics(rows: list[dict]) -> dict[str, float]:
     relational = [r for r in rows if "relational_pass" in r]
     gene_lists = [r for r in rows if "gene_recall" in r]
-    out = {"relational_questions": float(len(relational)),
-           "relational_pass_rate": _share(sum(r["relational_pass"] for r in relational), len(relational)),
-           "expected_in_claims_rate": _share(sum(bool(r["expected_in_claims"]) for r in relational),
-                                             len(relational))}
+    out = {
+        "relational_questions": float(len(relational)),
+        "relational_pass_rate": _share(sum(r["relational_pass"] for r in relational), len(relational)),
+        "expected_in_claims_rate": _share(sum(bool(r["expected_in_claims"]) for r in relational), len(relational)),
+    }
     out |= _per_kind(relational, "variant", "relational_pass", "")
     if gene_lists:
-        out |= {"gene_list_questions": float(len(gene_lists)),
-                "gene_list_recall": float(np.mean([r["gene_recall"] for r in gene_lists])),
-                "gene_list_precision": float(np.mean([r["gene_precision"] for r in gene_lists]))}
+        out |= {
+            "gene_list_questions": float(len(gene_lists)),
+            "gene_list_recall": float(np.mean([r["gene_recall"] for r in gene_lists])),
+            "gene_list_precision": float(np.mean([r["gene_precision"] for r in gene_lists])),
+        }
     return out
 
 
@@ -167,10 +193,12 @@ def _per_kind(rows: list[dict], kind_key: str, pass_key: str, prefix: str) -> di
     for kind in sorted({r[kind_key] for r in rows}):
         mine = [r for r in rows if r[kind_key] == kind]
         latencies = [r["latency_ms"] for r in mine]
-        out |= {f"{prefix}pass_rate_{kind}": sum(r[pass_key] for r in mine) / len(mine),
-                f"{prefix}questions_{kind}": float(len(mine)),
-                f"{prefix}latency_p50_ms_{kind}": float(np.percentile(latencies, 50)),
-                f"{prefix}latency_p95_ms_{kind}": float(np.percentile(latencies, 95))}
+        out |= {
+            f"{prefix}pass_rate_{kind}": sum(r[pass_key] for r in mine) / len(mine),
+            f"{prefix}questions_{kind}": float(len(mine)),
+            f"{prefix}latency_p50_ms_{kind}": float(np.percentile(latencies, 50)),
+            f"{prefix}latency_p95_ms_{kind}": float(np.percentile(latencies, 95)),
+        }
     return out
 
 
@@ -178,10 +206,13 @@ def _judge_loop_metrics(rows: list[dict]) -> dict[str, float]:
     targeted = [r for r in rows if r["first_pass_hit"] is not None]
     misses = [r for r in targeted if not r["first_pass_hit"]]
     rescued = sum(1 for r in misses if r["final_hit"])
-    return {"first_pass_hit_rate": _share(sum(r["first_pass_hit"] for r in targeted), len(targeted)),
-            "final_hit_rate": _share(sum(r["final_hit"] for r in targeted), len(targeted)),
-            "first_pass_misses": float(len(misses)), "reretrieval_rescues": float(rescued),
-            "mean_reretrievals": float(np.mean([r["attempts"] for r in rows])) if rows else 0.0}
+    return {
+        "first_pass_hit_rate": _share(sum(r["first_pass_hit"] for r in targeted), len(targeted)),
+        "final_hit_rate": _share(sum(r["final_hit"] for r in targeted), len(targeted)),
+        "first_pass_misses": float(len(misses)),
+        "reretrieval_rescues": float(rescued),
+        "mean_reretrievals": float(np.mean([r["attempts"] for r in rows])) if rows else 0.0,
+    }
 
 
 def _kind_metrics(rows: list[dict]) -> dict[str, float]:
@@ -209,7 +240,9 @@ def _answer_metrics(rows: list[dict]) -> dict[str, float]:
     latencies = [r["latency_ms"] for r in rows] or [0.0]
     out = {
         "questions": float(len(rows)),
-        **_raw_metrics(rows), **_relational_metrics(rows), **_judge_loop_metrics(rows),
+        **_raw_metrics(rows),
+        **_relational_metrics(rows),
+        **_judge_loop_metrics(rows),
         # After validation: 1.0 unless validation itself is broken (a reported invariant, not a quality gate).
         "citation_validity": _share(sum(r["valid_citations"] for r in rows), sum(r["citations"] for r in rows)),
         "fallback_rate": _share(sum(1 for r in rows if r["fallback"]), len(rows)) if rows else 0.0,

@@ -84,16 +84,19 @@ def observe(pipeline: Pipeline, items: list[dict[str, Any]]) -> list[Observed]:
 
         plan = literature.plan_for(Read.of(item["question"], genes, pathways))
         pipeline.answerer.literature(item["question"], plan, index, "thinking", None, Run(emit=capture))
-        row = Observed(item["id"], item["question"], bool(item["answerable"]), item["category"],
-                       dict(seen.get("signals", {})))
+        row = Observed(
+            item["id"], item["question"], bool(item["answerable"]), item["category"], dict(seen.get("signals", {}))
+        )
         row.ruled_out = bool(seen.get("ruled_out"))
         out.append(row)
     return out
 
 
 def _matrix(rows: list[Observed]) -> tuple[np.ndarray, np.ndarray]:
-    return (np.array([[r.signals[s] for s in SIGNALS] for r in rows], dtype=float),
-            np.array([r.answerable for r in rows], dtype=int))
+    return (
+        np.array([[r.signals[s] for s in SIGNALS] for r in rows], dtype=float),
+        np.array([r.answerable for r in rows], dtype=int),
+    )
 
 
 def _ruled_out(rows: list[Observed]) -> np.ndarray:
@@ -105,8 +108,14 @@ def fit_model(x: np.ndarray, y: np.ndarray, threshold: float = THRESHOLD) -> Ans
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     regression = LogisticRegression(C=1.0, max_iter=1000).fit((x - mean) / scale, y)
-    return AnswerabilityModel(SIGNALS, tuple(mean.tolist()), tuple(scale.tolist()),
-                              tuple(regression.coef_[0].tolist()), float(regression.intercept_[0]), threshold)
+    return AnswerabilityModel(
+        SIGNALS,
+        tuple(mean.tolist()),
+        tuple(scale.tolist()),
+        tuple(regression.coef_[0].tolist()),
+        float(regression.intercept_[0]),
+        threshold,
+    )
 
 
 def probabilities(model: AnswerabilityModel, x: np.ndarray) -> np.ndarray:
@@ -135,16 +144,21 @@ def expected_calibration_error(p: np.ndarray, y: np.ndarray) -> float:
 def rates(p: np.ndarray, y: np.ndarray, ruled_out: np.ndarray, threshold: float = THRESHOLD) -> dict[str, float]:
     answered = (p >= threshold) & ~ruled_out
     answerable = y == 1
-    return {"false_answer_rate": float(answered[~answerable].mean()) if (~answerable).any() else 0.0,
-            "false_abstention_rate": float((~answered)[answerable].mean()) if answerable.any() else 0.0,
-            "accuracy": float((answered == answerable).mean())}
+    return {
+        "false_answer_rate": float(answered[~answerable].mean()) if (~answerable).any() else 0.0,
+        "false_abstention_rate": float((~answered)[answerable].mean()) if answerable.any() else 0.0,
+        "accuracy": float((answered == answerable).mean()),
+    }
 
 
 def score(p: np.ndarray, y: np.ndarray, ruled_out: np.ndarray, prefix: str) -> dict[str, float]:
     decided = np.where(ruled_out, 0.0, p)  # what the served path's confidence is
-    out = {f"{prefix}auroc": float(roc_auc_score(y, decided)) if 0 < y.sum() < len(y) else float("nan"),
-           f"{prefix}ece": expected_calibration_error(decided, y), f"{prefix}questions": float(len(y)),
-           f"{prefix}answerable": float(y.sum())}
+    out = {
+        f"{prefix}auroc": float(roc_auc_score(y, decided)) if 0 < y.sum() < len(y) else float("nan"),
+        f"{prefix}ece": expected_calibration_error(decided, y),
+        f"{prefix}questions": float(len(y)),
+        f"{prefix}answerable": float(y.sum()),
+    }
     out |= {f"{prefix}{k}": v for k, v in rates(p, y, ruled_out).items()}
     return out
 
@@ -181,24 +195,31 @@ def fit(pipeline: Pipeline, dev: list[dict[str, Any]], heldout: list[dict[str, A
     oof = out_of_fold(x, y)
     model = fit_model(x, y)
     metrics = score(oof, y, _ruled_out(dev_rows), "cv_")
-    rows = [{"set": "dev", "id": r.id, "category": r.category, "answerable": r.answerable, "p_out_of_fold": p,
-             **r.signals} for r, p in zip(dev_rows, oof, strict=True)]
+    rows = [
+        {"set": "dev", "id": r.id, "category": r.category, "answerable": r.answerable, "p_out_of_fold": p, **r.signals}
+        for r, p in zip(dev_rows, oof, strict=True)
+    ]
     if heldout:
         held_rows = observe(pipeline, usable(heldout, held))
         hx, hy = _matrix(held_rows)
         hp = probabilities(model, hx)
         metrics |= score(hp, hy, _ruled_out(held_rows), "heldout_")
-        rows += [{"set": "heldout", "id": r.id, "category": r.category, "answerable": r.answerable, "p": p,
-                  **r.signals} for r, p in zip(held_rows, hp, strict=True)]
-    diagram = reliability_diagram(np.where(_ruled_out(dev_rows), 0.0, oof), y,
-                                  f"answerability, {FOLDS}-fold CV on {len(y)} dev questions "
-                                  f"(ECE {metrics['cv_ece']:.3f})")
+        rows += [
+            {"set": "heldout", "id": r.id, "category": r.category, "answerable": r.answerable, "p": p, **r.signals}
+            for r, p in zip(held_rows, hp, strict=True)
+        ]
+    diagram = reliability_diagram(
+        np.where(_ruled_out(dev_rows), 0.0, oof),
+        y,
+        f"answerability, {FOLDS}-fold CV on {len(y)} dev questions (ECE {metrics['cv_ece']:.3f})",
+    )
     return Fit(model, metrics, diagram, rows)
 
 
 def save(embedding_model: str, result: Fit, path: Path = MODEL_PATH) -> None:
     stored = json.loads(path.read_text()) if path.is_file() else {}
-    stored[embedding_model] = {**result.model.as_json(),
-                               **{k: round(v, 4) for k, v in result.metrics.items() if not np.isnan(v)}}
+    stored[embedding_model] = {
+        **result.model.as_json(),
+        **{k: round(v, 4) for k, v in result.metrics.items() if not np.isnan(v)},
+    }
     path.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n")
-

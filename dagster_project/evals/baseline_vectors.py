@@ -21,15 +21,22 @@ Encode = Callable[[list[str]], np.ndarray]
 Tokenize = Callable[[list[str]], list[list[int]]]
 
 
-def document_vectors(engine: Engine | None, encoder: str, hashes: Sequence[str], bodies: Sequence[str],
-                     encode: Encode, known: Mapping[str, np.ndarray] | None = None) -> tuple[np.ndarray, int]:
+def document_vectors(
+    engine: Engine | None,
+    encoder: str,
+    hashes: Sequence[str],
+    bodies: Sequence[str],
+    encode: Encode,
+    known: Mapping[str, np.ndarray] | None = None,
+) -> tuple[np.ndarray, int]:
     """One float32 row per body (in order) and how many were encoded now. The rest are `known` (by hash) or come
     from earlier runs; with no `engine` nothing is read or kept."""
     return _vectors(_DOCUMENTS, engine, encoder, hashes, bodies, encode, known)
 
 
-def query_vectors(engine: Engine | None, encoder: str, queries: Sequence[str], encode: Encode
-                  ) -> tuple[np.ndarray, int]:
+def query_vectors(
+    engine: Engine | None, encoder: str, queries: Sequence[str], encode: Encode
+) -> tuple[np.ndarray, int]:
     """One float32 row per query (in order) and how many were encoded now. `encoder` names the model, dimension
     and query prefix: a vector is only reused under the same three. Queries not in `queries` are dropped."""
     hashes = [hashlib.md5(q.encode()).hexdigest() for q in queries]
@@ -46,8 +53,15 @@ _DOCUMENTS = _Table("eval_baseline_vectors", "content_hash")
 _QUERIES = _Table("eval_query_vectors", "query_hash")
 
 
-def _vectors(table: _Table, engine: Engine | None, encoder: str, hashes: Sequence[str], texts: Sequence[str],
-             encode: Encode, known: Mapping[str, np.ndarray] | None) -> tuple[np.ndarray, int]:
+def _vectors(
+    table: _Table,
+    engine: Engine | None,
+    encoder: str,
+    hashes: Sequence[str],
+    texts: Sequence[str],
+    encode: Encode,
+    known: Mapping[str, np.ndarray] | None,
+) -> tuple[np.ndarray, int]:
     current = sorted(set(hashes))
     have = dict(known or {})
     if engine is not None:
@@ -62,27 +76,36 @@ def _vectors(table: _Table, engine: Engine | None, encoder: str, hashes: Sequenc
         have |= fresh
     if engine is not None:
         _prune(table, engine, current)
-    return (np.stack([have[h] for h in hashes]).astype(np.float32, copy=False) if hashes
-            else np.zeros((0, 0), np.float32)), len(missing)
+    return (
+        np.stack([have[h] for h in hashes]).astype(np.float32, copy=False) if hashes else np.zeros((0, 0), np.float32)
+    ), len(missing)
 
 
 def single_chunk_vectors(engine: Engine, model: str) -> dict[str, tuple[str, np.ndarray]]:
     """Document key (`{source}_{external_id}`) → (its only chunk's text, that chunk's vector), for every active
     document indexed as one chunk whose vector is current under `model`."""
     with engine.connect() as conn:
-        rows = conn.execute(text(
-            "SELECT d.source || '_' || d.external_id AS key, c.content, c.embedding::text AS embedding"
-            " FROM chunks c JOIN documents d ON d.id = c.document_id"
-            " WHERE d.status = 'active' AND c.embedding IS NOT NULL AND c.embedding_model = :m"
-            " AND c.embedded_content_hash = c.content_hash"
-            " AND NOT EXISTS (SELECT 1 FROM chunks o WHERE o.document_id = c.document_id AND o.id <> c.id)"),
-            {"m": model}).all()
+        rows = conn.execute(
+            text(
+                "SELECT d.source || '_' || d.external_id AS key, c.content, c.embedding::text AS embedding"
+                " FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " WHERE d.status = 'active' AND c.embedding IS NOT NULL AND c.embedding_model = :m"
+                " AND c.embedded_content_hash = c.content_hash"
+                " AND NOT EXISTS (SELECT 1 FROM chunks o WHERE o.document_id = c.document_id AND o.id <> c.id)"
+            ),
+            {"m": model},
+        ).all()
     # pgvector prints each float4 in its shortest exact form: the text reads back to the same float32 values.
     return {r.key: (r.content, np.asarray(json.loads(r.embedding), dtype=np.float32)) for r in rows}
 
 
-def reusable_vectors(keys: Sequence[str], hashes: Sequence[str], bodies: Sequence[str],
-                     chunks: Mapping[str, tuple[str, np.ndarray]], tokenize: Tokenize) -> dict[str, np.ndarray]:
+def reusable_vectors(
+    keys: Sequence[str],
+    hashes: Sequence[str],
+    bodies: Sequence[str],
+    chunks: Mapping[str, tuple[str, np.ndarray]],
+    tokenize: Tokenize,
+) -> dict[str, np.ndarray]:
     """Body hash → its single chunk's vector, where the model's input for the chunk (`tokenize`: token ids as the
     encoder truncates them) is the input for the body: the same vector, to the float rounding of batching."""
     pairs = [(h, b, chunks[k]) for k, h, b in zip(keys, hashes, bodies, strict=True) if k in chunks]
@@ -90,23 +113,34 @@ def reusable_vectors(keys: Sequence[str], hashes: Sequence[str], bodies: Sequenc
         return {}
     body_ids = tokenize([b for _, b, _ in pairs])
     chunk_ids = tokenize([c for _, _, (c, _) in pairs])
-    return {h: vector for (h, _, (_, vector)), mine, theirs in zip(pairs, body_ids, chunk_ids, strict=True)
-            if mine == theirs}
+    return {
+        h: vector
+        for (h, _, (_, vector)), mine, theirs in zip(pairs, body_ids, chunk_ids, strict=True)
+        if mine == theirs
+    }
 
 
 def _stored(table: _Table, engine: Engine, encoder: str, hashes: list[str]) -> dict[str, np.ndarray]:
     with engine.connect() as conn:
-        rows = conn.execute(text(f"SELECT {table.key} AS hash, embedding FROM {table.name}"
-                                 f" WHERE encoder = :e AND {table.key} = ANY(:h)"), {"e": encoder, "h": hashes})
+        rows = conn.execute(
+            text(
+                f"SELECT {table.key} AS hash, embedding FROM {table.name} WHERE encoder = :e AND {table.key} = ANY(:h)"
+            ),
+            {"e": encoder, "h": hashes},
+        )
         return {r.hash: np.frombuffer(r.embedding, dtype=np.float32) for r in rows}
 
 
 def _store(table: _Table, engine: Engine, encoder: str, vectors: dict[str, np.ndarray]) -> None:
     # One transaction; a concurrent run that stored the same text first keeps its row (the same vector).
     with engine.begin() as conn:
-        conn.execute(text(f"INSERT INTO {table.name} (encoder, {table.key}, embedding) VALUES (:e, :h, :v)"
-                          f" ON CONFLICT (encoder, {table.key}) DO NOTHING"),
-                     [{"e": encoder, "h": h, "v": v.astype(np.float32).tobytes()} for h, v in vectors.items()])
+        conn.execute(
+            text(
+                f"INSERT INTO {table.name} (encoder, {table.key}, embedding) VALUES (:e, :h, :v)"
+                f" ON CONFLICT (encoder, {table.key}) DO NOTHING"
+            ),
+            [{"e": encoder, "h": h, "v": v.astype(np.float32).tobytes()} for h, v in vectors.items()],
+        )
 
 
 def _prune(table: _Table, engine: Engine, current: list[str]) -> None:

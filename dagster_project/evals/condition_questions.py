@@ -29,20 +29,38 @@ def add_condition_questions(b: _Builder, conditions: ConditionTruth, per_kind: i
         names.setdefault(fold(name), []).append(concept)
     unique = sorted(c for c, n in conditions.names.items() if len(names[fold(n)]) == 1)
     for concept in _pick(b, unique, per_kind):
-        b.add("condition_genes", {"condition": conditions.names[concept]}, (concept,),
-              genes="|".join(sorted(conditions.genes[concept])))
+        b.add(
+            "condition_genes",
+            {"condition": conditions.names[concept]},
+            (concept,),
+            genes="|".join(sorted(conditions.genes[concept])),
+        )
     for concept in _pick(b, unique, per_kind // 3):
         genes = sorted(conditions.genes[concept])
-        b.add("condition_genes:count", {"condition": conditions.names[concept]}, (concept,), genes="|".join(genes),
-              count=str(len(genes)))
+        b.add(
+            "condition_genes:count",
+            {"condition": conditions.names[concept]},
+            (concept,),
+            genes="|".join(genes),
+            count=str(len(genes)),
+        )
     symbols = sorted(s for s in conditions.conditions if len(s) >= 3)
     for symbol in _pick(b, symbols, per_kind):
-        b.add("gene_conditions", {"gene": symbol}, (conditions.hgnc[symbol],),
-              conditions="|".join(sorted(conditions.conditions[symbol])))
+        b.add(
+            "gene_conditions",
+            {"gene": symbol},
+            (conditions.hgnc[symbol],),
+            conditions="|".join(sorted(conditions.conditions[symbol])),
+        )
     for symbol in _pick(b, symbols, per_kind // 3):
         held = sorted(conditions.conditions[symbol])
-        b.add("gene_conditions:count", {"gene": symbol}, (conditions.hgnc[symbol],), conditions="|".join(held),
-              count=str(len(held)))
+        b.add(
+            "gene_conditions:count",
+            {"gene": symbol},
+            (conditions.hgnc[symbol],),
+            conditions="|".join(held),
+            count=str(len(held)),
+        )
     _checks(b, conditions, unique, symbols, per_kind)
     _enrichment(b, conditions, unique, per_kind // 2)
 
@@ -71,28 +89,43 @@ def _checks(b: _Builder, conditions: ConditionTruth, unique: list[str], symbols:
     asked = set(symbols)
     linked = [(s, c) for c in unique for s in sorted(conditions.genes[c]) if s in asked]
     for symbol, concept in _pick(b, linked, per_kind):
-        b.add("association_check", {"gene": symbol, "condition": conditions.names[concept]}, (),
-              subject=conditions.hgnc[symbol], object=concept)
+        b.add(
+            "association_check",
+            {"gene": symbol, "condition": conditions.names[concept]},
+            (),
+            subject=conditions.hgnc[symbol],
+            object=concept,
+        )
     for symbol, concept in _pick(b, _unlinked(conditions, unique, symbols), per_kind):
-        b.add("association_absent", {"gene": symbol, "condition": conditions.names[concept]}, (),
-              subject=conditions.hgnc[symbol], object=concept)
+        b.add(
+            "association_absent",
+            {"gene": symbol, "condition": conditions.names[concept]},
+            (),
+            subject=conditions.hgnc[symbol],
+            object=concept,
+        )
 
 
 def tested_pathways(truth: Truth, source: str = "reactome") -> tuple[dict[str, set[str]], set[str]]:
     """The pathways of `source` an enrichment tests (id → genes) and their union, the test's universe."""
-    pathways = {p.id: p.genes for p in truth.pathways.values() if p.source == source
-                and len(p.genes) >= MIN_PATHWAY_GENES}
+    pathways = {
+        p.id: p.genes for p in truth.pathways.values() if p.source == source and len(p.genes) >= MIN_PATHWAY_GENES
+    }
     return pathways, set().union(*pathways.values()) if pathways else set()
 
 
-def top_pathways(truth: Truth, genes: set[str], source: str = "reactome",
-                 tested: tuple[dict[str, set[str]], set[str]] | None = None) -> set[str]:
+def top_pathways(
+    truth: Truth, genes: set[str], source: str = "reactome", tested: tuple[dict[str, set[str]], set[str]] | None = None
+) -> set[str]:
     """The pathways of `source` with the smallest hypergeometric p for `genes` (symbols): the answer's first.
     `tested`: `tested_pathways(truth, source)`, when it is computed once for many conditions."""
     pathways, universe = tested or tested_pathways(truth, source)
     wanted = genes & universe
-    scored = {pid: float(hypergeom.sf(len(members & wanted) - 1, len(universe), len(members), len(wanted)))
-              for pid, members in pathways.items() if members & wanted}
+    scored = {
+        pid: float(hypergeom.sf(len(members & wanted) - 1, len(universe), len(members), len(wanted)))
+        for pid, members in pathways.items()
+        if members & wanted
+    }
     if not scored:
         return set()
     best = min(scored.values())
@@ -106,5 +139,9 @@ def _enrichment(b: _Builder, conditions: ConditionTruth, unique: list[str], k: i
     candidates = [c for c in unique if conditions.genes[c] & tested[1]]
     tops = {c: top_pathways(b.truth, conditions.genes[c], tested=tested) for c in _pick(b, candidates, k)}
     for concept in tops:
-        b.add("condition_enrichment", {"condition": conditions.names[concept]}, (concept,),
-              top="|".join(sorted(tops[concept])))
+        b.add(
+            "condition_enrichment",
+            {"condition": conditions.names[concept]},
+            (concept,),
+            top="|".join(sorted(tops[concept])),
+        )

@@ -50,10 +50,20 @@ def file_digest(path: Path | None) -> str:
     return digest.hexdigest()[:16]
 
 
-def scorecard_inputs(settings: FluxSettings, index_version: str, dataset_version: str, questions: Iterable[Any],
-                     **extra: Any) -> dict[str, Any]:
+def scorecard_inputs(
+    settings: FluxSettings, index_version: str, dataset_version: str, questions: Iterable[Any], **extra: Any
+) -> dict[str, Any]:
     # Secrets are dumped masked: they are not inputs to the numbers, and must not reach a hash input either.
-    groups = {name: getattr(settings, name).model_dump(mode="json", exclude={"eval_reuse_unchanged"})
-              for name in SETTING_GROUPS}
-    return {"index_version": index_version, "dataset_version": dataset_version, "code": code_digest(),
-            "libraries": library_versions(), "settings": groups, "questions": questions_digest(questions), **extra}
+    groups = {
+        name: getattr(settings, name).model_dump(mode="json", exclude={"eval_reuse_unchanged"})
+        for name in SETTING_GROUPS
+    }
+    return {
+        "index_version": index_version,
+        "dataset_version": dataset_version,
+        "code": code_digest(),
+        "libraries": library_versions(),
+        "settings": groups,
+        "questions": questions_digest(questions),
+        **extra,
+    }

@@ -13,24 +13,45 @@ from dataclasses import dataclass
 
 # Retrieval tasks whose queries are not copied from the index; each must keep a verbatim rate of 0.
 GATED_RETRIEVAL_TASKS = ("conclusion_to_study", "mesh_to_study", "keywords_to_paper")
-_RETRIEVAL_METRICS = ("hybrid_rerank_hit_at_1", "hybrid_rerank_hit_at_5", "hybrid_rerank_mrr_at_10",
-                      "dense_hit_at_5", "bm25_hit_at_5")
+_RETRIEVAL_METRICS = (
+    "hybrid_rerank_hit_at_1",
+    "hybrid_rerank_hit_at_5",
+    "hybrid_rerank_mrr_at_10",
+    "dense_hit_at_5",
+    "bm25_hit_at_5",
+)
 MUST_BE_ZERO = {f"{task}_verbatim_rate" for task in GATED_RETRIEVAL_TASKS}
 # Counts that are failures (answers that do not answer, a strategy reused for another question): lower is better.
 MUST_NOT_GROW = {"confident_non_answers", "memory_false_reuse"}
 GATED: dict[str, tuple[str, ...]] = {
-    "retrieval": tuple(f"{task}_{metric}" for task in GATED_RETRIEVAL_TASKS
-                       for metric in (*_RETRIEVAL_METRICS, "verbatim_rate")),
+    "retrieval": tuple(
+        f"{task}_{metric}" for task in GATED_RETRIEVAL_TASKS for metric in (*_RETRIEVAL_METRICS, "verbatim_rate")
+    ),
     # The generator's raw reply (before validation), relational answers and the judge on labelled evidence.
-    "answer": ("raw_citation_precision", "claims_kept_rate", "grounded_claim_rate", "relational_pass_rate",
-               "judge_accuracy_right", "judge_accuracy_wrong", "kinds_pass_rate", "not_found_precision",
-               "not_found_recall", "answerability_refused", "answerability_answered", "confident_non_answers"),
+    "answer": (
+        "raw_citation_precision",
+        "claims_kept_rate",
+        "grounded_claim_rate",
+        "relational_pass_rate",
+        "judge_accuracy_right",
+        "judge_accuracy_wrong",
+        "kinds_pass_rate",
+        "not_found_precision",
+        "not_found_recall",
+        "answerability_refused",
+        "answerability_answered",
+        "confident_non_answers",
+    ),
     # Cross-validated on the expert dev half (absent without a curation file; one that vanishes fails).
-    "resolution": ("cv_equivalence_recall", "cv_equivalence_precision_strict", "cv_equivalence_precision_lenient",
-                   "cv_part_of_recall", "cv_part_of_direction_accuracy"),
+    "resolution": (
+        "cv_equivalence_recall",
+        "cv_equivalence_precision_strict",
+        "cv_equivalence_precision_lenient",
+        "cv_part_of_recall",
+        "cv_part_of_direction_accuracy",
+    ),
     # The translation check and checked searches on the failure-mode set; strategy memory on its probes.
-    "literature_tools": ("check_precision", "check_recall", "search_right", "memory_hit_rate",
-                         "memory_false_reuse"),
+    "literature_tools": ("check_precision", "check_recall", "search_right", "memory_hit_rate", "memory_false_reuse"),
 }
 
 
@@ -43,8 +64,9 @@ class Comparison:
     failed: bool
 
 
-def compare(scorecard: str, current: dict[str, float], baseline: dict[str, float] | None,
-            tolerance: float) -> list[Comparison]:
+def compare(
+    scorecard: str, current: dict[str, float], baseline: dict[str, float] | None, tolerance: float
+) -> list[Comparison]:
     """Gated metrics present now or in the baseline (a task this corpus does not have is skipped)."""
     out = []
     for metric in GATED[scorecard]:
@@ -68,6 +90,8 @@ def markdown(comparisons: list[Comparison]) -> str:
         return "—" if value is None else f"{value:.4f}"
 
     lines = ["| metric | baseline | current | delta | |", "|---|---|---|---|---|"]
-    lines += [f"| {c.metric} | {fmt(c.baseline)} | {fmt(c.current)} | {fmt(c.delta)} | "
-              f"{'**FAIL**' if c.failed else 'ok'} |" for c in comparisons]
+    lines += [
+        f"| {c.metric} | {fmt(c.baseline)} | {fmt(c.current)} | {fmt(c.delta)} | {'**FAIL**' if c.failed else 'ok'} |"
+        for c in comparisons
+    ]
     return "\n".join(lines)

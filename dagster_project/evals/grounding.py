@@ -28,8 +28,20 @@ from retrieval.answering.grounding import (
     signals,
 )
 
-__all__ = ["EXAMPLES_PATH", "GRID", "Embed", "GroundingRule", "cross_validated_accuracy", "fit_rule", "fitted_rule",
-           "lexical_support", "load_examples", "semantic_support", "signals", "write_served_rule"]
+__all__ = [
+    "EXAMPLES_PATH",
+    "GRID",
+    "Embed",
+    "GroundingRule",
+    "cross_validated_accuracy",
+    "fit_rule",
+    "fitted_rule",
+    "lexical_support",
+    "load_examples",
+    "semantic_support",
+    "signals",
+    "write_served_rule",
+]
 
 EXAMPLES_PATH = Path(__file__).with_name("grounding_examples.json")
 GRID = np.round(np.arange(0.30, 1.001, 0.05), 2)
@@ -50,8 +62,7 @@ def fit_rule(features: Sequence[tuple[float, float]], labels: Sequence[bool]) ->
     return GroundingRule(best[1], best[2])
 
 
-def cross_validated_accuracy(features: Sequence[tuple[float, float]], labels: Sequence[bool],
-                             folds: int = 5) -> float:
+def cross_validated_accuracy(features: Sequence[tuple[float, float]], labels: Sequence[bool], folds: int = 5) -> float:
     """Fit on k-1 folds, score the held-out fold (examples assigned to folds round-robin in file order)."""
     correct = 0
     for fold in range(folds):
@@ -91,8 +102,10 @@ def main() -> None:
     index = get_settings().index
     embedder = Embedder(model_name=index.embedding_model, dimension=index.embedding_dim)
     stored = write_served_rule(embedder.embed_documents, index.embedding_model)
-    print(f"grounding rule {stored.rule.describe()} (cross-validated accuracy {stored.cv_accuracy:.3f} on "
-          f"{stored.examples} examples, {stored.embedding_model}) written to {RULE_PATH}")
+    print(
+        f"grounding rule {stored.rule.describe()} (cross-validated accuracy {stored.cv_accuracy:.3f} on "
+        f"{stored.examples} examples, {stored.embedding_model}) written to {RULE_PATH}"
+    )
 
 
 if __name__ == "__main__":

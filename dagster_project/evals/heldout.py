@@ -40,13 +40,19 @@ def labelled(plan: Plan) -> dict[str, Any]:
     if kind == "check" and plan.relation == "member_of" and all(e.type == "gene" for e in plan.subjects):
         kind = "members"
     walk = "downstream" if any(e.type != "pathway" for e in plan.subjects) else "upstream"  # where the start is
-    return {"kind": "literature" if kind == "scope" else kind, "pathways": [e.id for e in plan.pathways],
-            "genes": {e.name for e in plan.genes}, "compounds": {e.id for e in plan.of_type("compound")},
-            "reactions": {e.id for e in plan.of_type("reaction")}, "role": plan.role or "",
-            "conditions": {e.id for e in plan.of_type("disease")},
-            "count": plan.count, "fact": plan.field or "",
-            "direction": direction(plan) if kind == "hierarchy" else walk if kind == "reaction_walk" else "both",
-            "source": plan.source}
+    return {
+        "kind": "literature" if kind == "scope" else kind,
+        "pathways": [e.id for e in plan.pathways],
+        "genes": {e.name for e in plan.genes},
+        "compounds": {e.id for e in plan.of_type("compound")},
+        "reactions": {e.id for e in plan.of_type("reaction")},
+        "role": plan.role or "",
+        "conditions": {e.id for e in plan.of_type("disease")},
+        "count": plan.count,
+        "fact": plan.field or "",
+        "direction": direction(plan) if kind == "hierarchy" else walk if kind == "reaction_walk" else "both",
+        "source": plan.source,
+    }
 
 
 def reads_right(plan: Plan, item: dict[str, Any]) -> tuple[bool, str]:
@@ -58,7 +64,7 @@ def reads_right(plan: Plan, item: dict[str, Any]) -> tuple[bool, str]:
     if kind in ("not_found", "literature", "reaction_scope"):
         return True, ""
     pathways, wanted = read["pathways"], item["pathways"]
-    if (pathways[:len(wanted)] != wanted) if kind in ORDERED else (set(pathways) != set(wanted)):
+    if (pathways[: len(wanted)] != wanted) if kind in ORDERED else (set(pathways) != set(wanted)):
         return False, f"pathways {pathways}"
     if item["genes"] and read["genes"] != set(item["genes"]):
         return False, f"genes {sorted(read['genes'])}"
@@ -70,9 +76,12 @@ def reads_right(plan: Plan, item: dict[str, Any]) -> tuple[bool, str]:
         return False, f"reactions {sorted(read['reactions'])}"
     if "role" in item and read["role"] != item["role"]:
         return False, f"role {read['role']!r}"
-    checks = [("count", read["count"], bool(item["count"])), ("fact", read["fact"], item["fact"]),
-              ("direction", read["direction"], item["direction"] or read["direction"]),
-              ("source", read["source"], item["source"] or read["source"])]
+    checks = [
+        ("count", read["count"], bool(item["count"])),
+        ("fact", read["fact"], item["fact"]),
+        ("direction", read["direction"], item["direction"] or read["direction"]),
+        ("source", read["source"], item["source"] or read["source"]),
+    ]
     for name, got, want in checks:
         if kind in ("counterpart", "members") and name == "source":
             continue  # those use the field for the database asked of, not a filter
@@ -81,14 +90,14 @@ def reads_right(plan: Plan, item: dict[str, Any]) -> tuple[bool, str]:
     return True, ""
 
 
-def score(parse: Parser, items: list[dict[str, Any]], genes: GeneLexicon, pathways: PathwayLexicon
-          ) -> tuple[dict[str, float], list[dict[str, Any]]]:
+def score(
+    parse: Parser, items: list[dict[str, Any]], genes: GeneLexicon, pathways: PathwayLexicon
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
     """Accuracy overall and per kind, and one row per question (what was wrong where it was)."""
     rows = []
     for item in items:
         right, why = reads_right(parse(item["question"], genes, pathways), item)
-        rows.append({"id": item["id"], "kind": item["kind"], "question": item["question"], "right": right,
-                     "why": why})
+        rows.append({"id": item["id"], "kind": item["kind"], "question": item["question"], "right": right, "why": why})
     per_kind = Counter(r["kind"] for r in rows)
     metrics = {"heldout_accuracy": sum(r["right"] for r in rows) / len(rows), "heldout_questions": float(len(rows))}
     for kind, n in sorted(per_kind.items()):

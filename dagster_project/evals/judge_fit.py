@@ -42,8 +42,9 @@ def coverage_pairs(path: Path) -> np.ndarray:
     for i, item in enumerate(items):
         docs, _ = retriever.retrieve(tokenize([item["QUESTION"]]), k=3, show_progress=False, n_threads=1)
         negative = next(int(d) for d in docs[0] if int(d) != i)
-        rows.append([coverage(item["QUESTION"], [Evidence(id="e", kind="chunk", text=bodies[j])])[0]
-                     for j in (i, negative)])
+        rows.append(
+            [coverage(item["QUESTION"], [Evidence(id="e", kind="chunk", text=bodies[j])])[0] for j in (i, negative)]
+        )
     return np.asarray(rows)
 
 
@@ -61,5 +62,4 @@ def fit(path: Path) -> JudgeFit:
     half = len(pairs) // 2
     held_out, fitting = pairs[:half], pairs[half:]
     threshold = fit_threshold(fitting)
-    return JudgeFit(threshold, len(fitting), accuracy(fitting, threshold), len(held_out),
-                    accuracy(held_out, threshold))
+    return JudgeFit(threshold, len(fitting), accuracy(fitting, threshold), len(held_out), accuracy(held_out, threshold))

@@ -41,7 +41,7 @@ def _typo(rng: random.Random, question: str) -> str:
         return question
     word = max(words, key=len)
     i = rng.randrange(2, len(word) - 3)
-    return question.replace(word, word[:i] + word[i + 1] + word[i] + word[i + 2:], 1)
+    return question.replace(word, word[:i] + word[i + 1] + word[i] + word[i + 2 :], 1)
 
 
 def _vary(rng: random.Random, question: str, style: str) -> str:
@@ -84,9 +84,15 @@ class _Builder:
         else:
             question = _vary(self.rng, question, style)
         grade_kind = kind.split(":")[0]
-        self.out.append(EvalQuestion(f"kinds-{kind}-{len(self.out):03d}", question, expected=(), kind="kinds",
-                                     extra={"kind": grade_kind, "phrasing": kind, "style": style,
-                                            "expected": "|".join(expected), **extra}))
+        self.out.append(
+            EvalQuestion(
+                f"kinds-{kind}-{len(self.out):03d}",
+                question,
+                expected=(),
+                kind="kinds",
+                extra={"kind": grade_kind, "phrasing": kind, "style": style, "expected": "|".join(expected), **extra},
+            )
+        )
 
     def pathway(self, pid: str) -> dict[str, str]:
         p = self.truth.pathways[pid]
@@ -115,8 +121,7 @@ def _pathway_kinds(b: _Builder, per_kind: int) -> None:
     for pid in _pick(b.rng, with_genes, per_kind):
         b.add("members", b.pathway(pid), (pid,), genes=genes_of[pid])
     for pid in _pick(b.rng, with_genes, per_kind):
-        b.add("members:count", b.pathway(pid), (pid,), count=str(len(b.truth.pathways[pid].genes)),
-              genes=genes_of[pid])
+        b.add("members:count", b.pathway(pid), (pid,), count=str(len(b.truth.pathways[pid].genes)), genes=genes_of[pid])
     for pid in _pick(b.rng, with_genes, per_kind):
         b.add("overview", b.pathway(pid), (pid,), gene_total=str(len(b.truth.pathways[pid].genes)))
     with_parents = [pid for pid in b.named if b.truth.parents.get(pid)]
@@ -126,36 +131,62 @@ def _pathway_kinds(b: _Builder, per_kind: int) -> None:
     for pid in _pick(b.rng, with_children, per_kind):
         b.add("hierarchy:down", b.pathway(pid), tuple(sorted(b.truth.children[pid])), direction="down")
     for pid in _pick(b.rng, with_children, per_kind // 2):
-        b.add("hierarchy:count", b.pathway(pid), tuple(sorted(b.truth.children[pid])), direction="down",
-              count=str(len(b.truth.children[pid])))
+        b.add(
+            "hierarchy:count",
+            b.pathway(pid),
+            tuple(sorted(b.truth.children[pid])),
+            direction="down",
+            count=str(len(b.truth.children[pid])),
+        )
 
 
 def _gene_kinds(b: _Builder, per_kind: int) -> None:
     # Symbols that are also common words (BAD, SET) or one or two letters are not asked about: a reader cannot tell
     # them from the words of the question.
-    in_graph = sorted({s for p in b.truth.pathways.values() for s in p.genes
-                       if s in b.truth.genes and len(s) >= 3 and s.upper() not in COMMON_WORDS})
+    in_graph = sorted(
+        {
+            s
+            for p in b.truth.pathways.values()
+            for s in p.genes
+            if s in b.truth.genes and len(s) >= 3 and s.upper() not in COMMON_WORDS
+        }
+    )
     for symbol in _pick(b.rng, in_graph, per_kind):
         b.add("gene_pathways", {"gene": symbol}, tuple(sorted(b.truth.pathways_with_genes({symbol}))))
     for symbol in _pick(b.rng, in_graph, per_kind):
         source = b.rng.choice(["kegg", "reactome"])
         ids = b.truth.pathways_with_genes({symbol}, source)
-        b.add("gene_pathways:count", {"gene": symbol, "src": LABEL[source]}, tuple(sorted(ids)), count=str(len(ids)),
-              source=source)
+        b.add(
+            "gene_pathways:count",
+            {"gene": symbol, "src": LABEL[source]},
+            tuple(sorted(ids)),
+            count=str(len(ids)),
+            source=source,
+        )
     genes = [b.truth.genes[s] for s in in_graph]
-    aliased = [g for g in genes if g.aliases and all(len(a) >= 3 and a.upper() not in b.truth.genes
-                                                     for a in g.aliases[:1])]
+    aliased = [
+        g for g in genes if g.aliases and all(len(a) >= 3 and a.upper() not in b.truth.genes for a in g.aliases[:1])
+    ]
     for g in _pick(b.rng, aliased, per_kind):
         owners = b.truth.alias_owners(g.aliases[0])
-        b.add("gene_facts:symbol", {"alias": g.aliases[0]}, tuple(sorted(owners)), fact="symbol",
-              hgnc_values="|".join(sorted(owners)))
+        b.add(
+            "gene_facts:symbol",
+            {"alias": g.aliases[0]},
+            tuple(sorted(owners)),
+            fact="symbol",
+            hgnc_values="|".join(sorted(owners)),
+        )
     for g in _pick(b.rng, [g for g in genes if g.ensembl_id], per_kind // 2):
-        b.add("gene_facts:ensembl", {"ensembl": g.ensembl_id}, (g.symbol,), fact="symbol",
-              hgnc_values=hgnc_values("symbol", g))
+        b.add(
+            "gene_facts:ensembl",
+            {"ensembl": g.ensembl_id},
+            (g.symbol,),
+            fact="symbol",
+            hgnc_values=hgnc_values("symbol", g),
+        )
     for fact in ("ids", "locus_type", "location"):
         for g in _pick(b.rng, genes, per_kind):
-            b.add(f"gene_facts:{fact}", {"gene": g.symbol}, (g.symbol,), fact=fact,
-                  hgnc_values=hgnc_values(fact, g))
+            b.add(f"gene_facts:{fact}", {"gene": g.symbol}, (g.symbol,), fact=fact, hgnc_values=hgnc_values(fact, g))
 
 
 def hgnc_values(fact: str, row: GeneTruth) -> str:
@@ -184,8 +215,12 @@ def _pair_kinds(b: _Builder, per_kind: int) -> None:
         a, c = b.truth.pathways[kid], b.truth.pathways[rid]
         values = {"src_a": "KEGG", "a": a.name, "src_b": "Reactome", "b": c.name}
         b.add("shared_genes", values, tuple(sorted(a.genes & c.genes)))
-    nested = [(child, parent) for child, parents in b.truth.parents.items() for parent in parents
-              if child in b.named and parent in b.named]
+    nested = [
+        (child, parent)
+        for child, parents in b.truth.parents.items()
+        for parent in parents
+        if child in b.named and parent in b.named
+    ]
     candidates = pairs + [(p, c) for c, p in nested]
     for left, right in _pick(b.rng, candidates, per_kind):
         a, c = b.truth.pathways[left], b.truth.pathways[right]
@@ -208,10 +243,12 @@ def _compound_kinds(b: _Builder, per_kind: int) -> None:
 
 def _scramble(rng: random.Random, name: str) -> str:
     """A name too far from any: its words' letters shuffled inside each word."""
+
     def shuffle(word: str) -> str:
         letters = list(word)
         rng.shuffle(letters)
         return "".join(letters)
+
     return " ".join(shuffle(w) if len(w) > 3 else w for w in name.split())
 
 
@@ -223,9 +260,14 @@ def _not_found(b: _Builder) -> None:
         pid, name = maps[n % len(maps)]
         form = templates[n % len(templates)]
         real = b.truth.pathways[b.rng.choice(b.named)].name
-        values = {"name": name, "map_id": pid, "species_id": f"R-MMU-{b.rng.randrange(10**5, 10**7)}",
-                  "gene": f"ZQX{b.rng.randrange(10, 99)}", "ensembl": f"ENSG{b.rng.randrange(9 * 10**10, 10**11):011d}",
-                  "scrambled": _scramble(b.rng, real)}
+        values = {
+            "name": name,
+            "map_id": pid,
+            "species_id": f"R-MMU-{b.rng.randrange(10**5, 10**7)}",
+            "gene": f"ZQX{b.rng.randrange(10, 99)}",
+            "ensembl": f"ENSG{b.rng.randrange(9 * 10**10, 10**11):011d}",
+            "scrambled": _scramble(b.rng, real),
+        }
         b.add(form, values, (), absent="true")
 
 
@@ -272,8 +314,14 @@ def _check_kinds(b: _Builder, per_kind: int) -> None:
         outside = sorted(set(genes) - b.truth.pathways[pid].genes)
         held = b.rng.random() < 0.5 and members
         symbol = b.rng.choice(members if held else outside)
-        b.add("check:member", {**b.pathway(pid), "gene": symbol}, (), subject=b.truth.genes[symbol].hgnc_id,
-              object=pid, verdict="yes" if held else "no")
+        b.add(
+            "check:member",
+            {**b.pathway(pid), "gene": symbol},
+            (),
+            subject=b.truth.genes[symbol].hgnc_id,
+            object=pid,
+            verdict="yes" if held else "no",
+        )
 
 
 def _pair(b: _Builder, a: str, c: str) -> dict[str, str]:
@@ -295,5 +343,10 @@ def _connection_kinds(b: _Builder, per_kind: int) -> None:
     gene_pairs = SharedPairs(genes, pathways_of)
     for g, h in _pick(b.rng, gene_pairs, per_kind // 2):
         shared = sorted(b.truth.pathways_with_genes({g, h}))
-        b.add("connection:genes", {"gene_a": g, "gene_b": h}, (),
-              between=f"{b.truth.genes[g].hgnc_id}|{b.truth.genes[h].hgnc_id}", shared="|".join(shared))
+        b.add(
+            "connection:genes",
+            {"gene_a": g, "gene_b": h},
+            (),
+            between=f"{b.truth.genes[g].hgnc_id}|{b.truth.genes[h].hgnc_id}",
+            shared="|".join(shared),
+        )

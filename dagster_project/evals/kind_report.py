@@ -32,8 +32,9 @@ def report(settings: FluxSettings) -> None:
         raise FluxConfigError("FLUX_PG_DATABASE", str(exc)) from None
     truth = load_truth(graph_driver(settings), engine)
     questions = kind_questions.generate(truth)
-    metrics, _ = answer_eval.evaluate(eval_pipeline(settings, index), questions,
-                                      answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, truth))
+    metrics, _ = answer_eval.evaluate(
+        eval_pipeline(settings, index), questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, truth)
+    )
     print(f"generated kind questions on index {index.version}")
     for name, value in sorted(metrics.items()):
         print(f"  {name:42s} {value:10.3f}")
@@ -45,13 +46,17 @@ def report(settings: FluxSettings) -> None:
             print(f"  {name:42s} {value:10.3f}")
     for label, path in (("held-apart", abstention_eval.PLAN_FILE), ("dev", abstention_eval.PLAN_DEV_FILE)):
         plan_questions = abstention_eval.plan_questions(path)
-        _, rows = answer_eval.evaluate(eval_pipeline(settings, index), plan_questions,
-                                       answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, truth))
+        _, rows = answer_eval.evaluate(
+            eval_pipeline(settings, index),
+            plan_questions,
+            answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, truth),
+        )
         print(f"plan questions, {label} ({len(rows)}): right {sum(r['right'] for r in rows) / len(rows):.3f}")
         for group in sorted({r["group"] for r in rows}):
             mine = [r for r in rows if r["group"] == group]
             latency = np.percentile([r["latency_ms"] for r in mine], [50, 95])
-            print(f"  {group:24s} {sum(r['right'] for r in mine):4d}/{len(mine):<4d} "
-                  f"{sum(r['right'] for r in mine) / len(mine):6.3f}   p50 {latency[0]:6.1f} ms  p95 "
-                  f"{latency[1]:6.1f} ms")
-
+            print(
+                f"  {group:24s} {sum(r['right'] for r in mine):4d}/{len(mine):<4d} "
+                f"{sum(r['right'] for r in mine) / len(mine):6.3f}   p50 {latency[0]:6.1f} ms  p95 "
+                f"{latency[1]:6.1f} ms"
+            )

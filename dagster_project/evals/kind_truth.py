@@ -64,8 +64,7 @@ class Truth:
         return {p.id for p in self.pathways.values() if symbols <= p.genes and (not source or p.source == source)}
 
     def pathways_with_compounds(self, compounds: set[str], source: str = "") -> set[str]:
-        return {p.id for p in self.pathways.values()
-                if compounds <= p.compounds and (not source or p.source == source)}
+        return {p.id for p in self.pathways.values() if compounds <= p.compounds and (not source or p.source == source)}
 
     def ancestors(self, pathway_id: str) -> set[str]:
         """Every pathway above this one, at any depth."""
@@ -81,8 +80,11 @@ class Truth:
     def alias_owners(self, alias: str) -> set[str]:
         """Symbols of the genes that carry `alias` as symbol, alias or previous symbol."""
         wanted = alias.upper()
-        return {g.symbol for g in self.genes.values()
-                if wanted in {g.symbol.upper(), *(a.upper() for a in g.aliases + g.previous_symbols)}}
+        return {
+            g.symbol
+            for g in self.genes.values()
+            if wanted in {g.symbol.upper(), *(a.upper() for a in g.aliases + g.previous_symbols)}
+        }
 
 
 def _compound_name(node_id: str) -> str:
@@ -92,17 +94,36 @@ def _compound_name(node_id: str) -> str:
 
 def load_truth(driver: Driver, engine: Engine) -> Truth:
     rows = [r.data() for r in driver.execute_query(PATHWAYS).records]
-    truth = Truth({r["id"]: PathwayTruth(r["id"], r["name"] or "", r["source"] or "", frozenset(r["genes"]),
-                                         frozenset(_compound_name(c) for c in r["compounds"])) for r in rows})
+    truth = Truth(
+        {
+            r["id"]: PathwayTruth(
+                r["id"],
+                r["name"] or "",
+                r["source"] or "",
+                frozenset(r["genes"]),
+                frozenset(_compound_name(c) for c in r["compounds"]),
+            )
+            for r in rows
+        }
+    )
     for edge in driver.execute_query(EDGES).records:
         truth.parents[edge["child"]].add(edge["parent"])
         truth.children[edge["parent"]].add(edge["child"])
     truth.equivalents = [(r["r"], r["k"]) for r in driver.execute_query(EQUIVALENTS).records]
     with engine.connect() as conn:
         for g in conn.execute(text(GENES)):
-            truth.genes[g.symbol] = GeneTruth(g.hgnc_id, g.symbol, g.name, tuple(g.aliases),
-                                              tuple(g.previous_symbols), g.entrez_id, tuple(g.uniprot_ids),
-                                              g.ensembl_gene_id, g.locus_type, g.location)
+            truth.genes[g.symbol] = GeneTruth(
+                g.hgnc_id,
+                g.symbol,
+                g.name,
+                tuple(g.aliases),
+                tuple(g.previous_symbols),
+                g.entrez_id,
+                tuple(g.uniprot_ids),
+                g.ensembl_gene_id,
+                g.locus_type,
+                g.location,
+            )
     truth.reactions = load_reaction_truth(engine)
     truth.conditions = load_condition_truth(engine)
     return truth

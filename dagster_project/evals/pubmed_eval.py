@@ -47,10 +47,15 @@ def check_scores(items: Iterable[dict[str, Any]], check: Check) -> dict[str, Any
         for code in found | wanted:
             counts = per_code.setdefault(code, [0, 0, 0])
             counts[0 if code in found & wanted else 1 if code in found else 2] += 1
-    return {"precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0,
-            "exact": exact / total if total else 0.0, "items": total,
-            "per_failure": {code: dict(zip(("found", "false", "missed"), c, strict=True))
-                            for code, c in sorted(per_code.items())}}
+    return {
+        "precision": tp / (tp + fp) if tp + fp else 1.0,
+        "recall": tp / (tp + fn) if tp + fn else 1.0,
+        "exact": exact / total if total else 0.0,
+        "items": total,
+        "per_failure": {
+            code: dict(zip(("found", "false", "missed"), c, strict=True)) for code, c in sorted(per_code.items())
+        },
+    }
 
 
 class RecordedEUtils:
@@ -84,8 +89,9 @@ class ListMemory:
 
     def remember(self, question: str, trail: Any) -> None:
         final = trail.final
-        self.stored.append((tokens(question)[0], Strategy(final.term, final.translation, len(trail.attempts),
-                                                          question)))
+        self.stored.append(
+            (tokens(question)[0], Strategy(final.term, final.translation, len(trail.attempts), question))
+        )
 
 
 def search_scores(data: dict[str, Any]) -> dict[str, Any]:
@@ -121,10 +127,18 @@ def search_scores(data: dict[str, Any]) -> dict[str, Any]:
         # Without memory a rephrasing repeats its original's refinement loop (the set records that loop's answers).
         without_memory += by_id[probe["same_as"]]
     n = len(items)
-    return {"questions": n, "right": right / n, "refinement_rate": refined / n, "requests_per_question": requests / n,
-            "memory_hit_rate": hits / len(rephrasings), "memory_false_reuse": false_reuse,
-            "requests_per_rephrasing": {"without_memory": without_memory / len(rephrasings),
-                                        "with_memory": with_memory / len(rephrasings)}}
+    return {
+        "questions": n,
+        "right": right / n,
+        "refinement_rate": refined / n,
+        "requests_per_question": requests / n,
+        "memory_hit_rate": hits / len(rephrasings),
+        "memory_false_reuse": false_reuse,
+        "requests_per_rephrasing": {
+            "without_memory": without_memory / len(rephrasings),
+            "with_memory": with_memory / len(rephrasings),
+        },
+    }
 
 
 def scorecard() -> tuple[dict[str, float], list[dict[str, Any]], dict[str, dict[str, int]]]:
@@ -134,14 +148,19 @@ def scorecard() -> tuple[dict[str, float], list[dict[str, Any]], dict[str, dict[
     data = load()
     checked = check_scores(data["items"], check)
     searched = search_scores(data)
-    metrics = {"questions": float(checked["items"]), "check_precision": checked["precision"],
-               "check_recall": checked["recall"], "check_exact": checked["exact"],
-               "search_right": searched["right"], "refinement_rate": searched["refinement_rate"],
-               "requests_per_question": searched["requests_per_question"],
-               "memory_hit_rate": searched["memory_hit_rate"],
-               "memory_false_reuse": float(searched["memory_false_reuse"]),
-               "requests_per_rephrasing_without_memory": searched["requests_per_rephrasing"]["without_memory"],
-               "requests_per_rephrasing_with_memory": searched["requests_per_rephrasing"]["with_memory"]}
+    metrics = {
+        "questions": float(checked["items"]),
+        "check_precision": checked["precision"],
+        "check_recall": checked["recall"],
+        "check_exact": checked["exact"],
+        "search_right": searched["right"],
+        "refinement_rate": searched["refinement_rate"],
+        "requests_per_question": searched["requests_per_question"],
+        "memory_hit_rate": searched["memory_hit_rate"],
+        "memory_false_reuse": float(searched["memory_false_reuse"]),
+        "requests_per_rephrasing_without_memory": searched["requests_per_rephrasing"]["without_memory"],
+        "requests_per_rephrasing_with_memory": searched["requests_per_rephrasing"]["with_memory"],
+    }
     rows = []
     for item in data["items"]:
         request = read_request(item["question"])
@@ -149,7 +168,14 @@ def scorecard() -> tuple[dict[str, float], list[dict[str, Any]], dict[str, dict[
             continue
         first = item["exchanges"][0]
         found = sorted({p.code for p in check(request, first["translation"], first["count"])})
-        rows.append({"question_id": item["id"], "question": item["question"], "sent_by": item["sent_by"],
-                     "labelled": ",".join(item["failures"]), "found": ",".join(found),
-                     "right": found == sorted(item["failures"])})
+        rows.append(
+            {
+                "question_id": item["id"],
+                "question": item["question"],
+                "sent_by": item["sent_by"],
+                "labelled": ",".join(item["failures"]),
+                "found": ",".join(found),
+                "right": found == sorted(item["failures"]),
+            }
+        )
     return metrics, rows, checked["per_failure"]

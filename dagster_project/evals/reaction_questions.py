@@ -56,12 +56,16 @@ def _pathways(b: _Builder, reactions: ReactionTruth, per_kind: int) -> None:
     with_reactions = [pid for pid, ids in held.items() if ids]
     for pid in _pick(b, with_reactions, per_kind):
         ids = held[pid]
-        b.add("pathway_reactions", b.pathway(pid), (pid,), reactions="|".join(sorted(ids)),
-              order=_order_pairs(reactions, ids))
+        b.add(
+            "pathway_reactions",
+            b.pathway(pid),
+            (pid,),
+            reactions="|".join(sorted(ids)),
+            order=_order_pairs(reactions, ids),
+        )
     for pid in _pick(b, with_reactions, per_kind // 2):
         ids = held[pid]
-        b.add("pathway_reactions:count", b.pathway(pid), (pid,), reactions="|".join(sorted(ids)),
-              count=str(len(ids)))
+        b.add("pathway_reactions:count", b.pathway(pid), (pid,), reactions="|".join(sorted(ids)), count=str(len(ids)))
     without = [pid for pid, ids in held.items() if not ids and b.truth.pathways[pid].source == "reactome"]
     for pid in _pick(b, without, per_kind // 2):
         b.add("reaction_scope:pathway", b.pathway(pid), ())
@@ -77,13 +81,21 @@ def _participants(b: _Builder, reactions: ReactionTruth, per_kind: int) -> None:
     ids = sorted(reactions.names)
     for rid in _pick(b, ids, per_kind // 2):
         roles = reactions.roles[rid]
-        b.add("reaction_participants:all", {"rid": rid, "rname": reactions.names[rid]}, (rid,),
-              **{f"{role}s": "|".join(sorted(roles[role])) for role in ("input", "output")})
+        b.add(
+            "reaction_participants:all",
+            {"rid": rid, "rname": reactions.names[rid]},
+            (rid,),
+            **{f"{role}s": "|".join(sorted(roles[role])) for role in ("input", "output")},
+        )
     for role in ROLES:
         having = [rid for rid in ids if reactions.roles[rid][role]]
         for rid in _pick(b, having, per_kind // 3):
-            b.add(f"reaction_participants:{role}", {"rid": rid, "rname": reactions.names[rid]}, (rid,),
-                  **{f"{role}s": "|".join(sorted(reactions.roles[rid][role]))})
+            b.add(
+                f"reaction_participants:{role}",
+                {"rid": rid, "rname": reactions.names[rid]},
+                (rid,),
+                **{f"{role}s": "|".join(sorted(reactions.roles[rid][role]))},
+            )
 
 
 def _entities(b: _Builder, reactions: ReactionTruth) -> dict[str, str]:
@@ -102,8 +114,13 @@ def _involvements(b: _Builder, reactions: ReactionTruth, per_kind: int) -> None:
             b.add(f"entity_reactions:{role}", {"entity": entities[entity]}, (entity,), reactions="|".join(sorted(ids)))
     for entity in _pick(b, list(entities), per_kind // 4):
         ids = {rid for rid, _ in reactions.involved[entity]}
-        b.add("entity_reactions:count", {"entity": entities[entity]}, (entity,), reactions="|".join(sorted(ids)),
-              count=str(len(ids)))
+        b.add(
+            "entity_reactions:count",
+            {"entity": entities[entity]},
+            (entity,),
+            reactions="|".join(sorted(ids)),
+            count=str(len(ids)),
+        )
 
 
 def _walks(b: _Builder, reactions: ReactionTruth, per_kind: int) -> None:
@@ -121,5 +138,11 @@ def _walks(b: _Builder, reactions: ReactionTruth, per_kind: int) -> None:
             if not first:
                 continue
             reached = set() if hub else {n for r in first for n in reactions.next_reactions(r, down)} - first
-            b.add(f"reaction_walk:{direction}", {"start": asked}, (start,), direction=direction,
-                  hub="yes" if hub else "no", reached="|".join(sorted(reached)))
+            b.add(
+                f"reaction_walk:{direction}",
+                {"start": asked},
+                (start,),
+                direction=direction,
+                hub="yes" if hub else "no",
+                reached="|".join(sorted(reached)),
+            )

@@ -47,8 +47,11 @@ class ReactionTruth:
         for compound, names in self.compound_names.items():
             for name in names:
                 owners[name.lower()].add(compound)
-        return {c: next(iter(names)) for c, names in self.compound_names.items()
-                if len(names) == 1 and len(owners[next(iter(names)).lower()]) == 1}
+        return {
+            c: next(iter(names))
+            for c, names in self.compound_names.items()
+            if len(names) == 1 and len(owners[next(iter(names)).lower()]) == 1
+        }
 
     def of_pathways(self, pathway_ids: set[str]) -> set[str]:
         return {r for r, p in self.pathway_of.items() if p in pathway_ids}
@@ -66,8 +69,13 @@ class ReactionTruth:
         else:
             by_step = {a for a, b in self.steps if b == reaction_id}
             mine, theirs = "input", "output"
-        shared = {r for e in self.roles[reaction_id][mine] if not self.is_hub(e)
-                  for r, roles in self.roles.items() if e in roles[theirs] and r != reaction_id}
+        shared = {
+            r
+            for e in self.roles[reaction_id][mine]
+            if not self.is_hub(e)
+            for r, roles in self.roles.items()
+            if e in roles[theirs] and r != reaction_id
+        }
         return by_step | shared
 
 
@@ -85,6 +93,9 @@ def load_reaction_truth(engine: Engine) -> ReactionTruth:
                 truth.involved[part].add((p.reaction_id, p.role))
             if p.entity_kind == "compound" and p.name:
                 truth.compound_names[p.entity_id].add(p.name)
-        truth.steps = {(s.preceding_id, s.following_id) for s in conn.execute(text(STEPS))
-                       if s.preceding_id in truth.names and s.following_id in truth.names}
+        truth.steps = {
+            (s.preceding_id, s.following_id)
+            for s in conn.execute(text(STEPS))
+            if s.preceding_id in truth.names and s.following_id in truth.names
+        }
     return truth

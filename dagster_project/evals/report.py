@@ -23,8 +23,11 @@ def metrics_markdown(metrics: dict[str, float], keys: list[str] | None = None) -
     for key in keys or sorted(metrics):
         if key in metrics:
             value = metrics[key]
-            lines.append(f"| {key} | {value:.4f} |" if isinstance(value, float) and not value.is_integer()
-                         else f"| {key} | {value:g} |")
+            lines.append(
+                f"| {key} | {value:.4f} |"
+                if isinstance(value, float) and not value.is_integer()
+                else f"| {key} | {value:g} |"
+            )
     return "\n".join(lines)
 
 
@@ -33,9 +36,11 @@ def ablation_markdown(metrics: dict[str, float], variants: tuple[str, ...], pref
     metrics = {k.removeprefix(prefix): v for k, v in metrics.items() if k.startswith(prefix)}
     for v in variants:
         if f"{v}_hit_at_1" in metrics:
-            lines.append(f"| {v} | {metrics[f'{v}_hit_at_1']:.3f} | {metrics[f'{v}_hit_at_5']:.3f} | "
-                         f"{metrics[f'{v}_mrr_at_10']:.3f} | {metrics[f'{v}_p50_ms']:.1f} | "
-                         f"{metrics[f'{v}_p95_ms']:.1f} |")
+            lines.append(
+                f"| {v} | {metrics[f'{v}_hit_at_1']:.3f} | {metrics[f'{v}_hit_at_5']:.3f} | "
+                f"{metrics[f'{v}_mrr_at_10']:.3f} | {metrics[f'{v}_p50_ms']:.1f} | "
+                f"{metrics[f'{v}_p95_ms']:.1f} |"
+            )
     return "\n".join(lines)
 
 
@@ -72,8 +77,9 @@ def histogram_plot(frame: pd.DataFrame, column: str, by: str, title: str) -> byt
     return png(fig)
 
 
-def precision_recall_plot(curve: pd.DataFrame, chosen: dict[str, float], baseline: dict[str, float],
-                          title: str) -> bytes:
+def precision_recall_plot(
+    curve: pd.DataFrame, chosen: dict[str, float], baseline: dict[str, float], title: str
+) -> bytes:
     """Precision (strict and lenient) over recall as the confidence bar falls, with the shipped operating point
     and the baseline marked; `chosen` / `baseline` hold recall, precision_strict, precision_lenient."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -81,8 +87,14 @@ def precision_recall_plot(curve: pd.DataFrame, chosen: dict[str, float], baselin
     ax.plot(curve["recall"], curve["precision_lenient"], label="lenient (curated equivalent or part-of)")
     for point, marker, name in ((chosen, "o", "cross-validated operating point"), (baseline, "x", "baseline")):
         if point:
-            ax.scatter([point["recall"]] * 2, [point["precision_strict"], point["precision_lenient"]],
-                       marker=marker, s=60, zorder=3, label=name)
+            ax.scatter(
+                [point["recall"]] * 2,
+                [point["precision_strict"], point["precision_lenient"]],
+                marker=marker,
+                s=60,
+                zorder=3,
+                label=name,
+            )
     ax.set_xlabel("equivalence recall")
     ax.set_ylabel("precision")
     ax.set_xlim(0, 1.02)
@@ -101,21 +113,28 @@ def run_url(settings: FluxSettings, experiment_id: str, run_id: str) -> str:
 def mlflow_run_url(settings: FluxSettings, run_id: str) -> str:
     from dagster_project.core.experiments import configure_mlflow
 
-    experiment_id = configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.ops.mlflow_experiment,
-                                     settings.home / "mlflow" / "artifacts")
+    experiment_id = configure_mlflow(
+        settings.resolved_mlflow_tracking_uri, settings.ops.mlflow_experiment, settings.home / "mlflow" / "artifacts"
+    )
     return run_url(settings, experiment_id, run_id)
 
 
-def log_to_mlflow(settings: FluxSettings, run_name: str, params: dict[str, Any], metrics: dict[str, float],
-                  image: bytes, rows: list[dict]) -> str:
+def log_to_mlflow(
+    settings: FluxSettings,
+    run_name: str,
+    params: dict[str, Any],
+    metrics: dict[str, float],
+    image: bytes,
+    rows: list[dict],
+) -> str:
     import mlflow
 
     from dagster_project.core.experiments import configure_mlflow
 
-    experiment_id = configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.ops.mlflow_experiment,
-                                     settings.home / "mlflow" / "artifacts")
-    with mlflow.start_run(experiment_id=experiment_id, run_name=run_name) as run, \
-            tempfile.TemporaryDirectory() as tmp:
+    experiment_id = configure_mlflow(
+        settings.resolved_mlflow_tracking_uri, settings.ops.mlflow_experiment, settings.home / "mlflow" / "artifacts"
+    )
+    with mlflow.start_run(experiment_id=experiment_id, run_name=run_name) as run, tempfile.TemporaryDirectory() as tmp:
         mlflow.set_tag("flux.kind", "scorecard")
         mlflow.log_params({k: str(v)[:500] for k, v in params.items()})
         mlflow.log_metrics({k: float(v) for k, v in metrics.items()})

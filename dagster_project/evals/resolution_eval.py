@@ -42,17 +42,27 @@ class ResolutionEvaluation:
 
 def load_mappings(engine: Engine) -> pd.DataFrame:
     with engine.connect() as conn:
-        return pd.read_sql(text(
-            "SELECT reactome_id, kegg_id, reactome_size, kegg_size, shared, overlap, jaccard, q_value,"
-            " name_similarity, name_cosine, relation, direction, confidence, p_equivalent, method_version"
-            " FROM pathway_mappings ORDER BY reactome_id, kegg_id"), conn)
+        return pd.read_sql(
+            text(
+                "SELECT reactome_id, kegg_id, reactome_size, kegg_size, shared, overlap, jaccard, q_value,"
+                " name_similarity, name_cosine, relation, direction, confidence, p_equivalent, method_version"
+                " FROM pathway_mappings ORDER BY reactome_id, kegg_id"
+            ),
+            conn,
+        )
 
 
 def mappings_digest(engine: Engine) -> str:
     """A hash of every stored mapping row: the resolution scorecard's input besides the curation."""
     with engine.connect() as conn:
-        return str(conn.execute(text("SELECT coalesce(md5(string_agg(m::text, '|' ORDER BY m.reactome_id, m.kegg_id)),"
-                                     " '-') FROM pathway_mappings m")).scalar_one())
+        return str(
+            conn.execute(
+                text(
+                    "SELECT coalesce(md5(string_agg(m::text, '|' ORDER BY m.reactome_id, m.kegg_id)),"
+                    " '-') FROM pathway_mappings m"
+                )
+            ).scalar_one()
+        )
 
 
 def _prefixed(prefix: str, metrics: dict[str, float]) -> dict[str, float]:
@@ -65,7 +75,9 @@ def evaluate(engine: Engine, curation_path: Path | None) -> ResolutionEvaluation
     counts = mappings["relation"].value_counts().to_dict()
     result = ResolutionEvaluation(
         metrics={f"pairs_{k}": float(counts.get(k, 0)) for k in ("equivalent", "part_of", "unrelated")},
-        rows=_known_pair_rows(mappings, present), mappings=mappings)
+        rows=_known_pair_rows(mappings, present),
+        mappings=mappings,
+    )
     known = [r for r in result.rows if r["variant"] == "known_pair"]
     result.metrics["known_pairs_recall"] = sum(r["resolved"] for r in known) / len(known) if known else 0.0
     if curation_path is None or not curation_path.is_file():
@@ -94,8 +106,15 @@ def _known_pair_rows(mappings: pd.DataFrame, present: set[str]) -> list[dict]:
     for r, k in KNOWN_COUNTERPARTS:
         if r in present and k in present:
             found = relation.get((r, k), "unrelated")
-            rows.append({"question_id": f"{r}~{k}", "variant": "known_pair", "question": f"{r} ↔ {k}",
-                         "relation": found, "resolved": found != "unrelated"})
+            rows.append(
+                {
+                    "question_id": f"{r}~{k}",
+                    "variant": "known_pair",
+                    "question": f"{r} ↔ {k}",
+                    "relation": found,
+                    "resolved": found != "unrelated",
+                }
+            )
     return rows
 
 
@@ -107,11 +126,18 @@ def _curated_rows(mappings: pd.DataFrame, curation: Curation) -> list[dict]:
         found = indexed.loc[(r, k)] if (r, k) in indexed.index else None
         relation = "unscored" if found is None else found["relation"]
         expected = "equivalent" if curated == EQUIVALENT else "part_of"
-        rows.append({"question_id": f"{r}~{k}", "variant": "curated_pair", "question": f"{r} ↔ {k}",
-                     "curated": curated, "relation": relation,
-                     "direction": "" if found is None else found["direction"],
-                     "confidence": 0.0 if found is None else float(found["confidence"]),
-                     "agrees": relation == expected})
+        rows.append(
+            {
+                "question_id": f"{r}~{k}",
+                "variant": "curated_pair",
+                "question": f"{r} ↔ {k}",
+                "curated": curated,
+                "relation": relation,
+                "direction": "" if found is None else found["direction"],
+                "confidence": 0.0 if found is None else float(found["confidence"]),
+                "agrees": relation == expected,
+            }
+        )
     return rows
 
 
@@ -124,6 +150,11 @@ def precision_recall_curve(cv: CrossValidation, curated_equivalents: int) -> pd.
     hits = np.cumsum(top["label"].to_numpy() == 1)
     listed = np.cumsum(top["label"].to_numpy() > 0)
     made = np.arange(1, len(top) + 1)
-    return pd.DataFrame({"threshold": top["p_equivalent"].to_numpy(),
-                         "recall": hits / max(curated_equivalents, 1),
-                         "precision_strict": hits / made, "precision_lenient": listed / made})
+    return pd.DataFrame(
+        {
+            "threshold": top["p_equivalent"].to_numpy(),
+            "recall": hits / max(curated_equivalents, 1),
+            "precision_strict": hits / made,
+            "precision_lenient": listed / made,
+        }
+    )

@@ -84,9 +84,12 @@ class Baseline:
         started = time.perf_counter()
         with pipeline.engine.connect() as conn:
             # Title, blank line, content: the document as the chunker writes it, so one chunk can stand for it.
-            rows = conn.execute(text(
-                "SELECT key, body, md5(body) AS hash FROM (SELECT source || '_' || external_id AS key,"
-                " title || E'\\n\\n' || content AS body FROM documents WHERE status = 'active') d ORDER BY 1")).all()
+            rows = conn.execute(
+                text(
+                    "SELECT key, body, md5(body) AS hash FROM (SELECT source || '_' || external_id AS key,"
+                    " title || E'\\n\\n' || content AS body FROM documents WHERE status = 'active') d ORDER BY 1"
+                )
+            ).all()
         keys, bodies, hashes = [r.key for r in rows], [r.body for r in rows], [r.hash for r in rows]
         index = pipeline.settings.index
 
@@ -96,16 +99,18 @@ class Baseline:
             return load_sentence_model(index.embedding_model)
 
         def encode(texts: list[str]) -> np.ndarray:
-            return model().encode(texts, batch_size=index.embedding_batch_size, normalize_embeddings=True,
-                                  show_progress_bar=False)
+            return model().encode(
+                texts, batch_size=index.embedding_batch_size, normalize_embeddings=True, show_progress_bar=False
+            )
 
         def tokenize(texts: list[str]) -> list[list[int]]:
             return model().tokenizer(texts, truncation=True, max_length=model().max_seq_length)["input_ids"]
 
         chunks = single_chunk_vectors(pipeline.engine, index.embedding_model) if reuse_chunks else {}
         known = reusable_vectors(keys, hashes, bodies, chunks, tokenize)
-        matrix, encoded = document_vectors(store, f"{index.embedding_model}/{index.embedding_dim}", hashes, bodies,
-                                           encode, known)
+        matrix, encoded = document_vectors(
+            store, f"{index.embedding_model}/{index.embedding_dim}", hashes, bodies, encode, known
+        )
         retriever = bm25s.BM25(k1=pipeline.settings.retrieval.bm25_k1, b=pipeline.settings.retrieval.bm25_b)
         retriever.index(tokenize_words(bodies), show_progress=False)
         # BM25Index maps bm25s rows to ids; here the ids are document keys with a dummy chunk suffix.
@@ -132,9 +137,14 @@ def indexed_text(pipeline: Pipeline) -> str:
     """Every active chunk, case and spacing folded, one per line: what `verbatim_rate` searches."""
     with pipeline.engine.connect() as conn:
         # One haystack: a folded query holds no newline, so it cannot match across two chunks.
-        return "\n".join(_normalized(c) for c in conn.execute(text(
-            "SELECT c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'active'"
-        )).scalars())
+        return "\n".join(
+            _normalized(c)
+            for c in conn.execute(
+                text(
+                    "SELECT c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'active'"
+                )
+            ).scalars()
+        )
 
 
 def verbatim_rate(haystack: str, questions: list[EvalQuestion]) -> float:
@@ -144,44 +154,60 @@ def verbatim_rate(haystack: str, questions: list[EvalQuestion]) -> float:
     return sum(_normalized(q.question) in haystack for q in questions) / len(questions)
 
 
-def question_vectors(pipeline: Pipeline, queries: list[str], store: Engine | None
-                     ) -> tuple[dict[str, list[float]], int]:
+def question_vectors(
+    pipeline: Pipeline, queries: list[str], store: Engine | None
+) -> tuple[dict[str, list[float]], int]:
     """Each query's vector, from one batched encode of those not kept in `store`, and how many were encoded."""
     index = pipeline.settings.index
     matrix, encoded = query_vectors(
-        store, f"{index.embedding_model}/{index.embedding_dim}/prefix={index.embedding_query_prefix}", queries,
-        lambda texts: np.asarray(pipeline.embed_many(texts), dtype=np.float32))
+        store,
+        f"{index.embedding_model}/{index.embedding_dim}/prefix={index.embedding_query_prefix}",
+        queries,
+        lambda texts: np.asarray(pipeline.embed_many(texts), dtype=np.float32),
+    )
     return dict(zip(queries, matrix.tolist(), strict=True)), encoded
 
 
-def evaluate_tasks(pipeline: Pipeline, tasks: dict[str, list[EvalQuestion]], progress: Progress | None = None,
-                   store: Engine | None = None) -> tuple[dict[str, float], list[dict]]:
+def evaluate_tasks(
+    pipeline: Pipeline,
+    tasks: dict[str, list[EvalQuestion]],
+    progress: Progress | None = None,
+    store: Engine | None = None,
+) -> tuple[dict[str, float], list[dict]]:
     """Every task against one baseline build; metrics as `{task}_{variant}_{metric}` plus `{task}_verbatim_rate`.
     Every task's questions are encoded in one batch. `store` keeps the baseline's document vectors and the
     questions' vectors between runs (Baseline.build, baseline_vectors.query_vectors)."""
     baseline = Baseline.build(pipeline, store)
     started = time.perf_counter()
     vector_of, encoded = question_vectors(
-        pipeline, list(dict.fromkeys(q.question for questions in tasks.values() for q in questions)), store)
-    metrics: dict[str, float] = {"baseline_build_seconds": round(baseline.build_seconds, 2),
-                                 "baseline_documents_encoded": float(baseline.encoded),
-                                 "baseline_documents_from_chunks": float(baseline.from_chunks),
-                                 "queries_encoded": float(encoded),
-                                 "query_vectors_seconds": round(time.perf_counter() - started, 2)}
+        pipeline, list(dict.fromkeys(q.question for questions in tasks.values() for q in questions)), store
+    )
+    metrics: dict[str, float] = {
+        "baseline_build_seconds": round(baseline.build_seconds, 2),
+        "baseline_documents_encoded": float(baseline.encoded),
+        "baseline_documents_from_chunks": float(baseline.from_chunks),
+        "queries_encoded": float(encoded),
+        "query_vectors_seconds": round(time.perf_counter() - started, 2),
+    }
     haystack = indexed_text(pipeline)
     rows: list[dict] = []
     for task, questions in tasks.items():
-        task_metrics, task_rows = evaluate(pipeline, questions, baseline, progress,
-                                           [vector_of[q.question] for q in questions])
+        task_metrics, task_rows = evaluate(
+            pipeline, questions, baseline, progress, [vector_of[q.question] for q in questions]
+        )
         metrics |= {f"{task}_{k}": v for k, v in task_metrics.items()}
         metrics[f"{task}_verbatim_rate"] = verbatim_rate(haystack, questions)
         rows += [{**r, "task": task, "variant": f"{task}:{r['variant']}"} for r in task_rows]
     return metrics, rows
 
 
-def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], baseline: Baseline,
-             progress: Progress | None = None, vectors: list[list[float]] | None = None
-             ) -> tuple[dict[str, float], list[dict]]:
+def evaluate(
+    pipeline: Pipeline,
+    questions: list[EvalQuestion],
+    baseline: Baseline,
+    progress: Progress | None = None,
+    vectors: list[list[float]] | None = None,
+) -> tuple[dict[str, float], list[dict]]:
     """Every question's rankings in bulk: one batched encode (or the questions' `vectors`, in order), the dense
     searches in one statement, the BM25 searches in one call; each ranking is what `evaluate_one_at_a_time` finds
     for that question. Latencies are the served path's, measured one question at a time on the first
@@ -199,22 +225,31 @@ def evaluate(pipeline: Pipeline, questions: list[EvalQuestion], baseline: Baseli
         baseline_lexical = baseline.lexical_many(texts[part])
         for i, q in enumerate(questions[part]):
             dense_ids, bm25_ids = [r.id for r in dense[i]], [c for c, _ in lexical[i]]
-            rankings = {"dense": doc_ranking(dense_ids), "bm25": doc_ranking(bm25_ids),
-                        "hybrid": doc_ranking(interleave(dense_ids, bm25_ids)),
-                        "hybrid_rerank": doc_ranking(e.id for e in pipeline.reranker.rerank(q.question, candidates[i])),
-                        "baseline_dense": baseline.dense(vectors[start + i]), "baseline_bm25": baseline_lexical[i]}
+            rankings = {
+                "dense": doc_ranking(dense_ids),
+                "bm25": doc_ranking(bm25_ids),
+                "hybrid": doc_ranking(interleave(dense_ids, bm25_ids)),
+                "hybrid_rerank": doc_ranking(e.id for e in pipeline.reranker.rerank(q.question, candidates[i])),
+                "baseline_dense": baseline.dense(vectors[start + i]),
+                "baseline_bm25": baseline_lexical[i],
+            }
             rows += _rows(q, rankings, {})
         if progress:
             progress(min(start + BULK_SIZE, len(questions)), len(questions))
-    _, sampled = evaluate_one_at_a_time(pipeline, questions[:LATENCY_SAMPLE], baseline,
-                                        vectors=vectors[:LATENCY_SAMPLE])
+    _, sampled = evaluate_one_at_a_time(
+        pipeline, questions[:LATENCY_SAMPLE], baseline, vectors=vectors[:LATENCY_SAMPLE]
+    )
     latencies = {v: [r["latency_ms"] for r in sampled if r["variant"] == v] for v in VARIANTS}
     return _metrics(rows, latencies, len(questions)) | {"latency_sample": float(len(latencies["dense"]))}, rows
 
 
-def evaluate_one_at_a_time(pipeline: Pipeline, questions: list[EvalQuestion], baseline: Baseline,
-                           progress: Progress | None = None, vectors: list[list[float]] | None = None
-                           ) -> tuple[dict[str, float], list[dict]]:
+def evaluate_one_at_a_time(
+    pipeline: Pipeline,
+    questions: list[EvalQuestion],
+    baseline: Baseline,
+    progress: Progress | None = None,
+    vectors: list[list[float]] | None = None,
+) -> tuple[dict[str, float], list[dict]]:
     """Each question as serving takes it, alone, with each variant's latency. `vectors`: the questions' vectors
     when they were encoded already (encoding is not part of any variant's latency)."""
     index = pipeline.index()
@@ -256,9 +291,18 @@ def _rows(q: EvalQuestion, rankings: dict[str, list[str]], latency_ms: dict[str,
     out = []
     for variant, ranking in rankings.items():
         rr = reciprocal_rank(ranking, q.relevant_doc)
-        out.append({"question_id": q.id, "variant": variant, "question": q.question, "relevant": q.relevant_doc,
-                    "rank": round(1 / rr) if rr else None, "rr": rr, "top": ranking[:5],
-                    **({"latency_ms": latency_ms[variant]} if variant in latency_ms else {})})
+        out.append(
+            {
+                "question_id": q.id,
+                "variant": variant,
+                "question": q.question,
+                "relevant": q.relevant_doc,
+                "rank": round(1 / rr) if rr else None,
+                "rr": rr,
+                "top": ranking[:5],
+                **({"latency_ms": latency_ms[variant]} if variant in latency_ms else {}),
+            }
+        )
     return out
 
 

@@ -69,10 +69,10 @@ class SharedPairs(RowPairs):
     def _counts(self) -> list[int]:
         out: list[int] = []
         for start in range(0, len(self.items), ROWS_PER_PRODUCT):
-            block = (self.matrix[start:start + ROWS_PER_PRODUCT] @ self.transposed).tocsr()
+            block = (self.matrix[start : start + ROWS_PER_PRODUCT] @ self.transposed).tocsr()
             for offset in range(block.shape[0]):
                 row = start + offset
-                partners = block.indices[block.indptr[offset]:block.indptr[offset + 1]]
+                partners = block.indices[block.indptr[offset] : block.indptr[offset + 1]]
                 out.append(int(np.count_nonzero(partners > row)))
         return out
 

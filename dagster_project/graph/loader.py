@@ -13,10 +13,12 @@ from dagster_project.graph import disease_rows, reaction_rows
 
 BATCH = 5000
 # What the projection (knowledge_graph) writes; other assets add edges (the resolution) or properties (vectors).
-PROJECTED_LABELS = frozenset({"Pathway", "Species", "Reaction", "Gene", "Compound", "Complex", "Paper",
-                              *disease_rows.LABELS})
-PROJECTED_TYPES = frozenset({"IN_SPECIES", "SUBPATHWAY_OF", "HAS_REACTION", "HAS_MEMBER", "MENTIONS",
-                             *reaction_rows.TYPES, *disease_rows.TYPES})
+PROJECTED_LABELS = frozenset(
+    {"Pathway", "Species", "Reaction", "Gene", "Compound", "Complex", "Paper", *disease_rows.LABELS}
+)
+PROJECTED_TYPES = frozenset(
+    {"IN_SPECIES", "SUBPATHWAY_OF", "HAS_REACTION", "HAS_MEMBER", "MENTIONS", *reaction_rows.TYPES, *disease_rows.TYPES}
+)
 
 MERGE_PATHWAYS = """
 UNWIND $rows AS row
@@ -93,8 +95,9 @@ CALL db.create.setNodeVectorProperty(p, 'embedding', row.vector)
 SET p.embedding_hash = row.hash
 """
 # What each Pathway's vector was computed from, so an unchanged vector is not written again.
-PATHWAY_VECTOR_HASHES = ("MATCH (p:Pathway) WHERE p.embedding_hash IS NOT NULL"
-                         " RETURN p.id AS id, p.embedding_hash AS hash")
+PATHWAY_VECTOR_HASHES = (
+    "MATCH (p:Pathway) WHERE p.embedding_hash IS NOT NULL RETURN p.id AS id, p.embedding_hash AS hash"
+)
 
 
 def batched(rows: Sequence[dict[str, Any]] | Iterable[dict[str, Any]], size: int = BATCH) -> Iterator[list]:
@@ -137,9 +140,14 @@ def prune(driver: Driver, label: str, keep_ids: list[str]) -> int:
 
 
 def graph_counts(driver: Driver) -> tuple[dict[str, int], dict[str, int]]:
-    labels = {r["label"]: r["n"] for r in driver.execute_query(
-        "MATCH (n) UNWIND labels(n) AS label WITH label WHERE label <> 'FluxMigration'"
-        " RETURN label, count(*) AS n").records}
-    types = {r["type"]: r["n"] for r in driver.execute_query(
-        "MATCH ()-[r]->() RETURN type(r) AS type, count(*) AS n").records}
+    labels = {
+        r["label"]: r["n"]
+        for r in driver.execute_query(
+            "MATCH (n) UNWIND labels(n) AS label WITH label WHERE label <> 'FluxMigration' RETURN label, count(*) AS n"
+        ).records
+    }
+    types = {
+        r["type"]: r["n"]
+        for r in driver.execute_query("MATCH ()-[r]->() RETURN type(r) AS type, count(*) AS n").records
+    }
     return labels, types

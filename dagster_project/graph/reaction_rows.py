@@ -9,8 +9,13 @@ Reaction.
 
 from __future__ import annotations
 
-ROLE_TYPES: dict[str, str] = {"input": "HAS_INPUT", "output": "HAS_OUTPUT", "catalyst": "CATALYSED_BY",
-                              "positive_regulator": "ACTIVATED_BY", "negative_regulator": "INHIBITED_BY"}
+ROLE_TYPES: dict[str, str] = {
+    "input": "HAS_INPUT",
+    "output": "HAS_OUTPUT",
+    "catalyst": "CATALYSED_BY",
+    "positive_regulator": "ACTIVATED_BY",
+    "negative_regulator": "INHIBITED_BY",
+}
 TYPES = frozenset({*ROLE_TYPES.values(), "HAS_COMPONENT", "PRECEDES"})
 
 _ACCESSIONS = """acc AS (SELECT unnest(uniprot_ids) AS accession, hgnc_id FROM gene_identifiers

@@ -91,6 +91,7 @@ LOAD_STEPS: tuple[tuple[str, str, str | None], ...] = (
 def step_rows(engine: Engine, sql: str | None) -> list[dict[str, Any]]:
     return paper_rows(engine) if sql is None else fetch(engine, sql)
 
+
 # Everything the graph is projected from, for its digest: each step's rows, the papers and the mention dictionary.
 INPUT_QUERIES: dict[str, str] = {
     **{name: sql for name, _, sql in LOAD_STEPS if sql is not None},

@@ -63,7 +63,7 @@ def breakpoints(embeddings: np.ndarray, percentile: float) -> list[int]:
 def _group(sentences: list[str], cuts: list[int]) -> list[str]:
     groups, start = [], 0
     for cut in cuts:
-        groups.append(" ".join(sentences[start:cut + 1]))
+        groups.append(" ".join(sentences[start : cut + 1]))
         start = cut + 1
     groups.append(" ".join(sentences[start:]))
     return [g for g in groups if g]
@@ -86,14 +86,17 @@ def _pack(pieces: list[str], max_chars: int) -> list[str]:
 
 def _split_long(text: str, max_chars: int) -> list[str]:
     """Split at sentence boundaries; a sentence that alone exceeds max_chars is split between words."""
-    pieces = [piece for sentence in split_sentences(text) or [text]
-              for piece in ([sentence] if len(sentence) <= max_chars else _split_words(sentence, max_chars))]
+    pieces = [
+        piece
+        for sentence in split_sentences(text) or [text]
+        for piece in ([sentence] if len(sentence) <= max_chars else _split_words(sentence, max_chars))
+    ]
     return _pack(pieces, max_chars)
 
 
 def _split_words(text: str, max_chars: int) -> list[str]:
     # A "word" longer than a chunk (sequences, URLs) is cut into max_chars slices first.
-    words = [word[i:i + max_chars] for word in text.split() for i in range(0, len(word), max_chars)]
+    words = [word[i : i + max_chars] for word in text.split() for i in range(0, len(word), max_chars)]
     return _pack(words, max_chars)
 
 
@@ -161,8 +164,9 @@ def plan_document(content: str, config: ChunkerConfig) -> DocumentPlan:
     return DocumentPlan(None, sentences, len(sentences) > 2 and len(content) > config.min_chars)
 
 
-def finish_document(title: str, plan: DocumentPlan, sentence_vectors: np.ndarray | None,
-                    config: ChunkerConfig) -> list[str]:
+def finish_document(
+    title: str, plan: DocumentPlan, sentence_vectors: np.ndarray | None, config: ChunkerConfig
+) -> list[str]:
     """The chunk texts of a planned document, given its sentences' vectors when the plan needs them."""
     if plan.listed is not None:
         return chunk_list(title, *plan.listed, config.max_chars)
@@ -174,8 +178,11 @@ def finish_document(title: str, plan: DocumentPlan, sentence_vectors: np.ndarray
             raise ValueError("this document's plan needs its sentence vectors")
         cuts = breakpoints(np.asarray(sentence_vectors), config.percentile)
         chunks = _merge_small(_group(sentences, cuts), config.min_chars, config.max_chars)
-    chunks = [piece for chunk in chunks for piece in
-              (_split_long(chunk, config.max_chars) if len(chunk) > config.max_chars else [chunk])]
+    chunks = [
+        piece
+        for chunk in chunks
+        for piece in (_split_long(chunk, config.max_chars) if len(chunk) > config.max_chars else [chunk])
+    ]
     return _with_title(title.strip(), chunks, config.max_chars)
 
 
@@ -186,8 +193,13 @@ def chunk_document(title: str, content: str, embed: EmbedFn, config: ChunkerConf
     return finish_document(title, plan, vectors, config)
 
 
-def chunk_block(documents: Sequence[tuple[str, str]], encode: EmbedFn, config: ChunkerConfig,
-                dimension: int, plans: Sequence[DocumentPlan] | None = None) -> tuple[list[list[str]], np.ndarray]:
+def chunk_block(
+    documents: Sequence[tuple[str, str]],
+    encode: EmbedFn,
+    config: ChunkerConfig,
+    dimension: int,
+    plans: Sequence[DocumentPlan] | None = None,
+) -> tuple[list[list[str]], np.ndarray]:
     """Each (title, content) document's chunk texts, and one vector per chunk text (in order), from at most two
     encode calls for the whole block: every sentence the percentile rule needs, then every chunk text not already
     encoded. One call over many documents lets the model batch by length; a text is encoded once per block, so a
@@ -196,9 +208,12 @@ def chunk_block(documents: Sequence[tuple[str, str]], encode: EmbedFn, config: C
     if plans is None:
         plans = [plan_document(content, config) for _, content in documents]
     vectors = _encode_new([s for plan in plans if plan.needs_vectors for s in plan.sentences], encode, {})
-    chunks = [finish_document(title, plan,
-                              np.stack([vectors[s] for s in plan.sentences]) if plan.needs_vectors else None, config)
-              for (title, _), plan in zip(documents, plans, strict=True)]
+    chunks = [
+        finish_document(
+            title, plan, np.stack([vectors[s] for s in plan.sentences]) if plan.needs_vectors else None, config
+        )
+        for (title, _), plan in zip(documents, plans, strict=True)
+    ]
     texts = [text for document in chunks for text in document]
     vectors = _encode_new(texts, encode, vectors)
     if not texts:

@@ -47,13 +47,18 @@ class Embedder:
         return model
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
-        return self.model().encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                   show_progress_bar=False)
+        return self.model().encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
+        )
 
     def embed_query(self, query: str) -> np.ndarray:
         return self.model().encode([self.query_prefix + query], normalize_embeddings=True)[0]
 
     def embed_queries(self, queries: list[str]) -> np.ndarray:
         """Many queries in one call (batched by length): what `embed_query` gives each, to float rounding."""
-        return self.model().encode([self.query_prefix + q for q in queries], batch_size=self.batch_size,
-                                   normalize_embeddings=True, show_progress_bar=False)
+        return self.model().encode(
+            [self.query_prefix + q for q in queries],
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )

@@ -36,8 +36,7 @@ class RayLayout:
         return "cuda" if self.gpus_per_actor else "cpu"
 
 
-def plan_layout(nodes: list[dict[str, Any]], actors: int | None = None,
-                cpus_per_actor: int | None = None) -> RayLayout:
+def plan_layout(nodes: list[dict[str, Any]], actors: int | None = None, cpus_per_actor: int | None = None) -> RayLayout:
     """The layout for the alive nodes of the cluster joined (`ray.nodes()`), as the cluster sees them — not as the
     driver's own CUDA does: one actor per GPU when the cluster has GPUs; else actors whose threads fit the smallest
     node, as many as the nodes' CPUs hold (so no actor waits for CPUs that no node has). Settings override."""
@@ -76,16 +75,23 @@ class _ModelActor:
         self.node_id = ray.get_runtime_context().get_node_id()
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        return self.model.encode(texts, batch_size=self.encode_batch_size, normalize_embeddings=True,
-                                 convert_to_numpy=True, show_progress_bar=False).astype(np.float32)
+        return self.model.encode(
+            texts,
+            batch_size=self.encode_batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        ).astype(np.float32)
 
     def map(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The same work as a plain actor method (ray.util.ActorPool calls methods, Ray Data calls the object)."""
         return self(batch)  # type: ignore[operator]
 
     def where(self, rows: int) -> dict[str, np.ndarray]:
-        return {"node_id": np.array([self.node_id] * rows, dtype=object),
-                "device": np.array([self.device] * rows, dtype=object)}
+        return {
+            "node_id": np.array([self.node_id] * rows, dtype=object),
+            "device": np.array([self.device] * rows, dtype=object),
+        }
 
 
 class EmbedBatch(_ModelActor):
@@ -93,8 +99,12 @@ class EmbedBatch(_ModelActor):
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         vectors = self.encode(list(batch["content"]))
-        return {"id": batch["id"], "content_hash": batch["content_hash"], "embedding": vectors,
-                **self.where(len(vectors))}
+        return {
+            "id": batch["id"],
+            "content_hash": batch["content_hash"],
+            "embedding": vectors,
+            **self.where(len(vectors)),
+        }
 
 
 class ChunkAndEmbed(_ModelActor):
@@ -104,29 +114,42 @@ class ChunkAndEmbed(_ModelActor):
     Every document's chunks leave in the same output batch, each row carrying the document's chunk count so the
     driver can tell when a document is complete whatever batches Ray hands it."""
 
-    def __init__(self, model_name: str, encode_batch_size: int, use_gpu: bool, threads: int,
-                 min_chars: int, max_chars: int) -> None:
+    def __init__(
+        self, model_name: str, encode_batch_size: int, use_gpu: bool, threads: int, min_chars: int, max_chars: int
+    ) -> None:
         super().__init__(model_name, encode_batch_size, use_gpu, threads)
         self.config = ChunkerConfig(min_chars, max_chars)
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         pairs = [(str(t), str(c)) for t, c in zip(batch["title"], batch["content"], strict=True)]
         plans = list(batch["plan"]) if "plan" in batch else None  # split by the driver, beside the model
-        chunked, vectors = chunk_block(pairs, lambda s: self.encode(list(s)), self.config,
-                                       self.model.get_sentence_embedding_dimension(), plans)
+        chunked, vectors = chunk_block(
+            pairs, lambda s: self.encode(list(s)), self.config, self.model.get_sentence_embedding_dimension(), plans
+        )
         documents, indexes, totals = [], [], []
         for document, chunks in zip(batch["document_id"], chunked, strict=True):
             documents += [int(document)] * len(chunks)
             indexes += list(range(len(chunks)))
             totals += [len(chunks)] * len(chunks)
         texts = [text for chunks in chunked for text in chunks]
-        return {"document_id": np.array(documents, dtype=np.int64), "chunk_index": np.array(indexes, dtype=np.int64),
-                "chunk_total": np.array(totals, dtype=np.int64), "content": np.array(texts, dtype=object),
-                "embedding": vectors, **self.where(len(texts))}
+        return {
+            "document_id": np.array(documents, dtype=np.int64),
+            "chunk_index": np.array(indexes, dtype=np.int64),
+            "chunk_total": np.array(totals, dtype=np.int64),
+            "content": np.array(texts, dtype=object),
+            "embedding": vectors,
+            **self.where(len(texts)),
+        }
 
 
-def _map_on_actors(rows: pd.DataFrame, actor: type[_ModelActor], kwargs: dict[str, Any], layout: RayLayout,
-                   rows_per_block: int, batch_size: int) -> Iterator[dict[str, np.ndarray]]:
+def _map_on_actors(
+    rows: pd.DataFrame,
+    actor: type[_ModelActor],
+    kwargs: dict[str, Any],
+    layout: RayLayout,
+    rows_per_block: int,
+    batch_size: int,
+) -> Iterator[dict[str, np.ndarray]]:
     import ray
 
     ctx = ray.data.DataContext.get_current()
@@ -138,7 +161,7 @@ def _map_on_actors(rows: pd.DataFrame, actor: type[_ModelActor], kwargs: dict[st
     # progress shown) while later blocks are still being encoded, and every actor gets several blocks.
     rows = rows.reset_index(drop=True)
     rows_per_block = max(1, min(rows_per_block, -(-len(rows) // (layout.actors * BLOCKS_PER_ACTOR))))
-    blocks = [rows.iloc[i:i + rows_per_block] for i in range(0, len(rows), rows_per_block)]
+    blocks = [rows.iloc[i : i + rows_per_block] for i in range(0, len(rows), rows_per_block)]
     mapped = ray.data.from_pandas(blocks).map_batches(
         actor,
         fn_constructor_kwargs={**kwargs, "use_gpu": bool(layout.gpus_per_actor), "threads": layout.cpus_per_actor},
@@ -151,14 +174,20 @@ def _map_on_actors(rows: pd.DataFrame, actor: type[_ModelActor], kwargs: dict[st
     yield from mapped.iter_batches(batch_size=batch_size, batch_format="numpy", prefetch_batches=1)
 
 
-def embed_on_ray(rows: pd.DataFrame, model_name: str, layout: RayLayout, batch_size: int
-                 ) -> Iterator[dict[str, np.ndarray]]:
+def embed_on_ray(
+    rows: pd.DataFrame, model_name: str, layout: RayLayout, batch_size: int
+) -> Iterator[dict[str, np.ndarray]]:
     """{'id', 'content_hash', 'embedding', 'node_id', 'device'} batches for `rows` (id, content, content_hash)."""
     if rows.empty:
         return
-    yield from _map_on_actors(rows[["id", "content", "content_hash"]], EmbedBatch,
-                              {"model_name": model_name, "encode_batch_size": batch_size}, layout,
-                              rows_per_block=batch_size * 4, batch_size=batch_size * 4)
+    yield from _map_on_actors(
+        rows[["id", "content", "content_hash"]],
+        EmbedBatch,
+        {"model_name": model_name, "encode_batch_size": batch_size},
+        layout,
+        rows_per_block=batch_size * 4,
+        batch_size=batch_size * 4,
+    )
 
 
 @dataclass
@@ -176,10 +205,20 @@ def start_chunk_actors(model_name: str, layout: RayLayout, batch_size: int, conf
     import ray
     from ray.exceptions import GetTimeoutError
 
-    remote = ray.remote(num_cpus=layout.cpus_per_actor if not layout.gpus_per_actor else 1,
-                        num_gpus=layout.gpus_per_actor)(ChunkAndEmbed)
-    actors = [remote.remote(model_name, batch_size, bool(layout.gpus_per_actor), layout.cpus_per_actor,
-                            config.min_chars, config.max_chars) for _ in range(layout.actors)]
+    remote = ray.remote(
+        num_cpus=layout.cpus_per_actor if not layout.gpus_per_actor else 1, num_gpus=layout.gpus_per_actor
+    )(ChunkAndEmbed)
+    actors = [
+        remote.remote(
+            model_name,
+            batch_size,
+            bool(layout.gpus_per_actor),
+            layout.cpus_per_actor,
+            config.min_chars,
+            config.max_chars,
+        )
+        for _ in range(layout.actors)
+    ]
     try:
         ray.get([actor.where.remote(0) for actor in actors], timeout=ACTOR_START_TIMEOUT_S)
     except GetTimeoutError:
@@ -187,13 +226,20 @@ def start_chunk_actors(model_name: str, layout: RayLayout, batch_size: int, conf
         raise RuntimeError(
             f"{layout.actors} Ray actor(s) asking {layout.cpus_per_actor} CPU / {layout.gpus_per_actor} GPU each "
             f"did not start within {ACTOR_START_TIMEOUT_S:.0f} s; the cluster has {ray.cluster_resources()} "
-            "(set FLUX_EMBEDDING_ACTORS / FLUX_EMBEDDING_CPUS_PER_ACTOR to fit it)") from None
+            "(set FLUX_EMBEDDING_ACTORS / FLUX_EMBEDDING_CPUS_PER_ACTOR to fit it)"
+        ) from None
     return actors
 
 
-def chunk_and_embed_on_ray(documents: pd.DataFrame, model_name: str, layout: RayLayout, batch_size: int,
-                           config: ChunkerConfig, documents_per_block: int = 128,
-                           actors: list[Any] | None = None) -> Iterator[ChunkedDocument]:
+def chunk_and_embed_on_ray(
+    documents: pd.DataFrame,
+    model_name: str,
+    layout: RayLayout,
+    batch_size: int,
+    config: ChunkerConfig,
+    documents_per_block: int = 128,
+    actors: list[Any] | None = None,
+) -> Iterator[ChunkedDocument]:
     """Each document of `documents` (document_id, title, content) with its chunk texts and their vectors, as soon
     as its block comes back. Runs on `actors` when given (the caller keeps them), else on actors of its own.
 
@@ -207,13 +253,16 @@ def chunk_and_embed_on_ray(documents: pd.DataFrame, model_name: str, layout: Ray
     pool = start_chunk_actors(model_name, layout, batch_size, config) if actors is None else actors
     per_block = max(1, min(documents_per_block, -(-len(documents) // (len(pool) * BLOCKS_PER_ACTOR))))
     columns = {name: documents[name].to_numpy() for name in ("document_id", "title", "content")}
-    blocks = ({name: values[i:i + per_block] for name, values in columns.items()}
-              for i in range(0, len(documents), per_block))
+    blocks = (
+        {name: values[i : i + per_block] for name, values in columns.items()}
+        for i in range(0, len(documents), per_block)
+    )
     try:
         # The pool takes a block as soon as it is planned: the driver splits the next blocks into sentences
         # while the actors encode the first ones.
-        for batch in ActorPool(pool).map_unordered(lambda actor, block: actor.map.remote(block),
-                                                   _planned(blocks, config)):
+        for batch in ActorPool(pool).map_unordered(
+            lambda actor, block: actor.map.remote(block), _planned(blocks, config)
+        ):
             yield from _documents_in(batch)
     finally:
         if own:
@@ -238,14 +287,25 @@ def release(actors: list[Any]) -> None:
 def _documents_in(batch: dict[str, np.ndarray]) -> Iterator[ChunkedDocument]:
     """A block's rows, grouped back into documents (every document's chunks leave in its block's batch)."""
     pending: dict[int, list[tuple[int, str, np.ndarray]]] = {}
-    for document, index, total, text, vector in zip(batch["document_id"], batch["chunk_index"], batch["chunk_total"],
-                                                    batch["content"], batch["embedding"], strict=True):
+    for document, index, total, text, vector in zip(
+        batch["document_id"],
+        batch["chunk_index"],
+        batch["chunk_total"],
+        batch["content"],
+        batch["embedding"],
+        strict=True,
+    ):
         parts = pending.setdefault(int(document), [])
         parts.append((int(index), str(text), vector))
         if len(parts) == int(total):
             parts.sort(key=lambda p: p[0])
             del pending[int(document)]
-            yield ChunkedDocument(int(document), [p[1] for p in parts], np.stack([p[2] for p in parts]),
-                                  str(batch["node_id"][0]), str(batch["device"][0]))
+            yield ChunkedDocument(
+                int(document),
+                [p[1] for p in parts],
+                np.stack([p[2] for p in parts]),
+                str(batch["node_id"][0]),
+                str(batch["device"][0]),
+            )
     if pending:
         raise RuntimeError(f"Ray returned part of the chunks of {len(pending)} documents")

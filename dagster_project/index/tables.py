@@ -22,11 +22,13 @@ from dagster_project.core.settings import FluxSettings
 
 SCHEMA = "flux_index"
 TABLE_NAME = re.compile(r"^chunks_[0-9a-f]{16}$")
-_ACTIVE_EMBEDDED = ("FROM chunks c JOIN documents d ON d.id = c.document_id"
-                    " WHERE d.status = 'active' AND c.embedding IS NOT NULL")
+_ACTIVE_EMBEDDED = (
+    "FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'active' AND c.embedding IS NOT NULL"
+)
 _KEY_PARTS = text(
     "SELECT count(*), coalesce(md5(string_agg(c.id || ':' || c.embedded_content_hash || ':' || d.source || ':'"
-    " || md5(d.title) || ':' || c.embedding_model, ',' ORDER BY c.id)), '') " + _ACTIVE_EMBEDDED)
+    " || md5(d.title) || ':' || c.embedding_model, ',' ORDER BY c.id)), '') " + _ACTIVE_EMBEDDED
+)
 _EXISTS = text("SELECT to_regclass(:q) IS NOT NULL")
 
 
@@ -74,14 +76,22 @@ def build_chunk_table(engine: Engine, hnsw_m: int, hnsw_ef_construction: int) ->
     with engine.begin() as conn:
         conn.execute(text("SET LOCAL maintenance_work_mem = '512MB'"))
         conn.execute(text(as_sql(sql.SQL("DROP TABLE IF EXISTS {}").format(target))))
-        create = sql.SQL("CREATE TABLE {} AS SELECT c.id, c.content, c.content_hash, c.embedding, d.source,"
-                         " d.title, d.external_id ").format(target) + sql.SQL(_ACTIVE_EMBEDDED)
+        create = sql.SQL(
+            "CREATE TABLE {} AS SELECT c.id, c.content, c.content_hash, c.embedding, d.source, d.title, d.external_id "
+        ).format(target) + sql.SQL(_ACTIVE_EMBEDDED)
         conn.execute(text(as_sql(create)))
         conn.execute(text(as_sql(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (id)").format(target))))
         # m and ef_construction are validated integers from settings, not user text.
-        conn.execute(text(as_sql(sql.SQL(
-            "CREATE INDEX ON {} USING hnsw (embedding vector_cosine_ops) WITH (m = {}, ef_construction = {})"
-        ).format(target, sql.Literal(int(hnsw_m)), sql.Literal(int(hnsw_ef_construction))))))
+        conn.execute(
+            text(
+                as_sql(
+                    sql.SQL(
+                        "CREATE INDEX ON {} USING hnsw (embedding vector_cosine_ops)"
+                        " WITH (m = {}, ef_construction = {})"
+                    ).format(target, sql.Literal(int(hnsw_m)), sql.Literal(int(hnsw_ef_construction)))
+                )
+            )
+        )
         conn.execute(text(as_sql(sql.SQL("ALTER TABLE {} RENAME TO {}").format(target, sql.Identifier(name)))))
         built = table_rows(conn, name)
     return ChunkTable(name, built, "built")
@@ -92,13 +102,16 @@ def table_rows(conn: Connection, name: str) -> int:
 
 
 def hnsw_definition(conn: Connection, name: str) -> str | None:
-    return conn.execute(text("SELECT indexdef FROM pg_indexes WHERE schemaname = :s AND tablename = :t"
-                             " AND indexdef LIKE '%hnsw%'"), {"s": SCHEMA, "t": name}).scalar()
+    return conn.execute(
+        text("SELECT indexdef FROM pg_indexes WHERE schemaname = :s AND tablename = :t AND indexdef LIKE '%hnsw%'"),
+        {"s": SCHEMA, "t": name},
+    ).scalar()
 
 
 def chunk_tables(conn: Connection) -> list[str]:
-    rows = conn.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = :s ORDER BY tablename"),
-                        {"s": SCHEMA}).all()
+    rows = conn.execute(
+        text("SELECT tablename FROM pg_tables WHERE schemaname = :s ORDER BY tablename"), {"s": SCHEMA}
+    ).all()
     return [r[0] for r in rows if TABLE_NAME.match(r[0])]
 
 

@@ -64,14 +64,18 @@ def _databases(settings: FluxSettings) -> dict[str, str]:
         url = make_url(settings.platform_database_url).set(drivername="postgresql")
         return (url.set(database=database) if database else url).render_as_string(hide_password=False)
 
-    return {"platform": libpq(None), "dagster": libpq(settings.postgres.dagster_database),
-            "mlflow": libpq(settings.postgres.mlflow_database)}
+    return {
+        "platform": libpq(None),
+        "dagster": libpq(settings.postgres.dagster_database),
+        "mlflow": libpq(settings.postgres.mlflow_database),
+    }
 
 
 def _run(args: list[str], what: str) -> None:
     # The URL (with its password) is an argument: never echo the command line into an error.
-    done = subprocess.run(args, capture_output=True, text=True, check=False,
-                          env={**os.environ, "PGCONNECT_TIMEOUT": "10"})
+    done = subprocess.run(
+        args, capture_output=True, text=True, check=False, env={**os.environ, "PGCONNECT_TIMEOUT": "10"}
+    )
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or ["no output"]
         # The first "error:" line says what failed; the last is often only the end of the failed statement.
@@ -95,13 +99,24 @@ def backup(settings: FluxSettings, target: Path) -> dict[str, object]:
         raise BackupError(f"{target} is not empty; a backup never overwrites another")
     target.mkdir(parents=True, exist_ok=True)
     for name, url in _databases(settings).items():
-        _run([_pg_bin("pg_dump"), "--format=custom", "--no-owner", "--no-privileges",
-              f"--file={target / name}.dump", url], f"pg_dump of the {name} database")
+        _run(
+            [
+                _pg_bin("pg_dump"),
+                "--format=custom",
+                "--no-owner",
+                "--no-privileges",
+                f"--file={target / name}.dump",
+                url,
+            ],
+            f"pg_dump of the {name} database",
+        )
     engine = engine_for(settings.platform_database_url)
     try:
         with engine.connect() as conn:
-            paths = [Path(r[0]) for r in conn.execute(text(
-                "SELECT DISTINCT bm25_path FROM index_versions WHERE dropped_at IS NULL"))]
+            paths = [
+                Path(r[0])
+                for r in conn.execute(text("SELECT DISTINCT bm25_path FROM index_versions WHERE dropped_at IS NULL"))
+            ]
     finally:
         engine.dispose()
     kept = [p for p in paths if p.is_dir() and p.parent == bm25_root(settings)]
@@ -109,9 +124,12 @@ def backup(settings: FluxSettings, target: Path) -> dict[str, object]:
         shutil.copytree(path, target / "bm25" / path.name)
     tables, graph = _state(settings)
     manifest: dict[str, object] = {
-        "format": FORMAT, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "databases": sorted(_databases(settings)), "bm25": sorted(p.name for p in kept),
-        "tables": tables, "graph": graph,
+        "format": FORMAT,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "databases": sorted(_databases(settings)),
+        "bm25": sorted(p.name for p in kept),
+        "tables": tables,
+        "graph": graph,
     }
     (target / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
     return manifest
@@ -129,8 +147,17 @@ def restore(settings: FluxSettings, source: Path, reproject_graph: Callable[[str
     urls = _databases(settings)
     _refuse_non_empty(settings)
     for name in manifest["databases"]:  # type: ignore[union-attr]
-        _run([_pg_bin("pg_restore"), "--no-owner", "--no-privileges", "--exit-on-error", f"--dbname={urls[name]}",
-              str(source / f"{name}.dump")], f"pg_restore of the {name} database")
+        _run(
+            [
+                _pg_bin("pg_restore"),
+                "--no-owner",
+                "--no-privileges",
+                "--exit-on-error",
+                f"--dbname={urls[name]}",
+                str(source / f"{name}.dump"),
+            ],
+            f"pg_restore of the {name} database",
+        )
     engine = engine_for(settings.platform_database_url)
     try:
         with engine.begin() as conn:
@@ -141,13 +168,16 @@ def restore(settings: FluxSettings, source: Path, reproject_graph: Callable[[str
             role = settings.serving.serving_role
             if conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first():
                 grant = sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(
-                    sql.Identifier(SCHEMA), sql.Identifier(settings.serving.serving_role))
+                    sql.Identifier(SCHEMA), sql.Identifier(settings.serving.serving_role)
+                )
                 conn.execute(text(as_sql(grant)))
             root = bm25_root(settings)
             for name in manifest["bm25"]:  # type: ignore[union-attr]
                 shutil.copytree(source / "bm25" / name, root / name, dirs_exist_ok=True)
-                conn.execute(text("UPDATE index_versions SET bm25_path = :new WHERE bm25_path LIKE :old"),
-                             {"new": str(root / name), "old": f"%/{name}"})
+                conn.execute(
+                    text("UPDATE index_versions SET bm25_path = :new WHERE bm25_path LIKE :old"),
+                    {"new": str(root / name), "old": f"%/{name}"},
+                )
     finally:
         engine.dispose()
     failure = reproject_graph(GRAPH_ASSETS)
@@ -156,8 +186,13 @@ def restore(settings: FluxSettings, source: Path, reproject_graph: Callable[[str
     tables, graph = _state(settings)
     expected: dict[str, dict[str, object]] = manifest["tables"]  # type: ignore[assignment]
     differing = sorted(t for t in expected if tables.get(t) != expected[t])
-    return RestoreReport(sorted(manifest["databases"]), len(manifest["bm25"]),  # type: ignore[arg-type]
-                         len(expected) - len(differing), differing, graph == manifest["graph"])
+    return RestoreReport(
+        sorted(manifest["databases"]),
+        len(manifest["bm25"]),  # type: ignore[arg-type]
+        len(expected) - len(differing),
+        differing,
+        graph == manifest["graph"],
+    )
 
 
 def _read_manifest(source: Path) -> dict[str, object]:
@@ -174,10 +209,16 @@ def _refuse_non_empty(settings: FluxSettings) -> None:
     engine = engine_for(settings.platform_database_url)
     try:
         with engine.connect() as conn:
-            tables = conn.execute(text("SELECT count(*) FROM information_schema.tables"
-                                       " WHERE table_schema NOT IN ('pg_catalog', 'information_schema')")).scalar_one()
+            tables = conn.execute(
+                text(
+                    "SELECT count(*) FROM information_schema.tables"
+                    " WHERE table_schema NOT IN ('pg_catalog', 'information_schema')"
+                )
+            ).scalar_one()
     finally:
         engine.dispose()
     if tables:
-        raise BackupError(f"the database {settings.postgres.pg_database} already holds {tables} tables; restore "
-                          "goes into an empty one (set FLUX_PG_DATABASE to a new name, or drop it first)")
+        raise BackupError(
+            f"the database {settings.postgres.pg_database} already holds {tables} tables; restore "
+            "goes into an empty one (set FLUX_PG_DATABASE to a new name, or drop it first)"
+        )

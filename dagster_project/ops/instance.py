@@ -34,13 +34,18 @@ def dagster_yaml(settings: FluxSettings) -> dict:
             }
         },
         # Dequeued within a second of `flux materialize` queuing it (Dagster's default waits up to 5 s).
-        "run_coordinator": {"module": "dagster.core.run_coordinator", "class": "QueuedRunCoordinator",
-                            "config": {"dequeue_interval_seconds": 1}},
+        "run_coordinator": {
+            "module": "dagster.core.run_coordinator",
+            "class": "QueuedRunCoordinator",
+            "config": {"dequeue_interval_seconds": 1},
+        },
         # Every named pool ("ray": the model work on the one Ray cluster sized to this machine; "neo4j_writes": the
         # assets that MERGE into the graph, whose batches would wait on each other's locks) runs one step at a time,
         # across runs, whatever starts them; steps without a pool are not limited.
-        "concurrency": {"pools": {"default_limit": POOL_SLOTS, "granularity": "op"},
-                        "runs": {"max_concurrent_runs": MAX_CONCURRENT_RUNS}},
+        "concurrency": {
+            "pools": {"default_limit": POOL_SLOTS, "granularity": "op"},
+            "runs": {"max_concurrent_runs": MAX_CONCURRENT_RUNS},
+        },
         "telemetry": {"enabled": False},
         "local_artifact_storage": {
             "module": "dagster.core.storage.root",

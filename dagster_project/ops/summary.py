@@ -9,9 +9,22 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
 
-SUMMARY_TABLES = ["schema_migrations", "raw_pulls", "documents", "pathways", "pathway_members",
-                  "gene_identifiers", "reactions", "reaction_participants", "reaction_steps", "chunks", "quarantine",
-                  "pathway_mappings", "diseases", "disease_associations"]
+SUMMARY_TABLES = [
+    "schema_migrations",
+    "raw_pulls",
+    "documents",
+    "pathways",
+    "pathway_members",
+    "gene_identifiers",
+    "reactions",
+    "reaction_participants",
+    "reaction_steps",
+    "chunks",
+    "quarantine",
+    "pathway_mappings",
+    "diseases",
+    "disease_associations",
+]
 
 
 @dataclass(frozen=True)
@@ -25,9 +38,9 @@ class PlatformSummary:
 def collect_summary(settings: FluxSettings) -> PlatformSummary:
     tables: dict[str, int] = {}
     with engine_for(settings.platform_database_url).connect() as conn:
-        present = set(conn.execute(text(
-            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
-        )).scalars())
+        present = set(
+            conn.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).scalars()
+        )
         for table in SUMMARY_TABLES:
             if table in present:
                 # Table names come from the fixed list above, never from input.
@@ -46,12 +59,15 @@ def collect_summary(settings: FluxSettings) -> PlatformSummary:
 
 def _equivalences(conn, limit: int = 15) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
     """The best-scoring resolved Reactome pathway for each KEGG pathway."""
-    rows = conn.execute(text("""
+    rows = conn.execute(
+        text("""
         SELECT DISTINCT ON (m.kegg_id) m.reactome_id, r.name AS reactome_name, m.kegg_id, k.name AS kegg_name,
                m.relation, m.shared, m.jaccard
         FROM pathway_mappings m JOIN pathways r ON r.pathway_id = m.reactome_id
         JOIN pathways k ON k.pathway_id = m.kegg_id
-        WHERE m.relation <> 'unrelated' ORDER BY m.kegg_id, m.jaccard DESC, m.reactome_size LIMIT :n"""), {"n": limit})
+        WHERE m.relation <> 'unrelated' ORDER BY m.kegg_id, m.jaccard DESC, m.reactome_size LIMIT :n"""),
+        {"n": limit},
+    )
     return [dict(row._mapping) for row in rows]
 
 

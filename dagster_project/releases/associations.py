@@ -51,22 +51,29 @@ class AssociationDiff:
     def figures(self) -> dict[str, int]:
         genes_before, genes_after = self._ids(self.before.values(), 0), self._ids(self.after.values(), 0)
         diseases_before, diseases_after = self._ids(self.before.values(), 1), self._ids(self.after.values(), 1)
-        return {"associations_before": len(self.before), "associations_after": len(self.after),
-                "associations_added": len(self.added), "associations_removed": len(self.removed),
-                "association_genes_before": len(genes_before),
-                "association_genes_added": len(genes_after - genes_before),
-                "association_genes_removed": len(genes_before - genes_after),
-                "diseases_before": len(diseases_before), "diseases_added": len(diseases_after - diseases_before),
-                "diseases_removed": len(diseases_before - diseases_after)}
+        return {
+            "associations_before": len(self.before),
+            "associations_after": len(self.after),
+            "associations_added": len(self.added),
+            "associations_removed": len(self.removed),
+            "association_genes_before": len(genes_before),
+            "association_genes_added": len(genes_after - genes_before),
+            "association_genes_removed": len(genes_before - genes_after),
+            "diseases_before": len(diseases_before),
+            "diseases_added": len(diseases_after - diseases_before),
+            "diseases_removed": len(diseases_before - diseases_after),
+        }
 
     def rows(self) -> list[tuple[str, str, dict[str, Any]]]:
         def detail(a: Association) -> dict[str, Any]:
             return {"symbol": a.gene_symbol, "disease": a.disease_name}
 
-        return ([("association_added", a.subject, detail(a)) for a in self.added]
-                + [("association_removed", a.subject, detail(a)) for a in self.removed])
+        return [("association_added", a.subject, detail(a)) for a in self.added] + [
+            ("association_removed", a.subject, detail(a)) for a in self.removed
+        ]
 
 
-def diff_associations(from_key: str, before: Iterable[Association], to_key: str,
-                      after: Iterable[Association]) -> AssociationDiff:
+def diff_associations(
+    from_key: str, before: Iterable[Association], to_key: str, after: Iterable[Association]
+) -> AssociationDiff:
     return AssociationDiff(from_key, to_key, {a.key: a for a in before}, {a.key: a for a in after})

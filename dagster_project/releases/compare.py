@@ -10,8 +10,13 @@ from dagster_project.releases.associations import AssociationDiff, diff_associat
 from dagster_project.releases.diff import EdgeDiff, GeneDiff, GeneIndex, SourceDiff, diff_genes, diff_sources
 
 Diff = SourceDiff | GeneDiff | EdgeDiff | AssociationDiff
-GATE_KIND = {"reactome": "pathways", "kegg": "pathways", "hgnc": "genes", "clinvar": "associations",
-             "resolution": "resolution"}
+GATE_KIND = {
+    "reactome": "pathways",
+    "kegg": "pathways",
+    "hgnc": "genes",
+    "clinvar": "associations",
+    "resolution": "resolution",
+}
 
 
 def compare(engine: Engine, source: str, before: str, after: str) -> tuple[Diff, str | None]:
@@ -19,8 +24,9 @@ def compare(engine: Engine, source: str, before: str, after: str) -> tuple[Diff,
     if source == "resolution":
         return EdgeDiff(before, after, store.load_edges(engine, before), store.load_edges(engine, after)), None
     if source == "clinvar":
-        return diff_associations(before, store.load_associations(engine, before), after,
-                                 store.load_associations(engine, after)), None
+        return diff_associations(
+            before, store.load_associations(engine, before), after, store.load_associations(engine, after)
+        ), None
     if source == "hgnc":
         return diff_genes(before, store.load_genes(engine, before), after, store.load_genes(engine, after)), None
     gene_release = store.gene_release_for_diff(engine)
@@ -36,9 +42,15 @@ class AmbiguousReleaseError(LookupError):
 def resolve(engine: Engine, name: str, source: str | None = None) -> tuple[str, str]:
     """(source, release key) for a key, a part of one (`2019-03`, `#479d7055`), or `served` with a source."""
     with engine.connect() as conn:
-        kept = [(r.source, r.release_key, r.served_at) for r in conn.execute(text(
-            "SELECT source, release_key, served_at FROM source_releases UNION ALL"
-            " SELECT 'resolution', release_key, served_at FROM resolution_releases"))]
+        kept = [
+            (r.source, r.release_key, r.served_at)
+            for r in conn.execute(
+                text(
+                    "SELECT source, release_key, served_at FROM source_releases UNION ALL"
+                    " SELECT 'resolution', release_key, served_at FROM resolution_releases"
+                )
+            )
+        ]
     if source:
         kept = [k for k in kept if k[0] == source]
     if name == "served":
@@ -50,8 +62,10 @@ def resolve(engine: Engine, name: str, source: str | None = None) -> tuple[str, 
     matches = exact or [k for k in kept if name.lower() in k[1].lower()]
     if len(matches) != 1:
         found = ", ".join(f"{s}: {k}" for s, k, _ in matches) or "none"
-        raise AmbiguousReleaseError(f"{name!r} names {len(matches)} kept releases ({found}); give more of the key "
-                                    "or --source (`flux releases list` shows every kept release)")
+        raise AmbiguousReleaseError(
+            f"{name!r} names {len(matches)} kept releases ({found}); give more of the key "
+            "or --source (`flux releases list` shows every kept release)"
+        )
     return matches[0][0], matches[0][1]
 
 

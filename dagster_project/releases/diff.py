@@ -56,8 +56,9 @@ class GeneIndex:
             for accession in gene.uniprot_ids:
                 by_uniprot.setdefault(accession, set()).add(gene.hgnc_id)
         # A previous symbol or an accession shared by two genes names neither.
-        self._by_previous = {old: next(iter(ids)) for old, ids in by_previous.items()
-                             if len(ids) == 1 and old not in self._by_symbol}
+        self._by_previous = {
+            old: next(iter(ids)) for old, ids in by_previous.items() if len(ids) == 1 and old not in self._by_symbol
+        }
         self._by_uniprot = {acc: next(iter(ids)) for acc, ids in by_uniprot.items() if len(ids) == 1}
 
     def place(self, member: Member) -> tuple[str, bool]:
@@ -115,12 +116,19 @@ class SourceDiff:
         return sum(c.genes_renamed for c in self.changed)
 
     def figures(self) -> dict[str, int]:
-        return {"pathways_before": self.pathways_before, "pathways_after": self.pathways_after,
-                "pathways_added": len(self.added), "pathways_removed": len(self.removed),
-                "pathways_renamed": len(self.renamed), "named_kept": self.named_kept,
-                "pathways_with_member_changes": sum(1 for c in self.changed if c.gained or c.lost),
-                "members_before": self.members_before, "members_gained": self.members_gained,
-                "members_lost": self.members_lost, "genes_renamed_in_members": self.genes_renamed}
+        return {
+            "pathways_before": self.pathways_before,
+            "pathways_after": self.pathways_after,
+            "pathways_added": len(self.added),
+            "pathways_removed": len(self.removed),
+            "pathways_renamed": len(self.renamed),
+            "named_kept": self.named_kept,
+            "pathways_with_member_changes": sum(1 for c in self.changed if c.gained or c.lost),
+            "members_before": self.members_before,
+            "members_gained": self.members_gained,
+            "members_lost": self.members_lost,
+            "genes_renamed_in_members": self.genes_renamed,
+        }
 
     def largest(self, n: int = 10) -> list[PathwayChange]:
         """The n pathways whose membership changed most (gained + lost), ties by id."""
@@ -132,12 +140,18 @@ class SourceDiff:
         rows: list[tuple[str, str, dict[str, Any]]] = []
         rows += [("pathway_added", pid, {"name": name}) for pid, name in sorted(self.added.items())]
         rows += [("pathway_removed", pid, {"name": name}) for pid, name in sorted(self.removed.items())]
-        rows += [("pathway_renamed", pid, {"before": old, "after": new})
-                 for pid, (old, new) in sorted(self.renamed.items())]
-        rows += [("members_changed", c.pathway_id, {"name": c.name, "gained": list(c.gained), "lost": list(c.lost),
-                                                     "genes_renamed": c.genes_renamed})
-                 for c in sorted(self.changed, key=lambda c: c.pathway_id)
-                 if c.gained or c.lost or c.genes_renamed]
+        rows += [
+            ("pathway_renamed", pid, {"before": old, "after": new}) for pid, (old, new) in sorted(self.renamed.items())
+        ]
+        rows += [
+            (
+                "members_changed",
+                c.pathway_id,
+                {"name": c.name, "gained": list(c.gained), "lost": list(c.lost), "genes_renamed": c.genes_renamed},
+            )
+            for c in sorted(self.changed, key=lambda c: c.pathway_id)
+            if c.gained or c.lost or c.genes_renamed
+        ]
         return rows
 
 
@@ -166,8 +180,15 @@ def diff_sources(before: ReleaseFacts, after: ReleaseFacts, genes: GeneIndex) ->
         gained, lost = sorted(now - was), sorted(was - now)
         renamed = renamed_before + renamed_after
         if gained or lost or renamed:
-            diff.changed.append(PathwayChange(pid, new or old or pid, tuple(genes.label(k) for k in gained),
-                                              tuple(genes.label(k) for k in lost), renamed))
+            diff.changed.append(
+                PathwayChange(
+                    pid,
+                    new or old or pid,
+                    tuple(genes.label(k) for k in gained),
+                    tuple(genes.label(k) for k in lost),
+                    renamed,
+                )
+            )
     return diff
 
 
@@ -181,23 +202,32 @@ class GeneDiff:
     renamed: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def figures(self) -> dict[str, int]:
-        return {"genes_before": self.genes_before, "genes_added": len(self.added),
-                "genes_removed": len(self.removed), "genes_renamed": len(self.renamed)}
+        return {
+            "genes_before": self.genes_before,
+            "genes_added": len(self.added),
+            "genes_removed": len(self.removed),
+            "genes_renamed": len(self.renamed),
+        }
 
     def rows(self) -> list[tuple[str, str, dict[str, Any]]]:
-        return ([("gene_added", g, {"symbol": s}) for g, s in sorted(self.added.items())]
-                + [("gene_removed", g, {"symbol": s}) for g, s in sorted(self.removed.items())]
-                + [("gene_renamed", g, {"before": old, "after": new})
-                   for g, (old, new) in sorted(self.renamed.items())])
+        return (
+            [("gene_added", g, {"symbol": s}) for g, s in sorted(self.added.items())]
+            + [("gene_removed", g, {"symbol": s}) for g, s in sorted(self.removed.items())]
+            + [("gene_renamed", g, {"before": old, "after": new}) for g, (old, new) in sorted(self.renamed.items())]
+        )
 
 
 def diff_genes(from_key: str, before: Iterable[Gene], to_key: str, after: Iterable[Gene]) -> GeneDiff:
     was = {g.hgnc_id: g.symbol for g in before}
     now = {g.hgnc_id: g.symbol for g in after}
-    return GeneDiff(from_key, to_key, len(was),
-                    added={g: now[g] for g in now.keys() - was.keys()},
-                    removed={g: was[g] for g in was.keys() - now.keys()},
-                    renamed={g: (was[g], now[g]) for g in was.keys() & now.keys() if was[g] != now[g]})
+    return GeneDiff(
+        from_key,
+        to_key,
+        len(was),
+        added={g: now[g] for g in now.keys() - was.keys()},
+        removed={g: was[g] for g in was.keys() - now.keys()},
+        renamed={g: (was[g], now[g]) for g in was.keys() & now.keys() if was[g] != now[g]},
+    )
 
 
 Edge = tuple[str, str]  # (reactome id, kegg id)
@@ -224,16 +254,25 @@ class EdgeDiff:
 
     def figures(self) -> dict[str, int]:
         equivalences = [e for e, r in self.before.items() if r == "equivalent"]
-        return {"edges_before": len(self.before), "edges_after": len(self.after),
-                "edges_appeared": len(self.appeared), "edges_disappeared": len(self.disappeared),
-                "edges_reclassified": len(self.reclassified), "equivalences_before": len(equivalences),
-                "equivalences_lost": sum(1 for e in equivalences if self.after.get(e) != "equivalent")}
+        return {
+            "edges_before": len(self.before),
+            "edges_after": len(self.after),
+            "edges_appeared": len(self.appeared),
+            "edges_disappeared": len(self.disappeared),
+            "edges_reclassified": len(self.reclassified),
+            "equivalences_before": len(equivalences),
+            "equivalences_lost": sum(1 for e in equivalences if self.after.get(e) != "equivalent"),
+        }
 
     def rows(self) -> list[tuple[str, str, dict[str, Any]]]:
         def subject(edge: Edge) -> str:
             return f"{edge[0]}~{edge[1]}"
 
-        return ([("edge_appeared", subject(e), {"relation": r}) for e, r in sorted(self.appeared.items())]
-                + [("edge_disappeared", subject(e), {"relation": r}) for e, r in sorted(self.disappeared.items())]
-                + [("edge_reclassified", subject(e), {"before": old, "after": new})
-                   for e, (old, new) in sorted(self.reclassified.items())])
+        return (
+            [("edge_appeared", subject(e), {"relation": r}) for e, r in sorted(self.appeared.items())]
+            + [("edge_disappeared", subject(e), {"relation": r}) for e, r in sorted(self.disappeared.items())]
+            + [
+                ("edge_reclassified", subject(e), {"before": old, "after": new})
+                for e, (old, new) in sorted(self.reclassified.items())
+            ]
+        )

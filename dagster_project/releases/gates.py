@@ -16,12 +16,15 @@ _RULES: dict[str, list[tuple[str, str, str, str]]] = {
     ],
     "genes": [("genes_removed", "genes_before", "churn_max_genes_lost", "of its genes")],
     "associations": [
-        ("associations_removed", "associations_before", "churn_max_associations_lost",
-         "of its gene-condition associations"),
+        (
+            "associations_removed",
+            "associations_before",
+            "churn_max_associations_lost",
+            "of its gene-condition associations",
+        ),
         ("diseases_removed", "diseases_before", "churn_max_diseases_lost", "of its conditions"),
     ],
-    "resolution": [("equivalences_lost", "equivalences_before", "churn_max_equivalences_lost",
-                    "of its equivalences")],
+    "resolution": [("equivalences_lost", "equivalences_before", "churn_max_equivalences_lost", "of its equivalences")],
 }
 
 
@@ -48,6 +51,8 @@ def evaluate(kind: str, subject: str, figures: dict[str, int], limits: ReleaseSe
         limit = getattr(limits, setting)
         shares[lost + "_share"] = round(share, 4)
         if share > limit:
-            failures.append(f"{subject} loses {share:.1%} {words} ({figures[lost]} of {figures[base]}; the limit "
-                            f"is {limit:.0%}, FLUX_{setting.upper()})")
+            failures.append(
+                f"{subject} loses {share:.1%} {words} ({figures[lost]} of {figures[base]}; the limit "
+                f"is {limit:.0%}, FLUX_{setting.upper()})"
+            )
     return GateVerdict(not failures, shares, tuple(failures))

@@ -58,6 +58,7 @@ def locate(source: str, key: str, raw_root: str) -> tuple[RawRelease, RawRelease
         held = ", ".join(repr(k) for k in keys) or "none"
         raise ReleaseNotInRawZoneError(
             f"{source} release {key!r} is no longer in the raw zone FLUX_RAW_ROOT={raw_root} (its pulls were removed "
-            f"or the raw root changed), so it cannot be kept or compared again; releases held there: {held}")
+            f"or the raw root changed), so it cannot be kept or compared again; releases held there: {held}"
+        )
     at = keys.index(key)
     return releases[at], releases[at - 1] if at else None

@@ -13,13 +13,22 @@ from dagster_project.releases.diff import PathwayChange
 
 # The figures drawn, in order, and their labels: counts of changes, not the bases they are shares of.
 CHANGE_FIGURES = {
-    "pathways_added": "pathways added", "pathways_removed": "pathways removed",
-    "pathways_renamed": "pathways renamed", "pathways_with_member_changes": "pathways with member changes",
-    "genes_renamed_in_members": "member genes renamed", "genes_added": "genes added", "genes_removed": "genes removed",
-    "genes_renamed": "genes renamed", "edges_appeared": "edges appeared", "edges_disappeared": "edges disappeared",
-    "edges_reclassified": "edges changed class", "associations_added": "associations added",
-    "associations_removed": "associations removed", "association_genes_added": "genes with a first association",
-    "association_genes_removed": "genes with no association left", "diseases_added": "conditions added",
+    "pathways_added": "pathways added",
+    "pathways_removed": "pathways removed",
+    "pathways_renamed": "pathways renamed",
+    "pathways_with_member_changes": "pathways with member changes",
+    "genes_renamed_in_members": "member genes renamed",
+    "genes_added": "genes added",
+    "genes_removed": "genes removed",
+    "genes_renamed": "genes renamed",
+    "edges_appeared": "edges appeared",
+    "edges_disappeared": "edges disappeared",
+    "edges_reclassified": "edges changed class",
+    "associations_added": "associations added",
+    "associations_removed": "associations removed",
+    "association_genes_added": "genes with a first association",
+    "association_genes_removed": "genes with no association left",
+    "diseases_added": "conditions added",
     "diseases_removed": "conditions removed",
 }
 
@@ -41,6 +50,8 @@ def largest_changes_markdown(changes: list[PathwayChange], sample: int = 8) -> s
         return "No pathway's gene members changed."
     lines = ["| pathway | name | gained | lost | e.g. gained | e.g. lost |", "|---|---|---|---|---|---|"]
     for c in changes:
-        lines.append(f"| {c.pathway_id} | {c.name} | {len(c.gained)} | {len(c.lost)} | "
-                     f"{', '.join(c.gained[:sample])} | {', '.join(c.lost[:sample])} |")
+        lines.append(
+            f"| {c.pathway_id} | {c.name} | {len(c.gained)} | {len(c.lost)} | "
+            f"{', '.join(c.gained[:sample])} | {', '.join(c.lost[:sample])} |"
+        )
     return "\n".join(lines)

@@ -26,13 +26,12 @@ class CurationError(ValueError):
 
 @dataclass(frozen=True)
 class Curation:
-    pairs: dict[tuple[str, str], str]   # (reactome_id, kegg_id) → EQUIVALENT / KEGG_IN_REACTOME / REACTOME_IN_KEGG
+    pairs: dict[tuple[str, str], str]  # (reactome_id, kegg_id) → EQUIVALENT / KEGG_IN_REACTOME / REACTOME_IN_KEGG
     judged_kegg: frozenset[str]
 
     def restricted_to(self, present: set[str]) -> Curation:
         """Only pairs whose two ids exist (the rest cannot be found by any method)."""
-        return Curation({p: v for p, v in self.pairs.items() if p[0] in present and p[1] in present},
-                        self.judged_kegg)
+        return Curation({p: v for p, v in self.pairs.items() if p[0] in present and p[1] in present}, self.judged_kegg)
 
     def with_kegg(self, kegg_ids: Iterable[str]) -> Curation:
         keep = set(kegg_ids)
@@ -65,8 +64,9 @@ def load_curation(path: Path) -> Curation:
     return Curation(pairs, frozenset(judged))
 
 
-def _pair(source_prefix: str, source_id: str, relation: str, target_prefix: str, target_id: str,
-          where: str) -> tuple[tuple[str, str], str]:
+def _pair(
+    source_prefix: str, source_id: str, relation: str, target_prefix: str, target_id: str, where: str
+) -> tuple[tuple[str, str], str]:
     prefixes = (source_prefix, target_prefix)
     if prefixes == (KEGG_PREFIX, REACTOME_PREFIX):
         pair, inside = (target_id, source_id), KEGG_IN_REACTOME
@@ -104,8 +104,7 @@ def resolution_metrics(predicted: Iterable[tuple[str, str, str, str]], curation:
         "equivalent_predicted": float(len(equivalent)),
         "equivalent_curated": float(len(curated_eq)),
         "part_of_recall": _ratio(len(found_part), len(curated_part)),
-        "part_of_direction_accuracy": _ratio(sum(part_of[p] == curated_part[p] for p in found_part),
-                                             len(found_part)),
+        "part_of_direction_accuracy": _ratio(sum(part_of[p] == curated_part[p] for p in found_part), len(found_part)),
         "part_of_precision_lenient": _ratio(len(set(part_of) & listed), len(part_of)),
         "part_of_predicted": float(len(part_of)),
         "part_of_curated": float(len(curated_part)),

@@ -34,9 +34,9 @@ class NotEnoughLabels(ValueError):
 
 @dataclass(frozen=True)
 class CrossValidation:
-    metrics: dict[str, float]             # pooled over the out-of-fold predictions: the headline
+    metrics: dict[str, float]  # pooled over the out-of-fold predictions: the headline
     per_fold: list[dict[str, float]]
-    predictions: pd.DataFrame             # out-of-fold: reactome_id, kegg_id, label, relation, direction, p_*
+    predictions: pd.DataFrame  # out-of-fold: reactome_id, kegg_id, label, relation, direction, p_*
 
 
 def labels_for(features: pd.DataFrame, curation: Curation) -> pd.DataFrame:
@@ -75,12 +75,18 @@ def _regression(rows: pd.DataFrame, eq_threshold: float = 0.5, part_threshold: f
     regression.fit((x - scaler.mean_) / scale, rows["label"].to_numpy())
     order = [list(regression.classes_).index(i) for i in range(len(CLASSES))]
     return ResolutionModel(
-        features=FEATURES, mean=tuple(map(float, scaler.mean_)), scale=tuple(map(float, scale)),
+        features=FEATURES,
+        mean=tuple(map(float, scaler.mean_)),
+        scale=tuple(map(float, scale)),
         coef=tuple(tuple(map(float, regression.coef_[i])) for i in order),
         intercept=tuple(float(regression.intercept_[i]) for i in order),
-        equivalent_threshold=float(eq_threshold), part_of_threshold=float(part_threshold),
-        trained_on={"pairs": len(rows), "kegg_pathways": int(rows["kegg_id"].nunique()),
-                    **{f"label_{c}": int((rows["label"] == i).sum()) for i, c in enumerate(CLASSES)}},
+        equivalent_threshold=float(eq_threshold),
+        part_of_threshold=float(part_threshold),
+        trained_on={
+            "pairs": len(rows),
+            "kegg_pathways": int(rows["kegg_id"].nunique()),
+            **{f"label_{c}": int((rows["label"] == i).sum()) for i, c in enumerate(CLASSES)},
+        },
     )
 
 
@@ -147,5 +153,11 @@ def mutual_best_baseline(scores: pd.DataFrame) -> pd.DataFrame:
     best_in_kegg = scores.groupby("kegg_id")["jaccard"].transform("max")
     best_in_reactome = scores.groupby("reactome_id")["jaccard"].transform("max")
     mutual = (scores["jaccard"] >= best_in_kegg) & (scores["jaccard"] >= best_in_reactome)
-    return pd.DataFrame({"reactome_id": scores["reactome_id"], "kegg_id": scores["kegg_id"],
-                         "relation": np.where(mutual, "equivalent", "unrelated"), "direction": ""})
+    return pd.DataFrame(
+        {
+            "reactome_id": scores["reactome_id"],
+            "kegg_id": scores["kegg_id"],
+            "relation": np.where(mutual, "equivalent", "unrelated"),
+            "direction": "",
+        }
+    )

@@ -25,8 +25,8 @@ Embed = Callable[[list[str]], np.ndarray]
 class ResolutionInputs:
     reactome: PathwaySets
     kegg: PathwaySets
-    scores: pd.DataFrame     # one row per pair sharing a protein (resolution.score_pairs)
-    features: pd.DataFrame   # the model's inputs, same rows (resolution_model.pair_features)
+    scores: pd.DataFrame  # one row per pair sharing a protein (resolution.score_pairs)
+    features: pd.DataFrame  # the model's inputs, same rows (resolution_model.pair_features)
 
 
 def name_vectors(embed: Embed, *sides: PathwaySets) -> dict[str, np.ndarray]:
@@ -54,7 +54,7 @@ def name_cosines(scores: pd.DataFrame, vectors: dict[str, np.ndarray], rows_per_
     for block, (lo, hi) in enumerate(itertools.pairwise(bounds)):
         rows = order[lo:hi]
         first = block * rows_per_block
-        products = r_mat[first:first + rows_per_block] @ k_mat.T
+        products = r_mat[first : first + rows_per_block] @ k_mat.T
         cosine[rows] = products[r_codes[rows] - first, k_codes[rows]]
     return np.clip(cosine, -1.0, 1.0)  # identical unit vectors can dot to 1 + 1e-7
 

@@ -24,14 +24,14 @@ import pandas as pd
 from scipy import sparse
 
 FEATURES = (
-    "sqrt_jaccard",             # member overlap, compressed so a few huge overlaps do not dominate
-    "kegg_in_reactome",         # |A∩B| / |KEGG|
-    "reactome_in_kegg",         # |A∩B| / |Reactome|
-    "name_cosine",              # embedding cosine of the two names (synonyms: thiamin/thiamine, FCERI/Fc epsilon RI)
-    "name_gap_in_kegg",         # name_cosine minus the best name_cosine among the KEGG pathway's candidates
-    "name_gap_in_reactome",     # … among the Reactome pathway's candidates
+    "sqrt_jaccard",  # member overlap, compressed so a few huge overlaps do not dominate
+    "kegg_in_reactome",  # |A∩B| / |KEGG|
+    "reactome_in_kegg",  # |A∩B| / |Reactome|
+    "name_cosine",  # embedding cosine of the two names (synonyms: thiamin/thiamine, FCERI/Fc epsilon RI)
+    "name_gap_in_kegg",  # name_cosine minus the best name_cosine among the KEGG pathway's candidates
+    "name_gap_in_reactome",  # … among the Reactome pathway's candidates
     "inverse_rank_in_reactome",  # 1 / rank of this KEGG pathway among the Reactome pathway's, by Jaccard
-    "hierarchy_peak",           # 1 when no parent or child of the Reactome pathway overlaps the KEGG one better
+    "hierarchy_peak",  # 1 when no parent or child of the Reactome pathway overlaps the KEGG one better
 )
 CLASSES = ("unrelated", "equivalent", "part_of")
 MODEL_PATH = Path(__file__).with_name("model.json")
@@ -68,8 +68,7 @@ def pair_features(scores: pd.DataFrame, hierarchy: Hierarchy, name_cosine: np.nd
     frame["reactome_in_kegg"] = scores["shared"] / scores["reactome_size"]
     frame["name_cosine"] = np.asarray(name_cosine, dtype=np.float64)
     frame["name_gap_in_kegg"] = frame["name_cosine"] - frame.groupby("kegg_id")["name_cosine"].transform("max")
-    frame["name_gap_in_reactome"] = (frame["name_cosine"]
-                                     - frame.groupby("reactome_id")["name_cosine"].transform("max"))
+    frame["name_gap_in_reactome"] = frame["name_cosine"] - frame.groupby("reactome_id")["name_cosine"].transform("max")
     rank = scores.groupby("reactome_id")["jaccard"].rank(ascending=False, method="min")
     frame["inverse_rank_in_reactome"] = 1.0 / rank.to_numpy()
     frame["hierarchy_peak"] = _hierarchy_peak(scores, hierarchy)
@@ -86,9 +85,15 @@ def _hierarchy_peak(scores: pd.DataFrame, hierarchy: Hierarchy) -> np.ndarray:
     jaccard = scores["jaccard"].to_numpy(dtype=np.float64)
     peak = np.ones(len(scores))
     position = {pathway: i for i, pathway in enumerate(r_ids)}
-    edges = np.array([(position[r], position[o]) for r in r_ids
-                      for o in (*hierarchy.parents.get(r, ()), *hierarchy.children.get(r, ())) if o in position],
-                     dtype=np.int64).reshape(-1, 2)
+    edges = np.array(
+        [
+            (position[r], position[o])
+            for r in r_ids
+            for o in (*hierarchy.parents.get(r, ()), *hierarchy.children.get(r, ()))
+            if o in position
+        ],
+        dtype=np.int64,
+    ).reshape(-1, 2)
     if not len(edges):
         return peak
     shape = (len(r_ids), int(k_codes.max()) + 1)
@@ -98,7 +103,7 @@ def _hierarchy_peak(scores: pd.DataFrame, hierarchy: Hierarchy) -> np.ndarray:
     slots = np.repeat(pair_of.indptr[edges[:, 1]] - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
     relative_pair = pair_of.data[slots] - 1
     own_pair = np.asarray(pair_of[np.repeat(edges[:, 0], counts), pair_of.indices[slots]]).ravel() - 1
-    scored = own_pair >= 0                   # (r, kegg) itself is a scored pair
+    scored = own_pair >= 0  # (r, kegg) itself is a scored pair
     beaten = scored & (jaccard[relative_pair] > jaccard[np.where(scored, own_pair, 0)])
     peak[own_pair[beaten]] = 0.0
     return peak
@@ -111,7 +116,7 @@ class ResolutionModel:
     features: tuple[str, ...]
     mean: tuple[float, ...]
     scale: tuple[float, ...]
-    coef: tuple[tuple[float, ...], ...]   # one row per class in CLASSES
+    coef: tuple[tuple[float, ...], ...]  # one row per class in CLASSES
     intercept: tuple[float, ...]
     equivalent_threshold: float
     part_of_threshold: float
@@ -124,8 +129,7 @@ class ResolutionModel:
 
     def probabilities(self, features: pd.DataFrame) -> np.ndarray:
         """P(class) per row, columns in CLASSES order."""
-        x = (features[list(self.features)].to_numpy(dtype=np.float64) - np.asarray(self.mean)) / np.asarray(
-            self.scale)
+        x = (features[list(self.features)].to_numpy(dtype=np.float64) - np.asarray(self.mean)) / np.asarray(self.scale)
         logits = x @ np.asarray(self.coef).T + np.asarray(self.intercept)
         logits -= logits.max(axis=1, keepdims=True)
         odds = np.exp(logits)
@@ -142,18 +146,25 @@ class ResolutionModel:
     def from_json(cls, text: str) -> ResolutionModel:
         data = json.loads(text)
         data.pop("method_version", None)
-        return cls(features=tuple(data["features"]), mean=tuple(data["mean"]), scale=tuple(data["scale"]),
-                   coef=tuple(tuple(row) for row in data["coef"]), intercept=tuple(data["intercept"]),
-                   equivalent_threshold=float(data["equivalent_threshold"]),
-                   part_of_threshold=float(data["part_of_threshold"]), trained_on=dict(data["trained_on"]))
+        return cls(
+            features=tuple(data["features"]),
+            mean=tuple(data["mean"]),
+            scale=tuple(data["scale"]),
+            coef=tuple(tuple(row) for row in data["coef"]),
+            intercept=tuple(data["intercept"]),
+            equivalent_threshold=float(data["equivalent_threshold"]),
+            part_of_threshold=float(data["part_of_threshold"]),
+            trained_on=dict(data["trained_on"]),
+        )
 
 
 def load_resolution_model(path: Path = MODEL_PATH) -> ResolutionModel:
     return ResolutionModel.from_json(path.read_text())
 
 
-def decide(features: pd.DataFrame, probabilities: np.ndarray, equivalent_threshold: float,
-           part_of_threshold: float) -> pd.DataFrame:
+def decide(
+    features: pd.DataFrame, probabilities: np.ndarray, equivalent_threshold: float, part_of_threshold: float
+) -> pd.DataFrame:
     """Apply the decision rule in the module docstring to model probabilities."""
     p_eq, p_part = probabilities[:, 1], probabilities[:, 2]
     best_in_kegg = pd.Series(p_eq).groupby(features["kegg_id"].to_numpy()).transform("max").to_numpy()
@@ -163,5 +174,13 @@ def decide(features: pd.DataFrame, probabilities: np.ndarray, equivalent_thresho
     kegg_inside = features["kegg_in_reactome"].to_numpy() >= features["reactome_in_kegg"].to_numpy()
     direction = np.where(part_of, np.where(kegg_inside, "kegg_in_reactome", "reactome_in_kegg"), "")
     confidence = np.select([equivalent, part_of], [p_eq, p_part], probabilities[:, 0])
-    return pd.DataFrame({"relation": relation, "direction": direction, "confidence": confidence,
-                         "p_equivalent": p_eq, "p_part_of": p_part}, index=features.index)
+    return pd.DataFrame(
+        {
+            "relation": relation,
+            "direction": direction,
+            "confidence": confidence,
+            "p_equivalent": p_eq,
+            "p_part_of": p_part,
+        },
+        index=features.index,
+    )

@@ -40,8 +40,11 @@ def load_sets(engine: Engine, source: str) -> PathwaySets:
     with engine.connect() as conn:
         for pathway_id, uniprot in conn.execute(text(MEMBER_UNIPROT), {"source": source}):
             members[pathway_id].add(uniprot)
-        names = dict(conn.execute(text("SELECT pathway_id, name FROM pathways WHERE source = :s"
-                                       " AND status = 'active'"), {"s": source}).all())
+        names = dict(
+            conn.execute(
+                text("SELECT pathway_id, name FROM pathways WHERE source = :s AND status = 'active'"), {"s": source}
+            ).all()
+        )
     ids = sorted(pid for pid in members if pid in names)
     return PathwaySets(ids, [names[i] for i in ids], [frozenset(members[i]) for i in ids])
 
@@ -49,8 +52,9 @@ def load_sets(engine: Engine, source: str) -> PathwaySets:
 def load_reactome_parents(engine: Engine) -> dict[str, list[str]]:
     """SUBPATHWAY_OF edges as child → parents, for the active Reactome pathways."""
     with engine.connect() as conn:
-        rows = conn.execute(text("SELECT pathway_id, parents FROM pathways WHERE source = 'reactome'"
-                                 " AND status = 'active'")).all()
+        rows = conn.execute(
+            text("SELECT pathway_id, parents FROM pathways WHERE source = 'reactome' AND status = 'active'")
+        ).all()
     return {pathway_id: list(parents or []) for pathway_id, parents in rows}
 
 

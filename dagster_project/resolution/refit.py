@@ -36,8 +36,14 @@ def fit_from_platform(settings: FluxSettings, stage: Stage = lambda _: nullconte
     encoder = load_sentence_model(settings.index.embedding_model)
     with stage("scoring pairs and embedding pathway names"):
         inputs = load_resolution_inputs(
-            engine, lambda names: encoder.encode(names, batch_size=settings.index.embedding_batch_size,
-                                                 normalize_embeddings=True, show_progress_bar=False))
+            engine,
+            lambda names: encoder.encode(
+                names,
+                batch_size=settings.index.embedding_batch_size,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            ),
+        )
     curation = load_curation(path).restricted_to(active_pathway_ids(engine))
     with stage("5-fold cross-validation by KEGG pathway"):
         cv = cross_validate(inputs.features, curation)

@@ -54,17 +54,29 @@ def upper_tail(k: np.ndarray, population: int, a: np.ndarray, b: np.ndarray) -> 
     k, a, b = (np.asarray(v, dtype=np.int64) for v in (k, a, b))
     p = np.empty(len(k), dtype=np.float64)
     single = k == 1
-    log_p0 = (gammaln(population - a[single] + 1) + gammaln(population - b[single] + 1)
-              - gammaln(population + 1) - gammaln(population - a[single] - b[single] + 1))
+    log_p0 = (
+        gammaln(population - a[single] + 1)
+        + gammaln(population - b[single] + 1)
+        - gammaln(population + 1)
+        - gammaln(population - a[single] - b[single] + 1)
+    )
     p[single] = -np.expm1(log_p0)
     p[~single] = _upper_sum(k[~single], population, a[~single], b[~single])
     return np.clip(p, 0.0, 1.0)
 
 
 def _log_pmf(x: np.ndarray, population: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return (gammaln(a + 1) - gammaln(x + 1) - gammaln(a - x + 1) + gammaln(population - a + 1)
-            - gammaln(b - x + 1) - gammaln(population - a - b + x + 1) - gammaln(population + 1)
-            + gammaln(b + 1) + gammaln(population - b + 1))
+    return (
+        gammaln(a + 1)
+        - gammaln(x + 1)
+        - gammaln(a - x + 1)
+        + gammaln(population - a + 1)
+        - gammaln(b - x + 1)
+        - gammaln(population - a - b + x + 1)
+        - gammaln(population + 1)
+        + gammaln(b + 1)
+        + gammaln(population - b + 1)
+    )
 
 
 def _upper_sum(k: np.ndarray, population: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -89,8 +101,14 @@ def _upper_sum(k: np.ndarray, population: int, a: np.ndarray, b: np.ndarray) -> 
     return out
 
 
-def _sums(first: np.ndarray, population: int, a: np.ndarray, b: np.ndarray, terms: np.ndarray,
-          max_terms_per_chunk: int = 2_000_000) -> np.ndarray:
+def _sums(
+    first: np.ndarray,
+    population: int,
+    a: np.ndarray,
+    b: np.ndarray,
+    terms: np.ndarray,
+    max_terms_per_chunk: int = 2_000_000,
+) -> np.ndarray:
     """sum_{x=first}^{first+terms-1} P(X = x) per pair, in chunks of at most `max_terms_per_chunk` terms."""
     out = np.zeros(len(first), dtype=np.float64)
     ends = np.cumsum(terms)
@@ -103,8 +121,7 @@ def _sums(first: np.ndarray, population: int, a: np.ndarray, b: np.ndarray, term
     return out
 
 
-def _segment_sums(first: np.ndarray, population: int, a: np.ndarray, b: np.ndarray,
-                  terms: np.ndarray) -> np.ndarray:
+def _segment_sums(first: np.ndarray, population: int, a: np.ndarray, b: np.ndarray, terms: np.ndarray) -> np.ndarray:
     nonempty = terms > 0
     out = np.zeros(len(first), dtype=np.float64)
     first, a, b, terms = first[nonempty], a[nonempty], b[nonempty], terms[nonempty]
@@ -114,9 +131,9 @@ def _segment_sums(first: np.ndarray, population: int, a: np.ndarray, b: np.ndarr
     pair = np.repeat(np.arange(len(first)), terms)
     x = (first[pair] + np.arange(int(terms.sum())) - starts[pair] - 1).astype(np.float64)  # each step leaves x
     pa, pb = a[pair].astype(np.float64), b[pair].astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):                # only at a pair's first slot, reset below
+    with np.errstate(divide="ignore", invalid="ignore"):  # only at a pair's first slot, reset below
         step = np.log((pa - x) * (pb - x) / ((x + 1) * (population - pa - pb + x + 1)))
-    step[starts] = 0.0                                                  # a pair's first term is its log-gamma one
+    step[starts] = 0.0  # a pair's first term is its log-gamma one
     running = np.cumsum(step)
     log_terms = _log_pmf(first, population, a, b)[pair] + running - running[starts][pair]
     peak = np.maximum.reduceat(log_terms, starts)
@@ -150,25 +167,26 @@ def score_pairs(reactome: PathwaySets, kegg: PathwaySets) -> pd.DataFrame:
     a = np.asarray(r_mat.sum(axis=1)).ravel()[ri]
     b = np.asarray(k_mat.sum(axis=1)).ravel()[ki]
     p = upper_tail(k, len(universe), a, b)
-    frame = pd.DataFrame({
-        "reactome_id": np.asarray(reactome.ids)[ri],
-        "kegg_id": np.asarray(kegg.ids)[ki],
-        "reactome_size": a,
-        "kegg_size": b,
-        "shared": k,
-        "overlap": k / np.minimum(a, b),
-        "jaccard": k / (a + b - k),
-        "p_value": p,
-        "q_value": benjamini_hochberg(p, len(reactome.ids) * len(kegg.ids)),
-    })
+    frame = pd.DataFrame(
+        {
+            "reactome_id": np.asarray(reactome.ids)[ri],
+            "kegg_id": np.asarray(kegg.ids)[ki],
+            "reactome_size": a,
+            "kegg_size": b,
+            "shared": k,
+            "overlap": k / np.minimum(a, b),
+            "jaccard": k / (a + b - k),
+            "p_value": p,
+            "q_value": benjamini_hochberg(p, len(reactome.ids) * len(kegg.ids)),
+        }
+    )
     frame["name_similarity"] = _pair_name_similarity(reactome.names, kegg.names, ri, ki)
     frame["reactome_name"] = np.asarray(reactome.names, dtype=object)[ri]
     frame["kegg_name"] = np.asarray(kegg.names, dtype=object)[ki]
     return frame
 
 
-def _pair_name_similarity(r_names: Sequence[str], k_names: Sequence[str], ri: np.ndarray,
-                          ki: np.ndarray) -> np.ndarray:
+def _pair_name_similarity(r_names: Sequence[str], k_names: Sequence[str], ri: np.ndarray, ki: np.ndarray) -> np.ndarray:
     """Token Jaccard of the two names of each pair (`name_similarity`), from sparse token sets."""
     r_tokens, k_tokens = [name_tokens(n) for n in r_names], [name_tokens(n) for n in k_names]
     vocabulary = {t: i for i, t in enumerate(sorted(set().union(*r_tokens, *k_tokens)))}

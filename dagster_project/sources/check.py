@@ -42,11 +42,19 @@ class SourceCheck:
         return self.problem is None
 
 
-def _client(settings: FluxSettings, url: str, provider: str, advice: dict[int, str],
-            secrets: tuple[str | None, ...] = ()) -> HttpClient:
-    return HttpClient(url, requests_per_second=2, contact_email=settings.sources.contact_email,
-                      timeout=min(settings.sources.http_timeout, PROBE_TIMEOUT), max_attempts=1,
-                      provider=provider, advice=advice, secrets=secrets)
+def _client(
+    settings: FluxSettings, url: str, provider: str, advice: dict[int, str], secrets: tuple[str | None, ...] = ()
+) -> HttpClient:
+    return HttpClient(
+        url,
+        requests_per_second=2,
+        contact_email=settings.sources.contact_email,
+        timeout=min(settings.sources.http_timeout, PROBE_TIMEOUT),
+        max_attempts=1,
+        provider=provider,
+        advice=advice,
+        secrets=secrets,
+    )
 
 
 def _failed(source: str, url: str, exc: Exception, **known: str) -> SourceCheck:
@@ -71,15 +79,20 @@ def _keyless_probe(source: str, url: str, fetch_release: Callable[[], str], rate
 def check_reactome(settings: FluxSettings) -> SourceCheck:
     url = settings.sources.reactome_url or reactome.CONTENT_SERVICE
     http = _client(settings, url, "Reactome ContentService", reactome.ADVICE)
-    return _keyless_probe("reactome", url, lambda: f"Reactome v{http.get_text('data/database/version').strip()}",
-                          "none documented (Flux sends 5/s)")
+    return _keyless_probe(
+        "reactome",
+        url,
+        lambda: f"Reactome v{http.get_text('data/database/version').strip()}",
+        "none documented (Flux sends 5/s)",
+    )
 
 
 def check_kegg(settings: FluxSettings) -> SourceCheck:
     url = settings.sources.kegg_url or kegg.BASE_URL
     client = kegg.KeggClient(_client(settings, url, "KEGG REST", kegg.ADVICE))
-    return _keyless_probe("kegg", url, lambda: f"KEGG {client.release()}",
-                          "about 3 requests/s, 403 beyond (Flux sends 3/s)")
+    return _keyless_probe(
+        "kegg", url, lambda: f"KEGG {client.release()}", "about 3 requests/s, 403 beyond (Flux sends 3/s)"
+    )
 
 
 def check_openalex(settings: FluxSettings) -> SourceCheck:
@@ -87,8 +100,16 @@ def check_openalex(settings: FluxSettings) -> SourceCheck:
     secret = settings.sources.openalex_api_key
     key = secret.get_secret_value().strip() if secret else ""
     if not key:
-        return SourceCheck("openalex", url, False, NOT_NEEDED, f"missing: set {openalex.KEY_SETTING}", "unknown",
-                           "", f"no request sent: live OpenAlex pulls need {openalex.KEY_SETTING}")
+        return SourceCheck(
+            "openalex",
+            url,
+            False,
+            NOT_NEEDED,
+            f"missing: set {openalex.KEY_SETTING}",
+            "unknown",
+            "",
+            f"no request sent: live OpenAlex pulls need {openalex.KEY_SETTING}",
+        )
     http = _client(settings, url, "OpenAlex", openalex.ADVICE, secrets=(key,))
     try:
         response = http.request("GET", f"works/{openalex.PROBE_WORK}", params={"api_key": key})
@@ -96,16 +117,18 @@ def check_openalex(settings: FluxSettings) -> SourceCheck:
         return _failed("openalex", url, exc, identity=NOT_NEEDED)
     left = response.headers.get("x-ratelimit-remaining-usd")
     budget = f"${float(left):.4f} of today's budget left" if left else "no usage headers in the answer"
-    return SourceCheck("openalex", url, True, NOT_NEEDED, "accepted", f"100 requests/s; {budget}",
-                       "continuously updated (no release)")
+    return SourceCheck(
+        "openalex", url, True, NOT_NEEDED, "accepted", f"100 requests/s; {budget}", "continuously updated (no release)"
+    )
 
 
 def check_pubmed(settings: FluxSettings) -> SourceCheck:
     config = settings.sources
     url = config.eutils_url or eutils.EUTILS_BASE_URL
     key = config.ncbi_api_key.get_secret_value() if config.ncbi_api_key else None
-    client = eutils.make_eutils_client(url, email=config.contact_email, api_key=key, max_attempts=1,
-                                       timeout=min(config.http_timeout, PROBE_TIMEOUT))
+    client = eutils.make_eutils_client(
+        url, email=config.contact_email, api_key=key, max_attempts=1, timeout=min(config.http_timeout, PROBE_TIMEOUT)
+    )
     found = client.esearch("pubmed", config.pubmed_query, retmax=1)
     rate = "10 requests/s (with key)" if key else "3 requests/s (no key; FLUX_NCBI_API_KEY raises it to 10)"
     key_state = "accepted" if key else "none (optional)"
@@ -115,11 +138,19 @@ def check_pubmed(settings: FluxSettings) -> SourceCheck:
         refused = "API key invalid" in error
         identity = "refused" if "FLUX_CONTACT_EMAIL" in found.get("advice", "") else "accepted"
         problem = f"{error}; {found['advice']}" if found.get("advice") else error
-        return SourceCheck("pubmed", url, reachable, identity if reachable else "unknown",
-                           "refused: check FLUX_NCBI_API_KEY" if refused else key_state if reachable else "unknown",
-                           "exceeded (429)" if found.get("status") == 429 else rate, "", problem)
-    return SourceCheck("pubmed", url, True, "accepted", key_state, rate,
-                       f"{found['count']} PubMed records match FLUX_PUBMED_QUERY")
+        return SourceCheck(
+            "pubmed",
+            url,
+            reachable,
+            identity if reachable else "unknown",
+            "refused: check FLUX_NCBI_API_KEY" if refused else key_state if reachable else "unknown",
+            "exceeded (429)" if found.get("status") == 429 else rate,
+            "",
+            problem,
+        )
+    return SourceCheck(
+        "pubmed", url, True, "accepted", key_state, rate, f"{found['count']} PubMed records match FLUX_PUBMED_QUERY"
+    )
 
 
 def check_hgnc(settings: FluxSettings) -> SourceCheck:
@@ -130,8 +161,9 @@ def check_hgnc(settings: FluxSettings) -> SourceCheck:
     except HttpRequestError as exc:
         return _failed("hgnc", url, exc, identity=NOT_NEEDED, key=NOT_NEEDED)
     modified = response.headers.get("Last-Modified", "unknown date")
-    return SourceCheck("hgnc", url, True, NOT_NEEDED, NOT_NEEDED, "none documented (Flux sends 2/s)",
-                       f"HGNC {modified}")
+    return SourceCheck(
+        "hgnc", url, True, NOT_NEEDED, NOT_NEEDED, "none documented (Flux sends 2/s)", f"HGNC {modified}"
+    )
 
 
 def check_clinvar(settings: FluxSettings) -> SourceCheck:
@@ -141,8 +173,12 @@ def check_clinvar(settings: FluxSettings) -> SourceCheck:
 
 
 PROBES: dict[str, Callable[[FluxSettings], SourceCheck]] = {
-    "reactome": check_reactome, "kegg": check_kegg, "hgnc": check_hgnc, "openalex": check_openalex,
-    "pubmed": check_pubmed, "clinvar": check_clinvar,
+    "reactome": check_reactome,
+    "kegg": check_kegg,
+    "hgnc": check_hgnc,
+    "openalex": check_openalex,
+    "pubmed": check_pubmed,
+    "clinvar": check_clinvar,
 }
 
 
@@ -153,6 +189,8 @@ def check_sources(settings: FluxSettings, only: list[str] | None = None) -> list
     try:
         live_contact_email(settings)
     except SourceSetupError as exc:
-        return [SourceCheck(name, "", False, "refused: set FLUX_CONTACT_EMAIL", "unknown", "unknown", "", str(exc))
-                for name in names]
+        return [
+            SourceCheck(name, "", False, "refused: set FLUX_CONTACT_EMAIL", "unknown", "unknown", "", str(exc))
+            for name in names
+        ]
     return [PROBES[name](settings) for name in names]

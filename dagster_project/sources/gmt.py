@@ -37,12 +37,16 @@ def msigdb_title(name: str, collection: str) -> str:
 def msigdb_reactome_names(labels_gz: bytes, xrefs: bytes, names_in_release: set[str]) -> dict[str, str]:
     """R-HSA id → MSigDB set name, for the MSigDB sets of one release (`names_in_release`): MSigDB's labels file
     gives each set's `M…` id, its SSSOM cross-references link that id to the Reactome pathway."""
-    ids = {row["name"]: row["curie"]
-           for row in csv.DictReader(io.StringIO(gzip.decompress(labels_gz).decode("utf-8")), delimiter="\t")
-           if row.get("predicate") == "rdfs:label" and row.get("name") in names_in_release}
-    pathway_of = {row["subject_id"]: row["object_id"].removeprefix("reactome:")
-                  for row in csv.DictReader(io.StringIO(xrefs.decode("utf-8")), delimiter="\t")
-                  if (row.get("object_id") or "").startswith("reactome:")}
+    ids = {
+        row["name"]: row["curie"]
+        for row in csv.DictReader(io.StringIO(gzip.decompress(labels_gz).decode("utf-8")), delimiter="\t")
+        if row.get("predicate") == "rdfs:label" and row.get("name") in names_in_release
+    }
+    pathway_of = {
+        row["subject_id"]: row["object_id"].removeprefix("reactome:")
+        for row in csv.DictReader(io.StringIO(xrefs.decode("utf-8")), delimiter="\t")
+        if (row.get("object_id") or "").startswith("reactome:")
+    }
     return {pathway_of[curie]: name for name, curie in ids.items() if curie in pathway_of}
 
 

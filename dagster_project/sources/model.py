@@ -169,8 +169,17 @@ class ParseResult:
     reaction_classes: dict[str, int] = field(default_factory=dict)  # distinct reactions per source event class
 
     def extend(self, other: ParseResult) -> ParseResult:
-        for name in ("pathways", "members", "reactions", "participants", "steps", "genes", "papers", "associations",
-                     "quarantined"):
+        for name in (
+            "pathways",
+            "members",
+            "reactions",
+            "participants",
+            "steps",
+            "genes",
+            "papers",
+            "associations",
+            "quarantined",
+        ):
             getattr(self, name).extend(getattr(other, name))
         for name, count in other.reaction_classes.items():
             self.reaction_classes[name] = self.reaction_classes.get(name, 0) + count

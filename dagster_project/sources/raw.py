@@ -41,8 +41,13 @@ class Manifest:
         return f"{self.source}:{self.release}@{self.retrieved_at}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "release": self.release, "retrieved_at": self.retrieved_at,
-                "pull_date": self.pull_date, "files": self.files}
+        return {
+            "source": self.source,
+            "release": self.release,
+            "retrieved_at": self.retrieved_at,
+            "pull_date": self.pull_date,
+            "files": self.files,
+        }
 
 
 def read_files(root: Path, names: list[str]) -> dict[str, bytes]:
@@ -82,9 +87,12 @@ def write_pull(pull: RawPull, raw_root: str) -> Manifest:
         return _write_pull(pull, raw_root)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        raise RawZoneError(exc.errno or 0, f"cannot write {pull.source} to the raw zone FLUX_RAW_ROOT={raw_root}: "
-                           f"{reason}; free space or point FLUX_RAW_ROOT at a writable location, then rerun "
-                           "(nothing partial was kept)") from exc
+        raise RawZoneError(
+            exc.errno or 0,
+            f"cannot write {pull.source} to the raw zone FLUX_RAW_ROOT={raw_root}: "
+            f"{reason}; free space or point FLUX_RAW_ROOT at a writable location, then rerun "
+            "(nothing partial was kept)",
+        ) from exc
 
 
 def _write_pull(pull: RawPull, raw_root: str) -> Manifest:
@@ -98,8 +106,13 @@ def _write_pull(pull: RawPull, raw_root: str) -> Manifest:
         if not fs.exists(path):
             _write_whole(fs, path, data)
         stored[name] = path
-    body = {"source": pull.source, "release": pull.release, "retrieved_at": pull.retrieved_at,
-            "pull_date": pull_date, "files": stored}
+    body = {
+        "source": pull.source,
+        "release": pull.release,
+        "retrieved_at": pull.retrieved_at,
+        "pull_date": pull_date,
+        "files": stored,
+    }
     encoded = json.dumps(body, indent=2, sort_keys=True).encode()
     manifest_path = f"{folder}/manifest-{pull.retrieved_at[11:19].replace(':', '')}-{_sha(encoded)[:12]}.json"
     _write_whole(fs, manifest_path, encoded)
@@ -115,8 +128,10 @@ def unchanged_since(pull: RawPull, raw_root: str) -> Manifest | None:
         return None
     if latest.release != pull.release or set(latest.files) != set(pull.files):
         return None
-    same = all(Path(latest.files[name]).name == f"{_sha(data)[:12]}-{name.replace('/', '__')}"
-               for name, data in pull.files.items())
+    same = all(
+        Path(latest.files[name]).name == f"{_sha(data)[:12]}-{name.replace('/', '__')}"
+        for name, data in pull.files.items()
+    )
     return latest if same else None
 
 
@@ -126,8 +141,9 @@ def manifests(source: str, raw_root: str) -> list[Manifest]:
     found = []
     for path in fs.glob(f"{root.rstrip('/')}/{source}/*/manifest-*.json"):
         body = json.loads(fs.cat_file(path))
-        found.append(Manifest(body["source"], body["release"], body["retrieved_at"], body["pull_date"],
-                              body["files"], path))
+        found.append(
+            Manifest(body["source"], body["release"], body["retrieved_at"], body["pull_date"], body["files"], path)
+        )
     return sorted(found, key=lambda m: m.retrieved_at + m.uri)
 
 

@@ -85,14 +85,29 @@ def live_contact_email(settings: FluxSettings) -> str:
             f"FLUX_CONTACT_EMAIL is {email!r}, which no provider can write to: live mode sends it to NCBI "
             "(E-utilities `email`) and in every User-Agent, and providers contact that address before blocking a "
             "client. Set FLUX_CONTACT_EMAIL to a reachable address of the person or team running Flux "
-            "(snapshot and demo modes need none).")
+            "(snapshot and demo modes need none)."
+        )
     return email
 
 
-def http_client(settings: FluxSettings, base_url: str, requests_per_second: float, *, provider: str,
-                advice: dict[int, str] | None = None, secrets: tuple[str | None, ...] = ()) -> HttpClient:
+def http_client(
+    settings: FluxSettings,
+    base_url: str,
+    requests_per_second: float,
+    *,
+    provider: str,
+    advice: dict[int, str] | None = None,
+    secrets: tuple[str | None, ...] = (),
+) -> HttpClient:
     """The one HTTP client (core/http.py) with the settings' contact, timeout and attempts; its errors name the
     provider and, per status, the setting to change."""
-    return HttpClient(base_url, contact_email=live_contact_email(settings), requests_per_second=requests_per_second,
-                      timeout=settings.sources.http_timeout, max_attempts=settings.sources.http_max_attempts,
-                      provider=provider, advice=advice, secrets=secrets)
+    return HttpClient(
+        base_url,
+        contact_email=live_contact_email(settings),
+        requests_per_second=requests_per_second,
+        timeout=settings.sources.http_timeout,
+        max_attempts=settings.sources.http_max_attempts,
+        provider=provider,
+        advice=advice,
+        secrets=secrets,
+    )

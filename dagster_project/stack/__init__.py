@@ -39,8 +39,9 @@ def check_neo4j(settings: FluxSettings) -> None:
     """Verify Bolt connectivity and credentials, or raise a one-line FluxConfigError."""
     auth = settings.neo4j_auth
     try:
-        with GraphDatabase.driver(settings.resolved_neo4j_uri, auth=auth, connection_timeout=5,
-                                  notifications_min_severity="OFF") as driver:
+        with GraphDatabase.driver(
+            settings.resolved_neo4j_uri, auth=auth, connection_timeout=5, notifications_min_severity="OFF"
+        ) as driver:
             driver.verify_connectivity()
     except neo4j_errors.AuthError:
         raise FluxConfigError("FLUX_NEO4J_PASSWORD", "Neo4j rejected the credentials") from None
@@ -104,12 +105,17 @@ class Stack:
         results = []
         for service in reversed(self.services):
             if service.external:
-                results.append(ServiceStatus(service.name, ServiceState.EXTERNAL, service.redacted_url,
-                                             "left alone"))
+                results.append(ServiceStatus(service.name, ServiceState.EXTERNAL, service.redacted_url, "left alone"))
                 continue
             stopped = service.stop()
-            results.append(ServiceStatus(service.name, ServiceState.STOPPED, service.redacted_url,
-                                         "stopped" if stopped else "was not running"))
+            results.append(
+                ServiceStatus(
+                    service.name,
+                    ServiceState.STOPPED,
+                    service.redacted_url,
+                    "stopped" if stopped else "was not running",
+                )
+            )
         return results
 
     def status(self) -> list[ServiceStatus]:

@@ -116,8 +116,13 @@ class ProcessService(LocalService):
             proc = spawn_detached(argv, self.log_path, env=user.env(), **user.popen_kwargs())
         self.pidfile.write(proc.pid)
         try:
-            wait_until(ready, timeout=self.settings.service_start_timeout, what=self.name,
-                       log_path=self.log_path, alive=lambda: proc.poll() is None)
+            wait_until(
+                ready,
+                timeout=self.settings.service_start_timeout,
+                what=self.name,
+                log_path=self.log_path,
+                alive=lambda: proc.poll() is None,
+            )
         except ServiceStartError as exc:
             stop_pid(proc.pid, timeout=20)
             self.pidfile.clear()

@@ -51,8 +51,14 @@ class DagsterDaemonService(ProcessService):
         proc = spawn_detached(argv, self.log_path, env=env)
         self.pidfile.write(proc.pid)
         try:
-            wait_until(lambda: self._live(env), timeout=self.settings.service_start_timeout,
-                       what=self.name, log_path=self.log_path, alive=lambda: proc.poll() is None, interval=1.0)
+            wait_until(
+                lambda: self._live(env),
+                timeout=self.settings.service_start_timeout,
+                what=self.name,
+                log_path=self.log_path,
+                alive=lambda: proc.poll() is None,
+                interval=1.0,
+            )
         except ServiceStartError as exc:
             stop_pid(proc.pid, timeout=20)
             self.pidfile.clear()
@@ -74,8 +80,9 @@ class DagsterDaemonService(ProcessService):
         return self._cli("liveness-check", env) == 0
 
     def _cli(self, command: str, env: dict[str, str]) -> int:
-        return subprocess.run([self._binary, command], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=60).returncode
+        return subprocess.run(
+            [self._binary, command], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60
+        ).returncode
 
     @property
     def _binary(self) -> str:

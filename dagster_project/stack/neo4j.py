@@ -88,13 +88,22 @@ class Neo4jService(ProcessService):
         target = LAUNCHER_DIR / "target"
         password_file = self._password_file()
         argv = [
-            java, f"-Xmx{self.settings.graph.neo4j_heap}", *JVM_OPENS,
-            "-cp", f"{target / 'classes'}:{target / 'lib'}/*", LAUNCHER_CLASS,
-            "--home", str(self.data_dir),
-            "--host", "127.0.0.1",
-            "--port", str(self.settings.graph.neo4j_bolt_port),
-            "--pagecache-mb", str(self.settings.graph.neo4j_pagecache_mb),
-            "--password-file", str(password_file),
+            java,
+            f"-Xmx{self.settings.graph.neo4j_heap}",
+            *JVM_OPENS,
+            "-cp",
+            f"{target / 'classes'}:{target / 'lib'}/*",
+            LAUNCHER_CLASS,
+            "--home",
+            str(self.data_dir),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.settings.graph.neo4j_bolt_port),
+            "--pagecache-mb",
+            str(self.settings.graph.neo4j_pagecache_mb),
+            "--password-file",
+            str(password_file),
         ]
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
 

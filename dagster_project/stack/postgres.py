@@ -76,8 +76,10 @@ class PostgresService(LocalService):
             pwfile.write_text(self.settings.postgres.pg_password.get_secret_value() + "\n")
             result = self._bin(
                 "initdb",
-                "-D", str(self.pgdata),
-                "-U", self.settings.postgres.pg_user,
+                "-D",
+                str(self.pgdata),
+                "-U",
+                self.settings.postgres.pg_user,
                 f"--pwfile={pwfile}",
                 "--auth=scram-sha-256",
                 "--encoding=UTF8",
@@ -97,8 +99,17 @@ class PostgresService(LocalService):
             "-c max_connections=200 -c shared_buffers=256MB"
         )
         result = self._bin(
-            "pg_ctl", "start", "-w", "-t", str(int(self.settings.service_start_timeout)),
-            "-D", str(self.pgdata), "-l", str(self.log_path), "-o", options,
+            "pg_ctl",
+            "start",
+            "-w",
+            "-t",
+            str(int(self.settings.service_start_timeout)),
+            "-D",
+            str(self.pgdata),
+            "-l",
+            str(self.log_path),
+            "-o",
+            options,
         )
         if result.returncode != 0:
             raise ServiceStartError(
@@ -151,7 +162,9 @@ def explain_pg_error(exc: Exception) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if "password authentication failed" in text:
         return f"Postgres rejected the credentials: {text}"
-    if any(s in text for s in ("Connection refused", "connection failed", "closed the connection")) \
-            or "timeout" in text.lower():
+    if (
+        any(s in text for s in ("Connection refused", "connection failed", "closed the connection"))
+        or "timeout" in text.lower()
+    ):
         return f"Postgres is not reachable: {text}"
     return f"Postgres error: {text}"

@@ -54,7 +54,8 @@ def service_user(name: str, home: Path) -> ServiceUser | None:
     except KeyError:
         result = subprocess.run(
             ["useradd", "--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
-            capture_output=True, text=True,
+            capture_output=True,
+            text=True,
         )
         if result.returncode != 0:
             raise ServiceStartError(

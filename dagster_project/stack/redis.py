@@ -55,13 +55,20 @@ class RedisService(ProcessService):
         data_dir = self.settings.home / "redis"
         argv = [
             self.binary,
-            "--bind", "127.0.0.1",
-            "--port", str(self.settings.cache.redis_port),
-            "--dir", str(data_dir),
-            "--daemonize", "no",
-            "--protected-mode", "yes",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(self.settings.cache.redis_port),
+            "--dir",
+            str(data_dir),
+            "--daemonize",
+            "no",
+            "--protected-mode",
+            "yes",
             # Caches only: snapshot now and then so a restart keeps warm entries, no AOF.
-            "--save", "300 10",
-            "--appendonly", "no",
+            "--save",
+            "300 10",
+            "--appendonly",
+            "no",
         ]
         self.spawn_and_wait(argv, self._ping, data_dir=data_dir)

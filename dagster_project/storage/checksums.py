@@ -15,11 +15,15 @@ from sqlalchemy.engine import Connection, Engine
 # Table names come from the catalogue (never from users); rows are hashed in a fixed order so the physical order
 # of a table does not matter.
 # Every schema the platform writes: public, flux_index (versioned chunk tables) and dbt's (views hold no state).
-_TABLES = text("SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
-               " AND table_schema NOT IN ('pg_catalog', 'information_schema') AND table_schema NOT LIKE 'pg\\_%'"
-               " ORDER BY table_schema, table_name")
-_ROW_HASH = ("SELECT count(*), coalesce(md5(string_agg(h, '' ORDER BY h)), '')"
-             " FROM (SELECT md5((to_jsonb(t) - CAST({} AS text[]))::text) AS h FROM {} t) rows")
+_TABLES = text(
+    "SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+    " AND table_schema NOT IN ('pg_catalog', 'information_schema') AND table_schema NOT LIKE 'pg\\_%'"
+    " ORDER BY table_schema, table_name"
+)
+_ROW_HASH = (
+    "SELECT count(*), coalesce(md5(string_agg(h, '' ORDER BY h)), '')"
+    " FROM (SELECT md5((to_jsonb(t) - CAST({} AS text[]))::text) AS h FROM {} t) rows"
+)
 
 
 @dataclass(frozen=True)
@@ -33,8 +37,12 @@ def table_names(conn: Connection) -> list[str]:
     return [name if schema == "public" else f"{schema}.{name}" for schema, name in conn.execute(_TABLES)]
 
 
-def table_checksums(engine: Engine, tables: list[str] | None = None, exclude: frozenset[str] = frozenset(),
-                    ignore_columns: dict[str, list[str]] | None = None) -> dict[str, TableChecksum]:
+def table_checksums(
+    engine: Engine,
+    tables: list[str] | None = None,
+    exclude: frozenset[str] = frozenset(),
+    ignore_columns: dict[str, list[str]] | None = None,
+) -> dict[str, TableChecksum]:
     """One checksum per table (every table the platform writes, by default), read in one snapshot transaction.
     `ignore_columns` leaves named columns out of a table's rows (e.g. a timestamp a re-confirmation bumps)."""
     with engine.connect() as conn:
@@ -61,8 +69,10 @@ def graph_checksums(driver: Driver) -> dict[str, str | int]:
         # Nodes are merged on `id` (Species on `name`): element ids would differ between two equal loads.
         nodes = session.run("MATCH (n) RETURN labels(n) AS labels, coalesce(n.id, n.name, elementId(n)) AS id")
         result["nodes"] = _digest(f"{sorted(r['labels'])}{r['id']}" for r in nodes)
-        edges = session.run("MATCH (a)-[r]->(b) RETURN type(r) AS type, coalesce(a.id, a.name, elementId(a)) AS a,"
-                            " coalesce(b.id, b.name, elementId(b)) AS b")
+        edges = session.run(
+            "MATCH (a)-[r]->(b) RETURN type(r) AS type, coalesce(a.id, a.name, elementId(a)) AS a,"
+            " coalesce(b.id, b.name, elementId(b)) AS b"
+        )
         result["relationships"] = _digest(f"{r['a']}-{r['type']}->{r['b']}" for r in edges)
     return result
 

@@ -66,32 +66,44 @@ def definition(manifest: Manifest, unique_id: str) -> str:
     parts = [node["checksum"]["checksum"], json.dumps(node.get("config", {}), sort_keys=True, default=str)]
     for test_id, test in sorted({**manifest["nodes"], **manifest.get("unit_tests", {})}.items()):
         if test.get("resource_type") in {"test", "unit_test"} and unique_id in test.get("depends_on", {}).get(
-                "nodes", []):
+            "nodes", []
+        ):
             checksum = test.get("checksum")  # a node's is {"name", "checksum"}, a unit test's a plain string
             checksum = checksum.get("checksum") if isinstance(checksum, dict) else checksum
-            parts.append(f"{test_id}:{checksum}:"
-                         f"{json.dumps(test.get('test_metadata') or test.get('given'), sort_keys=True, default=str)}")
+            parts.append(
+                f"{test_id}:{checksum}:"
+                f"{json.dumps(test.get('test_metadata') or test.get('given'), sort_keys=True, default=str)}"
+            )
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
 def recorded_builds(engine: Engine) -> dict[str, ModelBuild]:
     with engine.connect() as conn:
-        return {row.unique_id: ModelBuild(row.definition, dict(row.source_digests), row.dagster_run_id)
-                for row in conn.execute(text(RECORDED))}
+        return {
+            row.unique_id: ModelBuild(row.definition, dict(row.source_digests), row.dagster_run_id)
+            for row in conn.execute(text(RECORDED))
+        }
 
 
 def existing_relations(engine: Engine, manifest: Manifest, models: Iterable[str]) -> set[str]:
     """The models whose table or view is in the database now (one catalog query)."""
     names = {uid: f'"{manifest["nodes"][uid]["schema"]}"."{manifest["nodes"][uid]["alias"]}"' for uid in models}
     with engine.connect() as conn:
-        found = conn.execute(text("SELECT name FROM unnest(CAST(:names AS text[])) AS name"
-                                  " WHERE to_regclass(name) IS NOT NULL"), {"names": list(names.values())})
+        found = conn.execute(
+            text("SELECT name FROM unnest(CAST(:names AS text[])) AS name WHERE to_regclass(name) IS NOT NULL"),
+            {"names": list(names.values())},
+        )
         present = {row.name for row in found}
     return {uid for uid, name in names.items() if name in present}
 
 
-def stale_models(manifest: Manifest, models: Iterable[str], digests: Mapping[str, str],
-                 recorded: Mapping[str, ModelBuild], existing: set[str]) -> dict[str, str]:
+def stale_models(
+    manifest: Manifest,
+    models: Iterable[str],
+    digests: Mapping[str, str],
+    recorded: Mapping[str, ModelBuild],
+    existing: set[str],
+) -> dict[str, str]:
     """{model: why it must be built} for the models among `models` that are not current (see the module), in
     dependency order; a model downstream of a stale one is stale too."""
     stale: dict[str, str] = {}
@@ -112,25 +124,38 @@ def stale_models(manifest: Manifest, models: Iterable[str], digests: Mapping[str
     return stale
 
 
-def _reason(manifest: Manifest, uid: str, digests: Mapping[str, str], build: ModelBuild | None,
-            existing: set[str]) -> str | None:
+def _reason(
+    manifest: Manifest, uid: str, digests: Mapping[str, str], build: ModelBuild | None, existing: set[str]
+) -> str | None:
     if build is None:
         return "no recorded build"
     if uid not in existing:
         return "relation missing"
     if build.definition != definition(manifest, uid):
         return "definition changed"
-    changed = sorted(source_table(manifest, s) for s in upstream_sources(manifest, uid)
-                     if build.source_digests.get(source_table(manifest, s)) != digests.get(source_table(manifest, s)))
+    changed = sorted(
+        source_table(manifest, s)
+        for s in upstream_sources(manifest, uid)
+        if build.source_digests.get(source_table(manifest, s)) != digests.get(source_table(manifest, s))
+    )
     return f"source changed: {', '.join(changed)}" if changed else None
 
 
-def record_builds(engine: Engine, manifest: Manifest, models: Iterable[str], digests: Mapping[str, str],
-                  run_id: str) -> int:
+def record_builds(
+    engine: Engine, manifest: Manifest, models: Iterable[str], digests: Mapping[str, str], run_id: str
+) -> int:
     """Records that `models` were built from the sources as `digests` describe them (one transaction)."""
-    rows = [{"unique_id": uid, "definition": definition(manifest, uid), "run_id": run_id,
-             "source_digests": json.dumps({source_table(manifest, s): digests[source_table(manifest, s)]
-                                           for s in upstream_sources(manifest, uid)})} for uid in models]
+    rows = [
+        {
+            "unique_id": uid,
+            "definition": definition(manifest, uid),
+            "run_id": run_id,
+            "source_digests": json.dumps(
+                {source_table(manifest, s): digests[source_table(manifest, s)] for s in upstream_sources(manifest, uid)}
+            ),
+        }
+        for uid in models
+    ]
     if rows:
         with engine.begin() as conn:
             conn.execute(text(RECORD), rows)

@@ -28,10 +28,12 @@ class TableCounts:
 def placement_genes(engine: Engine) -> list[GeneRecord]:
     """HGNC's genes as the hgnc documents asset loaded them: what ClinVar's genes are placed on."""
     with engine.connect() as conn:
-        return [GeneRecord(r.hgnc_id, r.symbol, r.name, r.status, tuple(r.aliases), tuple(r.previous_symbols),
-                           r.entrez_id)
-                for r in conn.execute(text("SELECT hgnc_id, symbol, name, status, aliases, previous_symbols,"
-                                           " entrez_id FROM gene_identifiers"))]
+        return [
+            GeneRecord(r.hgnc_id, r.symbol, r.name, r.status, tuple(r.aliases), tuple(r.previous_symbols), r.entrez_id)
+            for r in conn.execute(
+                text("SELECT hgnc_id, symbol, name, status, aliases, previous_symbols, entrez_id FROM gene_identifiers")
+            )
+        ]
 
 
 def _disease_hash(d: DiseaseRecord) -> str:
@@ -39,38 +41,78 @@ def _disease_hash(d: DiseaseRecord) -> str:
 
 
 def _association_hash(a: DiseaseAssociationRecord) -> str:
-    return content_hash(a.gene_entrez_id, a.gene_symbol, a.disease_name, a.source_id, a.disease_mim, a.relation,
-                        a.last_updated)
+    return content_hash(
+        a.gene_entrez_id, a.gene_symbol, a.disease_name, a.source_id, a.disease_mim, a.relation, a.last_updated
+    )
 
 
-def replace_associations(engine: Engine, diseases: list[DiseaseRecord],
-                         associations: list[DiseaseAssociationRecord], dataset_version: str
-                         ) -> tuple[TableCounts, TableCounts]:
+def replace_associations(
+    engine: Engine, diseases: list[DiseaseRecord], associations: list[DiseaseAssociationRecord], dataset_version: str
+) -> tuple[TableCounts, TableCounts]:
     """(diseases, associations) counts. Nothing is deleted when no association is given: an empty parse is a broken
     file, not a release without associations."""
     with engine.begin() as conn:
-        copy_into_temp(conn, "diseases_in", [("concept_id", "text"), ("name", "text"), ("mondo_id", "text"),
-                                             ("omim_id", "text"), ("row_hash", "text")],
-                       ((d.concept_id, d.name, d.mondo_id or None, d.omim_id or None, _disease_hash(d))
-                        for d in diseases))
-        copy_into_temp(conn, "associations_in", [
-            ("hgnc_id", "text"), ("concept_id", "text"), ("source_name", "text"), ("entrez_id", "text"),
-            ("gene_symbol", "text"), ("disease_name", "text"), ("source_id", "text"), ("disease_mim", "text"),
-            ("relation", "text"), ("last_updated", "date"), ("row_hash", "text")],
-            ((a.hgnc_id, a.concept_id, a.source_name, a.gene_entrez_id, a.gene_symbol, a.disease_name, a.source_id,
-              a.disease_mim, a.relation, a.last_updated or None, _association_hash(a)) for a in associations))
+        copy_into_temp(
+            conn,
+            "diseases_in",
+            [("concept_id", "text"), ("name", "text"), ("mondo_id", "text"), ("omim_id", "text"), ("row_hash", "text")],
+            ((d.concept_id, d.name, d.mondo_id or None, d.omim_id or None, _disease_hash(d)) for d in diseases),
+        )
+        copy_into_temp(
+            conn,
+            "associations_in",
+            [
+                ("hgnc_id", "text"),
+                ("concept_id", "text"),
+                ("source_name", "text"),
+                ("entrez_id", "text"),
+                ("gene_symbol", "text"),
+                ("disease_name", "text"),
+                ("source_id", "text"),
+                ("disease_mim", "text"),
+                ("relation", "text"),
+                ("last_updated", "date"),
+                ("row_hash", "text"),
+            ],
+            (
+                (
+                    a.hgnc_id,
+                    a.concept_id,
+                    a.source_name,
+                    a.gene_entrez_id,
+                    a.gene_symbol,
+                    a.disease_name,
+                    a.source_id,
+                    a.disease_mim,
+                    a.relation,
+                    a.last_updated or None,
+                    _association_hash(a),
+                )
+                for a in associations
+            ),
+        )
         disease_counts = _upsert_diseases(conn, dataset_version, len(diseases))
         gone = _delete_gone_associations(conn) if associations else 0
         association_counts = _upsert_associations(conn, dataset_version, len(associations), gone)
-        gone_diseases = conn.execute(text(
-            "DELETE FROM diseases d WHERE NOT EXISTS (SELECT 1 FROM diseases_in i WHERE i.concept_id = d.concept_id)"
-        )).rowcount if associations else 0
-    return (TableCounts(disease_counts.inserted, disease_counts.updated, disease_counts.unchanged, gone_diseases),
-            association_counts)
+        gone_diseases = (
+            conn.execute(
+                text(
+                    "DELETE FROM diseases d"
+                    " WHERE NOT EXISTS (SELECT 1 FROM diseases_in i WHERE i.concept_id = d.concept_id)"
+                )
+            ).rowcount
+            if associations
+            else 0
+        )
+    return (
+        TableCounts(disease_counts.inserted, disease_counts.updated, disease_counts.unchanged, gone_diseases),
+        association_counts,
+    )
 
 
 def _upsert_diseases(conn: Connection, dataset_version: str, given: int) -> TableCounts:
-    inserted, updated = conn.execute(text("""
+    inserted, updated = conn.execute(
+        text("""
         WITH up AS (
             INSERT INTO diseases (concept_id, name, mondo_id, omim_id, row_hash, dataset_version)
             SELECT concept_id, name, mondo_id, omim_id, row_hash, :dv FROM diseases_in
@@ -80,20 +122,25 @@ def _upsert_diseases(conn: Connection, dataset_version: str, given: int) -> Tabl
             WHERE diseases.row_hash <> EXCLUDED.row_hash
             RETURNING (xmax = 0) AS inserted)
         SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM up
-    """), {"dv": dataset_version}).one()
+    """),
+        {"dv": dataset_version},
+    ).one()
     return TableCounts(inserted, updated, given - inserted - updated)
 
 
 def _delete_gone_associations(conn: Connection) -> int:
-    return conn.execute(text("""
+    return conn.execute(
+        text("""
         DELETE FROM disease_associations a WHERE NOT EXISTS (
             SELECT 1 FROM associations_in i
             WHERE (i.hgnc_id, i.concept_id, i.source_name) = (a.hgnc_id, a.concept_id, a.source_name))
-    """)).rowcount
+    """)
+    ).rowcount
 
 
 def _upsert_associations(conn: Connection, dataset_version: str, given: int, deleted: int) -> TableCounts:
-    inserted, updated = conn.execute(text("""
+    inserted, updated = conn.execute(
+        text("""
         WITH up AS (
             INSERT INTO disease_associations (hgnc_id, concept_id, source_name, entrez_id, gene_symbol, disease_name,
                                               source_id, disease_mim, relation, last_updated, row_hash,
@@ -109,5 +156,7 @@ def _upsert_associations(conn: Connection, dataset_version: str, given: int, del
             WHERE disease_associations.row_hash <> EXCLUDED.row_hash
             RETURNING (xmax = 0) AS inserted)
         SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM up
-    """), {"dv": dataset_version}).one()
+    """),
+        {"dv": dataset_version},
+    ).one()
     return TableCounts(inserted, updated, given - inserted - updated, deleted)

@@ -90,11 +90,13 @@ def apply_postgres(engine: Engine, settings: FluxSettings, directory: Path = MIG
     migrations = load_migrations("postgres", directory)
     with engine.begin() as conn:
         conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK_KEY})
-        conn.execute(text(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL,"
-            " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        ))
+        conn.execute(
+            text(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL,"
+                " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+            )
+        )
         recorded = {row.version: row for row in conn.execute(text("SELECT * FROM schema_migrations"))}
         for migration in migrations:
             label = f"{migration.version:04d}_{migration.name}"
@@ -118,10 +120,12 @@ def apply_postgres(engine: Engine, settings: FluxSettings, directory: Path = MIG
 
 
 def _check_vector_dimension(conn, settings: FluxSettings) -> None:  # type: ignore[no-untyped-def]
-    column_type = conn.execute(text(
-        "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
-        " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
-    )).scalar_one()
+    column_type = conn.execute(
+        text(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+            " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
+        )
+    ).scalar_one()
     expected = f"vector({settings.index.embedding_dim})"
     if column_type != expected:
         raise FluxConfigError(
@@ -136,8 +140,9 @@ def apply_neo4j(driver: Driver, settings: FluxSettings, directory: Path = MIGRAT
     migrations = load_migrations("neo4j", directory)
     recorded = {
         rec["version"]: rec["checksum"]
-        for rec in driver.execute_query("MATCH (m:FluxMigration) RETURN m.version AS version, m.checksum AS checksum")
-        .records
+        for rec in driver.execute_query(
+            "MATCH (m:FluxMigration) RETURN m.version AS version, m.checksum AS checksum"
+        ).records
     }
     for migration in migrations:
         label = f"{migration.version:04d}_{migration.name}"
@@ -153,7 +158,9 @@ def apply_neo4j(driver: Driver, settings: FluxSettings, directory: Path = MIGRAT
             driver.execute_query(statement)
         driver.execute_query(
             "MERGE (m:FluxMigration {version: $v}) SET m.name = $n, m.checksum = $c, m.applied_at = datetime()",
-            v=migration.version, n=migration.name, c=migration.checksum,
+            v=migration.version,
+            n=migration.name,
+            c=migration.checksum,
         )
         report.applied.append(label)
     return report

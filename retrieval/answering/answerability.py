@@ -29,12 +29,34 @@ from retrieval.model.types import Evidence
 
 MODEL_PATH = Path(__file__).with_name("answerability.json")
 TOP_CHUNKS = 5
-SIGNALS = ("entity_coverage", "entities_together", "best_sentence_terms", "best_sentence_relation",
-           "top_chunks_terms", "best_cosine", "asks_yes_no")
+SIGNALS = (
+    "entity_coverage",
+    "entities_together",
+    "best_sentence_terms",
+    "best_sentence_relation",
+    "top_chunks_terms",
+    "best_cosine",
+    "asks_yes_no",
+)
 _YES_NO = re.compile(r"^\s*(is|are|does|do|did|can|could|was|were|has|have|true or false)\b", re.I)
 _ID_LIKE = re.compile(r"^[A-Z0-9][A-Z0-9-]*$|^(?:rs|p\.|c\.)\d+\w*$")
-_NOT_NAMES = frozenset({"KEGG", "Reactome", "PubMed", "OpenAlex", "HGNC", "UniProt", "Entrez", "Ensembl", "True",
-                        "False", "DNA", "RNA", "I"})
+_NOT_NAMES = frozenset(
+    {
+        "KEGG",
+        "Reactome",
+        "PubMed",
+        "OpenAlex",
+        "HGNC",
+        "UniProt",
+        "Entrez",
+        "Ensembl",
+        "True",
+        "False",
+        "DNA",
+        "RNA",
+        "I",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -80,8 +102,9 @@ def _mentions(text: str, form: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
-def signals(question: str, plan: Plan | None, evidence: list[Evidence],
-            aliases: dict[str, tuple[str, ...]] | None = None) -> Signals:
+def signals(
+    question: str, plan: Plan | None, evidence: list[Evidence], aliases: dict[str, tuple[str, ...]] | None = None
+) -> Signals:
     chunks = sorted((e for e in evidence if e.kind == "chunk"), key=lambda e: -e.score)[:TOP_CHUNKS]
     text = " ".join(f"{e.title} {e.text}" for e in chunks)
     named = named_things(question, plan, aliases)
@@ -103,10 +126,15 @@ def signals(question: str, plan: Plan | None, evidence: list[Evidence],
                 best_relation = max(best_relation, len(relation & have) / len(relation))
     top_terms = len(terms & {stem(w) for w in words(text)}) / len(terms) if terms else 1.0
     cosine = max((e.scores.get("cosine", 0.0) for e in chunks), default=0.0)
-    values = {"entity_coverage": coverage, "entities_together": together if named else 1.0,
-              "best_sentence_terms": best_terms,
-              "best_sentence_relation": best_relation if relation else best_terms, "top_chunks_terms": top_terms,
-              "best_cosine": cosine, "asks_yes_no": float(bool(_YES_NO.search(question)))}
+    values = {
+        "entity_coverage": coverage,
+        "entities_together": together if named else 1.0,
+        "best_sentence_terms": best_terms,
+        "best_sentence_relation": best_relation if relation else best_terms,
+        "top_chunks_terms": top_terms,
+        "best_cosine": cosine,
+        "asks_yes_no": float(bool(_YES_NO.search(question))),
+    }
     return Signals(values, unmentioned)
 
 
@@ -122,16 +150,24 @@ class AnswerabilityModel:
     threshold: float
 
     def probability(self, observed: Signals) -> float:
-        z = self.intercept + sum(c * (v - m) / (s or 1.0) for c, v, m, s in
-                                 zip(self.coef, observed.vector(self.signals), self.mean, self.scale, strict=True))
+        z = self.intercept + sum(
+            c * (v - m) / (s or 1.0)
+            for c, v, m, s in zip(self.coef, observed.vector(self.signals), self.mean, self.scale, strict=True)
+        )
         return 1.0 / (1.0 + math.exp(-z))
 
     def answers(self, probability: float) -> bool:
         return probability >= self.threshold
 
     def as_json(self) -> dict[str, object]:
-        return {"signals": list(self.signals), "mean": list(self.mean), "scale": list(self.scale),
-                "coef": list(self.coef), "intercept": self.intercept, "threshold": self.threshold}
+        return {
+            "signals": list(self.signals),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+            "threshold": self.threshold,
+        }
 
 
 @cache
@@ -143,8 +179,14 @@ def model_for(embedding_model: str, path: Path = MODEL_PATH) -> AnswerabilityMod
     entry = _stored(path).get(embedding_model)
     if not entry:
         return None
-    return AnswerabilityModel(tuple(entry["signals"]), tuple(entry["mean"]), tuple(entry["scale"]),
-                              tuple(entry["coef"]), float(entry["intercept"]), float(entry["threshold"]))
+    return AnswerabilityModel(
+        tuple(entry["signals"]),
+        tuple(entry["mean"]),
+        tuple(entry["scale"]),
+        tuple(entry["coef"]),
+        float(entry["intercept"]),
+        float(entry["threshold"]),
+    )
 
 
 @dataclass(frozen=True)
@@ -156,18 +198,32 @@ class Decision:
     ruled_out: bool = False  # abstained by rule (nothing retrieved, a named thing no text mentions)
 
 
-def decide(question: str, plan: Plan | None, evidence: list[Evidence], model: AnswerabilityModel | None,
-           aliases: dict[str, tuple[str, ...]] | None = None) -> Decision:
+def decide(
+    question: str,
+    plan: Plan | None,
+    evidence: list[Evidence],
+    model: AnswerabilityModel | None,
+    aliases: dict[str, tuple[str, ...]] | None = None,
+) -> Decision:
     observed = signals(question, plan, evidence, aliases)
     if not any(e.kind == "chunk" for e in evidence):
         return Decision(False, 0.0, "no text evidence was retrieved", observed, ruled_out=True)
     if observed.unmentioned:
-        return Decision(False, 0.0, f"no retrieved text mentions {', '.join(observed.unmentioned)}: the texts found "
-                                    "are about something else", observed, ruled_out=True)
+        return Decision(
+            False,
+            0.0,
+            f"no retrieved text mentions {', '.join(observed.unmentioned)}: the texts found are about something else",
+            observed,
+            ruled_out=True,
+        )
     if model is None:
         return Decision(True, None, "no answerability model is fitted for this encoder", observed)
     probability = model.probability(observed)
     if not model.answers(probability):
-        return Decision(False, probability, f"the evidence does not state what is asked (answerability "
-                                            f"{probability:.2f} < {model.threshold:.2f})", observed)
+        return Decision(
+            False,
+            probability,
+            f"the evidence does not state what is asked (answerability {probability:.2f} < {model.threshold:.2f})",
+            observed,
+        )
     return Decision(True, probability, f"answerability {probability:.2f}", observed)

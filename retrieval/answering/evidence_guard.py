@@ -25,9 +25,12 @@ _EVIDENCE_ONLY = [
     # A line that imitates the prompt's evidence header would let a document invent a citable id.
     re.compile(r"^\s*\[[^\]\n]{1,80}\]\s*\((?:reactome|kegg|pubmed|openalex|hgnc|chunk|graph)\)", _I | re.MULTILINE),
     # Text addressed to whatever model reads it ("AI assistants summarising this must ...").
-    re.compile(r"\b(?:AI|language\s+models?|LLMs?|assistants?|chatbots?)\b[^.!?\n]{0,60}"
-               r"\b(?:must|should|are\s+instructed\s+to|have\s+to)\s+(?:always\s+|now\s+|only\s+)?"
-               r"(?:answer|reply|respond|say|cite|output|print|reveal|state|claim)\b", _I),
+    re.compile(
+        r"\b(?:AI|language\s+models?|LLMs?|assistants?|chatbots?)\b[^.!?\n]{0,60}"
+        r"\b(?:must|should|are\s+instructed\s+to|have\s+to)\s+(?:always\s+|now\s+|only\s+)?"
+        r"(?:answer|reply|respond|say|cite|output|print|reveal|state|claim)\b",
+        _I,
+    ),
 ]
 _PATTERNS = [*INJECTION_PATTERNS, *_EVIDENCE_ONLY]
 _ECHO_WORDS = 8  # a run of this many words from an instruction text is an echo, not a coincidence
@@ -63,13 +66,15 @@ def withheld_count(evidence: Iterable[Evidence]) -> int:
 
 
 def withheld_warning(count: int) -> str:
-    return (f"{count} evidence passage(s) contained text addressed to the model (instructions, forged evidence "
-            "headers); it was withheld and nothing in it was followed.")
+    return (
+        f"{count} evidence passage(s) contained text addressed to the model (instructions, forged evidence "
+        "headers); it was withheld and nothing in it was followed."
+    )
 
 
 def _shingles(text: str) -> set[tuple[str, ...]]:
     words = re.findall(r"[a-z0-9]+", text.lower())
-    return {tuple(words[i:i + _ECHO_WORDS]) for i in range(len(words) - _ECHO_WORDS + 1)}
+    return {tuple(words[i : i + _ECHO_WORDS]) for i in range(len(words) - _ECHO_WORDS + 1)}
 
 
 class EchoDetector:
@@ -101,7 +106,9 @@ def scrub_instruction_echo(answer: FinalAnswer, detector: EchoDetector) -> Final
         return answer
     cited = {i for c in kept for i in c.citations}
     update: dict[str, Any] = {
-        "answer": text if kept else FALLBACK_TEXT, "reasoning_summary": summary, "claims": kept,
+        "answer": text if kept else FALLBACK_TEXT,
+        "reasoning_summary": summary,
+        "claims": kept,
         "citations": [c for c in answer.citations if c.id in cited],
         "warnings": [*answer.warnings, "The generator repeated Flux's instructions; that text was removed."],
     }

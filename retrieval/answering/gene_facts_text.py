@@ -18,8 +18,10 @@ def _label(gene: GeneFacts) -> str:
 
 def _symbol(gene: GeneFacts) -> str:
     if gene.asked_as and gene.asked_as.upper() != gene.symbol.upper():
-        return (f"{gene.asked_as} is the {gene.matched_by or 'name'} of the gene whose official HGNC symbol is "
-                f"{_label(gene)}.")
+        return (
+            f"{gene.asked_as} is the {gene.matched_by or 'name'} of the gene whose official HGNC symbol is "
+            f"{_label(gene)}."
+        )
     return f"The official HGNC symbol is {_label(gene)}."
 
 
@@ -35,14 +37,18 @@ def _locus_type(gene: GeneFacts) -> str:
     if not gene.locus_type:
         return f"The HGNC table Flux loaded gives no locus type for {gene.symbol}."
     coding = gene.locus_type in PROTEIN_CODING
-    return (f"{'Yes' if coding else 'No'}: {gene.symbol} is {'' if coding else 'not '}protein-coding; its HGNC locus "
-            f"type is '{gene.locus_type}'.")
+    return (
+        f"{'Yes' if coding else 'No'}: {gene.symbol} is {'' if coding else 'not '}protein-coding; its HGNC locus "
+        f"type is '{gene.locus_type}'."
+    )
 
 
 def _location(gene: GeneFacts) -> str:
     if not gene.location:
-        return (f"The HGNC table Flux loaded has no chromosome location for {gene.symbol} (the source file lacks "
-                f"the location column).")
+        return (
+            f"The HGNC table Flux loaded has no chromosome location for {gene.symbol} (the source file lacks "
+            f"the location column)."
+        )
     chromosome = re.match(r"(\d{1,2}|X|Y)(?=[pq]|$| )", gene.location)
     return f"{gene.symbol} lies at {gene.location}" + (f", on chromosome {chromosome.group(1)}." if chromosome else ".")
 
@@ -66,6 +72,8 @@ def gene_fact_statements(data: GeneFactsData) -> list[Statement]:
         return [(write(gene), [gene.hgnc_id])]
     asked = data.genes[0].asked_as
     names = ", ".join(_label(g) for g in data.genes)
-    head = (f"{asked} names {len(data.genes)} genes in the HGNC table (as a symbol, alias or previous symbol): "
-            f"{names}.", [g.hgnc_id for g in data.genes])
+    head = (
+        f"{asked} names {len(data.genes)} genes in the HGNC table (as a symbol, alias or previous symbol): {names}.",
+        [g.hgnc_id for g in data.genes],
+    )
     return [head, *[(write(g), [g.hgnc_id]) for g in data.genes]]

@@ -88,9 +88,13 @@ def semantic_supports(pairs: Sequence[tuple[str, str]], embed: Embed) -> list[fl
     if not pairs:
         return []
     texts: dict[str, int] = {}
-    plan = [(texts.setdefault(claim, len(texts)),
-             [texts.setdefault(piece, len(texts)) for piece in (sentences(cited) or [cited])])
-            for claim, cited in pairs]
+    plan = [
+        (
+            texts.setdefault(claim, len(texts)),
+            [texts.setdefault(piece, len(texts)) for piece in (sentences(cited) or [cited])],
+        )
+        for claim, cited in pairs
+    ]
     vectors = np.asarray(embed(list(texts)))
     return [float(np.max(vectors[pieces] @ vectors[claim])) for claim, pieces in plan]
 
@@ -115,16 +119,24 @@ def supported_claims(pairs: Sequence[tuple[str, str]], rule: GroundingRule, embe
 @lru_cache(maxsize=4)
 def served_rule(path: Path = RULE_PATH) -> StoredRule:
     record = json.loads(path.read_text())
-    return StoredRule(GroundingRule(float(record["lexical_min"]), float(record["semantic_min"])),
-                      str(record["embedding_model"]), float(record["cv_accuracy"]), int(record["examples"]))
+    return StoredRule(
+        GroundingRule(float(record["lexical_min"]), float(record["semantic_min"])),
+        str(record["embedding_model"]),
+        float(record["cv_accuracy"]),
+        int(record["examples"]),
+    )
 
 
 def rule_record(stored: StoredRule) -> dict[str, Any]:
     """What grounding_rule.json holds (written by the evals' refit)."""
-    return {"lexical_min": stored.rule.lexical_min, "semantic_min": stored.rule.semantic_min,
-            "embedding_model": stored.embedding_model, "cv_accuracy": round(stored.cv_accuracy, 4),
-            "examples": stored.examples,
-            "fitted_by": "python -m dagster_project.evals.grounding (dagster_project/evals/grounding_examples.json)"}
+    return {
+        "lexical_min": stored.rule.lexical_min,
+        "semantic_min": stored.rule.semantic_min,
+        "embedding_model": stored.embedding_model,
+        "cv_accuracy": round(stored.cv_accuracy, 4),
+        "examples": stored.examples,
+        "fitted_by": "python -m dagster_project.evals.grounding (dagster_project/evals/grounding_examples.json)",
+    }
 
 
 # --- one answer ----------------------------------------------------------------------------------------------------
@@ -143,8 +155,9 @@ class Check:
         return self.coverage is not None and self.coverage < minimum
 
 
-def check_answer(answer: FinalAnswer, shown: Mapping[str, str], rule: GroundingRule,
-                 embed: Embed) -> tuple[FinalAnswer, Check]:
+def check_answer(
+    answer: FinalAnswer, shown: Mapping[str, str], rule: GroundingRule, embed: Embed
+) -> tuple[FinalAnswer, Check]:
     """The answer without its unsupported claims, and what was found. `shown`: each evidence id's text as the model
     saw it (cut by its context tier), since a claim can only be grounded in what the model was given."""
     pairs = [(strip_markers(c.text), " ".join(shown.get(i, "") for i in c.citations)) for c in answer.claims]
@@ -160,16 +173,30 @@ def remove_claims(answer: FinalAnswer, keep: Sequence[bool]) -> FinalAnswer:
     warnings = [*answer.warnings, f"removed {removed} claim(s) that the evidence they cite does not support"]
     kept = [c for c, ok in zip(answer.claims, keep, strict=True) if ok]
     if not kept:
-        return answer.model_copy(update={
-            "answer": FALLBACK_TEXT, "claims": [], "citations": [], "used_sources": [], "confidence": 0.0,
-            "reasoning_summary": "", "warnings": [*warnings, "no claim is supported by the evidence it cites"]})
+        return answer.model_copy(
+            update={
+                "answer": FALLBACK_TEXT,
+                "claims": [],
+                "citations": [],
+                "used_sources": [],
+                "confidence": 0.0,
+                "reasoning_summary": "",
+                "warnings": [*warnings, "no claim is supported by the evidence it cites"],
+            }
+        )
     still_cited = {i for c in kept for i in c.citations}
     orphaned = {i for c, ok in zip(answer.claims, keep, strict=True) if not ok for i in c.citations} - still_cited
     citations = [c for c in answer.citations if c.id not in orphaned]
     # The prose is the model's own and may state what was removed: rebuilt from the kept claims, as validation does.
-    return answer.model_copy(update={
-        "answer": " ".join(c.text for c in kept), "claims": kept, "citations": citations, "warnings": warnings,
-        "used_sources": sorted({c.source for c in citations if c.source})})
+    return answer.model_copy(
+        update={
+            "answer": " ".join(c.text for c in kept),
+            "claims": kept,
+            "citations": citations,
+            "warnings": warnings,
+            "used_sources": sorted({c.source for c in citations if c.source}),
+        }
+    )
 
 
 # --- the served loop ---------------------------------------------------------------------------------------------
@@ -183,8 +210,12 @@ class Verifier:
     def from_settings(cls, settings: FluxSettings, embed: Embed) -> Verifier:
         stored = served_rule()
         if stored.embedding_model != settings.index.embedding_model:  # its cosine threshold is another model's
-            log.warning("grounding rule fitted with %s, serving embeds with %s: refit it (python -m "
-                        "dagster_project.evals.grounding)", stored.embedding_model, settings.index.embedding_model)
+            log.warning(
+                "grounding rule fitted with %s, serving embeds with %s: refit it (python -m "
+                "dagster_project.evals.grounding)",
+                stored.embedding_model,
+                settings.index.embedding_model,
+            )
         return cls(stored.rule, embed, settings.retrieval.grounding_min_coverage)
 
 
@@ -199,8 +230,14 @@ class _Attempt:
         return -1.0 if self.check.coverage is None else self.check.coverage
 
 
-def grounded_answer(generate: Generate, evidence: list[Evidence], verifier: Verifier, retrieve: Retrieve | None,
-                    emit: Emit, stage: Stage) -> tuple[FinalAnswer, list[Evidence]]:
+def grounded_answer(
+    generate: Generate,
+    evidence: list[Evidence],
+    verifier: Verifier,
+    retrieve: Retrieve | None,
+    emit: Emit,
+    stage: Stage,
+) -> tuple[FinalAnswer, list[Evidence]]:
     """Generate, check, and while coverage is low retrieve again (broadened, then augmented) and regenerate. The
     answer with the best coverage (the later one on a tie: it saw more evidence) and the evidence it was given."""
     retries: list[RetryName] = []
@@ -223,8 +260,9 @@ def grounded_answer(generate: Generate, evidence: list[Evidence], verifier: Veri
     return best.answer.model_copy(update={"grounding": verdict}), best.evidence
 
 
-def _attempt(name: AttemptName, generate: Generate, evidence: list[Evidence], verifier: Verifier,
-             stage: Stage) -> _Attempt:
+def _attempt(
+    name: AttemptName, generate: Generate, evidence: list[Evidence], verifier: Verifier, stage: Stage
+) -> _Attempt:
     answer, shown = generate(evidence)
     with stage("ground"):
         answer, check = check_answer(answer, shown, verifier.rule, verifier.embed)
@@ -234,7 +272,13 @@ def _attempt(name: AttemptName, generate: Generate, evidence: list[Evidence], ve
 def _verdict(attempt: _Attempt, verifier: Verifier, retries: list[RetryName]) -> GroundingVerdict:
     check = attempt.check
     coverage = None if check.coverage is None else round(check.coverage, 4)
-    return GroundingVerdict(claims_checked=check.checked, claims_supported=check.supported,
-                            claims_removed=check.checked - check.supported, coverage=coverage,
-                            min_coverage=verifier.min_coverage, rule=verifier.rule.describe(),
-                            retries=list(retries), answered_from=attempt.name)
+    return GroundingVerdict(
+        claims_checked=check.checked,
+        claims_supported=check.supported,
+        claims_removed=check.checked - check.supported,
+        coverage=coverage,
+        min_coverage=verifier.min_coverage,
+        rule=verifier.rule.describe(),
+        retries=list(retries),
+        answered_from=attempt.name,
+    )

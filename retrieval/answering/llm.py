@@ -55,9 +55,9 @@ insufficient."""
 
 _REWRITE_TASKS: dict[Strategy, str] = {
     "decompose": "Split the question into 2 to 4 self-contained sub-questions that can each be searched on their "
-                 "own and together answer it.",
+    "own and together answer it.",
     "expand": "Rewrite the question as ONE search query that spells out acronyms and gene or pathway symbols and "
-              "adds close synonyms.",
+    "adds close synonyms.",
     "compress": "Reduce the question to ONE short search query that keeps its entities and what is asked.",
 }
 REWRITE_PROMPTS: dict[Strategy, str] = {
@@ -94,8 +94,14 @@ _DEFAULT_REFUSAL = "The question was declined by the input screen."
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
-def llm_limiter(base_url: str, api_key: str | None, requests_per_minute: float, *,
-                clock: Clock = time.monotonic, sleep: Sleep = time.sleep) -> RateLimiter:
+def llm_limiter(
+    base_url: str,
+    api_key: str | None,
+    requests_per_minute: float,
+    *,
+    clock: Clock = time.monotonic,
+    sleep: Sleep = time.sleep,
+) -> RateLimiter:
     """The limiter for this endpoint and key; the first provider's rate (and `clock` / `sleep`) wins for the
     process."""
     return shared_limiter(quota_key(base_url, api_key), requests_per_minute / 60.0, clock=clock, sleep=sleep)
@@ -130,17 +136,26 @@ class OpenAICompatibleProvider:
     writes_prose = True
     instructions = INSTRUCTION_TEXTS  # what an answer must never repeat (evidence_guard.EchoDetector)
 
-    def __init__(self, base_url: str, model: str, api_key: str | None, options: TransportOptions | None = None, *,
-                 max_tokens: TaskTokens | None = None, sleep: Sleep = time.sleep,
-                 context_budget: int = RetrievalSettings.model_fields["context_budget_chars"].default) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        options: TransportOptions | None = None,
+        *,
+        max_tokens: TaskTokens | None = None,
+        sleep: Sleep = time.sleep,
+        context_budget: int = RetrievalSettings.model_fields["context_budget_chars"].default,
+    ) -> None:
         self.name = f"openai-compatible:{model}"
         # Characters of evidence per prompt (retrievers/context.py); the pipeline reads it to record the tiers.
         self.context_budget = context_budget
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.max_tokens = max_tokens or TaskTokens()
-        self.transport = ChatTransport(self.base_url, model, api_key or None, options or TransportOptions(),
-                                       name=self.name, sleep=sleep)
+        self.transport = ChatTransport(
+            self.base_url, model, api_key or None, options or TransportOptions(), name=self.name, sleep=sleep
+        )
         self.limiter = self.transport.limiter
 
     @classmethod
@@ -149,14 +164,30 @@ class OpenAICompatibleProvider:
             raise FluxConfigError("FLUX_LLM_BASE_URL", "no OpenAI-compatible endpoint is configured")
         llm = settings.llm
         key = llm.llm_api_key.get_secret_value() if llm.llm_api_key else None
-        options = TransportOptions(timeout=llm.llm_timeout, max_attempts=llm.llm_max_attempts,
-                                   requests_per_minute=llm.llm_requests_per_minute, temperature=llm.llm_temperature,
-                                   concurrency=llm.llm_concurrency, stream=llm.llm_stream,
-                                   json_mode=llm.llm_json_mode)
-        tokens = TaskTokens(llm.llm_max_tokens_screen, llm.llm_max_tokens_plan, llm.llm_max_tokens_rewrite,
-                            llm.llm_max_tokens_judge, llm.llm_max_tokens_answer)
-        return cls(llm.llm_base_url, llm.llm_model, key, options, max_tokens=tokens,
-                   context_budget=settings.retrieval.context_budget_chars)
+        options = TransportOptions(
+            timeout=llm.llm_timeout,
+            max_attempts=llm.llm_max_attempts,
+            requests_per_minute=llm.llm_requests_per_minute,
+            temperature=llm.llm_temperature,
+            concurrency=llm.llm_concurrency,
+            stream=llm.llm_stream,
+            json_mode=llm.llm_json_mode,
+        )
+        tokens = TaskTokens(
+            llm.llm_max_tokens_screen,
+            llm.llm_max_tokens_plan,
+            llm.llm_max_tokens_rewrite,
+            llm.llm_max_tokens_judge,
+            llm.llm_max_tokens_answer,
+        )
+        return cls(
+            llm.llm_base_url,
+            llm.llm_model,
+            key,
+            options,
+            max_tokens=tokens,
+            context_budget=settings.retrieval.context_budget_chars,
+        )
 
     def close(self) -> None:
         self.transport.close()
@@ -170,17 +201,25 @@ class OpenAICompatibleProvider:
     # --- LLMProvider ---------------------------------------------------------------------------------
     def generate(self, question: str, evidence: list[Evidence]) -> str:
         """The raw reply content; validate_answer parses and checks it, so nothing is repaired here."""
-        return self.transport.complete("answer", GENERATE_PROMPT,
-                                       _question_with_evidence(question, evidence, self.context_budget),
-                                       ANSWER_SCHEMA, self.max_tokens.answer)
+        return self.transport.complete(
+            "answer",
+            GENERATE_PROMPT,
+            _question_with_evidence(question, evidence, self.context_budget),
+            ANSWER_SCHEMA,
+            self.max_tokens.answer,
+        )
 
     def judge(self, question: str, evidence: list[Evidence]) -> JudgeResult:
         # No verdict means "generate from what we have" (docs/answers.md, the judge loop), so an
         # unreachable or rambling judge never blocks an answer; generation reports a dead endpoint itself.
         try:
-            content = self.transport.complete("judge", JUDGE_PROMPT,
-                                              _question_with_evidence(question, evidence, self.context_budget),
-                                              JUDGE_SCHEMA, self.max_tokens.judge)
+            content = self.transport.complete(
+                "judge",
+                JUDGE_PROMPT,
+                _question_with_evidence(question, evidence, self.context_budget),
+                JUDGE_SCHEMA,
+                self.max_tokens.judge,
+            )
         except ProviderError as exc:
             return JudgeResult(rationale=f"judge unavailable: {exc}")
         try:
@@ -195,8 +234,9 @@ class OpenAICompatibleProvider:
         if strategy == "direct":
             return None
         try:
-            content = self.transport.complete("rewrite", REWRITE_PROMPTS[strategy], f"Question: {question}",
-                                              REWRITE_SCHEMA, self.max_tokens.rewrite)
+            content = self.transport.complete(
+                "rewrite", REWRITE_PROMPTS[strategy], f"Question: {question}", REWRITE_SCHEMA, self.max_tokens.rewrite
+            )
         except ProviderError as exc:
             log.info("%s: %s rewrite unavailable, the rules apply: %s", self.name, strategy, exc)
             return None
@@ -212,8 +252,9 @@ class OpenAICompatibleProvider:
 
     def screen(self, question: str) -> str | None:
         try:
-            content = self.transport.complete("screen", SCREEN_PROMPT, f"Question: {question}", SCREEN_SCHEMA,
-                                              self.max_tokens.screen)
+            content = self.transport.complete(
+                "screen", SCREEN_PROMPT, f"Question: {question}", SCREEN_SCHEMA, self.max_tokens.screen
+            )
         except ProviderError as exc:
             log.info("%s: screen unavailable, only the offline rules apply: %s", self.name, exc)
             return None
@@ -243,8 +284,9 @@ def format_evidence(evidence: list[Evidence], budget: int | None = None) -> str:
         return "(no evidence was found)"
     if budget is None:
         return "\n\n".join(f"{header(e)}\n{e.text}" for e in evidence)
-    return "\n\n".join(f"{header(item.evidence)}\n{item.text}" for item in tier_context(evidence, budget)
-                       if item.tier != "dropped")
+    return "\n\n".join(
+        f"{header(item.evidence)}\n{item.text}" for item in tier_context(evidence, budget) if item.tier != "dropped"
+    )
 
 
 def _question_with_evidence(question: str, evidence: list[Evidence], budget: int | None = None) -> str:

@@ -99,7 +99,9 @@ def _find_context(client: httpx.Client, result: LLMCheck) -> None:
     """llama.cpp's `/props` (its default slot's n_ctx) and Ollama's `/api/show`, at the server root."""
     root = result.base_url.removesuffix("/v1")
     probes: list[tuple[str, str, dict[str, Any] | None]] = [
-        ("GET", f"{root}/props", None), ("POST", f"{root}/api/show", {"model": result.model})]
+        ("GET", f"{root}/props", None),
+        ("POST", f"{root}/api/show", {"model": result.model}),
+    ]
     for method, url, body in probes:
         try:
             response = client.request(method, url, json=body)
@@ -119,17 +121,22 @@ def _find_context(client: httpx.Client, result: LLMCheck) -> None:
 def _judge(result: LLMCheck, settings: FluxSettings) -> None:
     if result.models is not None and result.model not in result.models:
         # Single-model servers (llama.cpp, llama-cpp-python) answer whatever name is asked for; others do not.
-        result.notes.append(f"FLUX_LLM_MODEL={result.model} is not among the server's models "
-                            f"({', '.join(result.models[:8]) or 'none'})")
+        result.notes.append(
+            f"FLUX_LLM_MODEL={result.model} is not among the server's models ({', '.join(result.models[:8]) or 'none'})"
+        )
     call = result.probe
     if call is not None and call.failed:
         result.problems.append(f"the probe failed: {call.outcome}: {call.detail}")
     if call is not None and call.json_mode == "prompt":
         result.notes.append("the server accepts no JSON response_format: replies are checked, not constrained")
-    needed = (settings.retrieval.context_budget_chars // CHARS_PER_TOKEN + PROMPT_OVERHEAD_TOKENS
-              + settings.llm.llm_max_tokens_answer)
+    needed = (
+        settings.retrieval.context_budget_chars // CHARS_PER_TOKEN
+        + PROMPT_OVERHEAD_TOKENS
+        + settings.llm.llm_max_tokens_answer
+    )
     if result.context_length is not None and result.context_length < needed:
         result.problems.append(
             f"the model's context ({result.context_length} tokens) is smaller than an answer prompt needs (~{needed}: "
             f"FLUX_CONTEXT_BUDGET_CHARS={settings.retrieval.context_budget_chars} of evidence, the instructions and "
-            f"FLUX_LLM_MAX_TOKENS_ANSWER={settings.llm.llm_max_tokens_answer}); lower FLUX_CONTEXT_BUDGET_CHARS")
+            f"FLUX_LLM_MAX_TOKENS_ANSWER={settings.llm.llm_max_tokens_answer}); lower FLUX_CONTEXT_BUDGET_CHARS"
+        )

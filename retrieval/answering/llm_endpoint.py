@@ -73,7 +73,7 @@ class Endpoint:
         or may be able to accept."""
         if configured != "auto":
             return [configured]
-        return list(JSON_MODES[JSON_MODES.index(self.json_mode or "json_schema"):])
+        return list(JSON_MODES[JSON_MODES.index(self.json_mode or "json_schema") :])
 
     def learn(self, mode: JsonMode) -> bool:
         """Remember the mode the server accepted; True when that is news worth a warning (worse than asked)."""
@@ -82,8 +82,13 @@ class Endpoint:
         return known != mode and mode == "prompt"
 
     def describe(self) -> dict[str, Any]:
-        return {"url": self.url, "concurrency": self.concurrency, "json_mode": self.json_mode,
-                "in_flight": self.in_flight, "waiting": self.waiting}
+        return {
+            "url": self.url,
+            "concurrency": self.concurrency,
+            "json_mode": self.json_mode,
+            "in_flight": self.in_flight,
+            "waiting": self.waiting,
+        }
 
 
 _ENDPOINTS: dict[str, Endpoint] = {}

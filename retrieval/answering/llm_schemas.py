@@ -19,8 +19,12 @@ def _object(**properties: dict[str, Any]) -> dict[str, Any]:
 
 SCREEN_SCHEMA = _object(allowed={"type": "boolean"}, reason=_STRING)
 REWRITE_SCHEMA = _object(queries={**_STRINGS, "minItems": 1, "maxItems": 4})
-JUDGE_SCHEMA = _object(verdict={"type": "string", "enum": ["good", "partial", "bad"]}, confidence=_CONFIDENCE,
-                       missing=_STRINGS, rationale=_STRING)
+JUDGE_SCHEMA = _object(
+    verdict={"type": "string", "enum": ["good", "partial", "bad"]},
+    confidence=_CONFIDENCE,
+    missing=_STRINGS,
+    rationale=_STRING,
+)
 ANSWER_SCHEMA = _object(
     answer=_STRING,
     claims={"type": "array", "items": _object(text=_STRING, citations=_STRINGS)},

@@ -53,7 +53,7 @@ class Reading:
         text = "".join(self.parts)
         if self.json_span is None and "}" in text:
             self.json_span = json_object_span(text)
-        return text[self.json_span[0]:self.json_span[1]] if self.json_span else text
+        return text[self.json_span[0] : self.json_span[1]] if self.json_span else text
 
 
 def json_object_span(text: str) -> tuple[int, int] | None:
@@ -81,8 +81,9 @@ class ReplyReader:
         if content_type == "application/json":
             return self._read_completion(response)
         body = self._body(response, ERROR_BODY_BYTES)
-        raise NotAReply(f"the server answered {content_type or 'no content type'}, not a chat completion"
-                        f"{snippet(body)}")
+        raise NotAReply(
+            f"the server answered {content_type or 'no content type'}, not a chat completion{snippet(body)}"
+        )
 
     # --- server-sent events ----------------------------------------------------------------------------
     def _read_stream(self, response: httpx.Response) -> Reading:
@@ -130,7 +131,7 @@ class ReplyReader:
         if self.expects_json:
             if reading.json_span is None and "}" in piece:
                 reading.json_span = json_object_span("".join(reading.parts))
-            elif reading.json_span is not None and "".join(reading.parts)[reading.json_span[1]:].strip(" \n\r\t`"):
+            elif reading.json_span is not None and "".join(reading.parts)[reading.json_span[1] :].strip(" \n\r\t`"):
                 reading.cut = "the model went on writing after its JSON object"
                 return
         chars = sum(len(p) for p in reading.parts)

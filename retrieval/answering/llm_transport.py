@@ -58,8 +58,15 @@ class ChatFailed(ProviderError):
 
 
 class _Failure(Exception):
-    def __init__(self, outcome: LLMOutcome, detail: str, *, not_started: bool = False,
-                 retry_after: float | None = None, format_rejected: bool = False) -> None:
+    def __init__(
+        self,
+        outcome: LLMOutcome,
+        detail: str,
+        *,
+        not_started: bool = False,
+        retry_after: float | None = None,
+        format_rejected: bool = False,
+    ) -> None:
         super().__init__(detail)
         self.outcome, self.detail = outcome, detail
         self.not_started, self.retry_after, self.format_rejected = not_started, retry_after, format_rejected
@@ -84,19 +91,31 @@ class TransportOptions:
 
 
 class ChatTransport:
-    def __init__(self, base_url: str, model: str, api_key: str | None, options: TransportOptions, *,
-                 name: str, sleep: Sleep = time.sleep, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        options: TransportOptions,
+        *,
+        name: str,
+        sleep: Sleep = time.sleep,
+        clock: Clock = time.monotonic,
+    ) -> None:
         self.base_url, self.model, self.name, self.options = base_url.rstrip("/"), model, name, options
         self.endpoint = endpoint(self.base_url, options.concurrency)
-        self.limiter: RateLimiter = shared_limiter(quota_key(self.base_url, api_key),
-                                                   options.requests_per_minute / 60.0)
+        self.limiter: RateLimiter = shared_limiter(
+            quota_key(self.base_url, api_key), options.requests_per_minute / 60.0
+        )
         self._key = api_key or None
         self._sleep, self._clock = sleep, clock
-        self._backoff = wait_exponential_jitter(initial=options.backoff_initial, max=options.backoff_max,
-                                                jitter=options.backoff_initial)
+        self._backoff = wait_exponential_jitter(
+            initial=options.backoff_initial, max=options.backoff_max, jitter=options.backoff_initial
+        )
         # httpx turns a POST redirected with 301-303 into a GET no chat endpoint answers: report the 3xx instead.
-        self._client = httpx.Client(headers={"Authorization": f"Bearer {self._key}"} if self._key else None,
-                                    follow_redirects=False)
+        self._client = httpx.Client(
+            headers={"Authorization": f"Bearer {self._key}"} if self._key else None, follow_redirects=False
+        )
 
     def close(self) -> None:
         self._client.close()
@@ -110,22 +129,34 @@ class ChatTransport:
         limited_by = "deadline" if budget and allowance < self.options.timeout else "timeout"
         try:
             if allowance < MIN_CALL_SECONDS:
-                raise _Failure("deadline", f"{budget.remaining() if budget else 0:.1f} s of the question's "
-                               f"{budget.seconds if budget else 0:g} s budget left, none for this step")
+                raise _Failure(
+                    "deadline",
+                    f"{budget.remaining() if budget else 0:.1f} s of the question's "
+                    f"{budget.seconds if budget else 0:g} s budget left, none for this step",
+                )
             return self._with_json_modes(call, system, user, schema, max_tokens, started + allowance, limited_by)
         except _Failure as failure:
             call.outcome, call.detail = failure.outcome, self._scrub(failure.detail)
             tries = f"{call.attempts} attempt{'s' if call.attempts != 1 else ''}"
-            raise ChatFailed(f"{self.name} at {self.base_url}: {call.detail} ({tries})", call,
-                             budget is not None) from None
+            raise ChatFailed(
+                f"{self.name} at {self.base_url}: {call.detail} ({tries})", call, budget is not None
+            ) from None
         finally:
             call.ms = round((self._clock() - started) * 1000, 2)
             if budget is not None:
                 budget.record(call)
 
     # --- JSON modes, retries, attempts ------------------------------------------------------------------
-    def _with_json_modes(self, call: LLMCall, system: str, user: str, schema: dict[str, Any], max_tokens: int,
-                         deadline: float, limited_by: LLMOutcome) -> str:
+    def _with_json_modes(
+        self,
+        call: LLMCall,
+        system: str,
+        user: str,
+        schema: dict[str, Any],
+        max_tokens: int,
+        deadline: float,
+        limited_by: LLMOutcome,
+    ) -> str:
         modes = self.endpoint.modes_to_try(self.options.json_mode)
         for n, mode in enumerate(modes):
             call.json_mode = mode
@@ -134,13 +165,20 @@ class ChatTransport:
                 content = self._retrying(call, payload, deadline, limited_by)
             except _Failure as failure:
                 if failure.format_rejected and n + 1 < len(modes):
-                    log.info("%s: the server rejects response_format %s (%s); trying %s", self.name, mode,
-                             failure.detail, modes[n + 1])
+                    log.info(
+                        "%s: the server rejects response_format %s (%s); trying %s",
+                        self.name,
+                        mode,
+                        failure.detail,
+                        modes[n + 1],
+                    )
                     continue
                 raise
             if self.endpoint.learn(mode):
-                note = ("the LLM server accepts no JSON response_format; Flux asks for JSON in the prompt only "
-                        "(set FLUX_LLM_JSON_MODE=prompt to skip the probing)")
+                note = (
+                    "the LLM server accepts no JSON response_format; Flux asks for JSON in the prompt only "
+                    "(set FLUX_LLM_JSON_MODE=prompt to skip the probing)"
+                )
                 log.warning("%s: %s", self.name, note)
                 if (budget := llm_budget.current()) is not None:
                     budget.notes.append(note)
@@ -155,26 +193,43 @@ class ChatTransport:
             call.attempts += 1
             return self._attempt(call, payload, deadline, limited_by)
 
-        retrying = Retrying(sleep=self._sleep, stop=stop_after_attempt(self.options.max_attempts) | past_deadline,
-                            wait=self._wait, reraise=True, before_sleep=self._log_retry,
-                            retry=retry_if_exception(lambda e: isinstance(e, _Failure) and e.not_started))
+        retrying = Retrying(
+            sleep=self._sleep,
+            stop=stop_after_attempt(self.options.max_attempts) | past_deadline,
+            wait=self._wait,
+            reraise=True,
+            before_sleep=self._log_retry,
+            retry=retry_if_exception(lambda e: isinstance(e, _Failure) and e.not_started),
+        )
         return retrying(attempt)
 
     def _attempt(self, call: LLMCall, payload: dict[str, Any], deadline: float, limited_by: LLMOutcome) -> str:
         self._pace(deadline)
         budget = llm_budget.current()
-        waited = self.endpoint.acquire(deadline - self._clock(), None if budget is None else lambda ahead: budget.emit(
-            "llm_wait", {"llm_step": call.step, "ahead": ahead, "endpoint": self.base_url}))
+        waited = self.endpoint.acquire(
+            deadline - self._clock(),
+            None
+            if budget is None
+            else lambda ahead: budget.emit(
+                "llm_wait", {"llm_step": call.step, "ahead": ahead, "endpoint": self.base_url}
+            ),
+        )
         if waited is None:
-            raise _Failure("busy", f"no free slot at the endpoint before the deadline ({self.endpoint.in_flight} "
-                           f"request(s) in flight, FLUX_LLM_CONCURRENCY={self.endpoint.concurrency})")
+            raise _Failure(
+                "busy",
+                f"no free slot at the endpoint before the deadline ({self.endpoint.in_flight} "
+                f"request(s) in flight, FLUX_LLM_CONCURRENCY={self.endpoint.concurrency})",
+            )
         call.queued_ms = round(call.queued_ms + waited * 1000, 2)
         exchange = _Exchange(self, payload, deadline)
         threading.Thread(target=exchange.run, name="flux-llm-call", daemon=True).start()
         if not exchange.done.wait(timeout=max(0.0, deadline - self._clock())):
             exchange.cancelled.set()  # the worker closes the stream at its next read and frees the slot
-            what = "the question's time budget ran out" if limited_by == "deadline" else \
-                f"no complete reply within FLUX_LLM_TIMEOUT={self.options.timeout:g}s"
+            what = (
+                "the question's time budget ran out"
+                if limited_by == "deadline"
+                else f"no complete reply within FLUX_LLM_TIMEOUT={self.options.timeout:g}s"
+            )
             raise _Failure(limited_by, f"{what}; the request was cancelled, not retried")
         if exchange.failure is not None:
             raise exchange.failure
@@ -198,21 +253,27 @@ class ChatTransport:
         if wait is None:
             return
         if self._clock() + wait >= deadline:
-            raise _Failure("busy", f"FLUX_LLM_REQUESTS_PER_MINUTE allows the next request in {wait:.1f}s, past "
-                           "the deadline")
+            raise _Failure(
+                "busy", f"FLUX_LLM_REQUESTS_PER_MINUTE allows the next request in {wait:.1f}s, past the deadline"
+            )
         self.limiter.acquire()  # books the next slot and waits for it
 
-    def _payload(self, mode: JsonMode, system: str, user: str, schema: dict[str, Any], max_tokens: int,
-                 step: str) -> dict[str, Any]:
+    def _payload(
+        self, mode: JsonMode, system: str, user: str, schema: dict[str, Any], max_tokens: int, step: str
+    ) -> dict[str, Any]:
         if mode != "json_schema":  # the schema is not sent as a constraint: the model is told it instead
             system = f"{system}\nThe reply's JSON schema: {json.dumps(schema, separators=(',', ':'))}"
         payload: dict[str, Any] = {
-            "model": self.model, "temperature": self.options.temperature, "max_tokens": max_tokens,
+            "model": self.model,
+            "temperature": self.options.temperature,
+            "max_tokens": max_tokens,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
         }
         if mode == "json_schema":
-            payload["response_format"] = {"type": "json_schema",
-                                          "json_schema": {"name": f"flux_{step}", "strict": True, "schema": schema}}
+            payload["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": f"flux_{step}", "strict": True, "schema": schema},
+            }
         elif mode == "json_object":
             payload["response_format"] = {"type": "json_object"}
         if self.options.stream:
@@ -228,8 +289,14 @@ class ChatTransport:
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
-        log.warning("%s: attempt %d of %d not started (%s); retrying in %.2fs", self.name, state.attempt_number,
-                    self.options.max_attempts, self._scrub(str(exc)), state.upcoming_sleep)
+        log.warning(
+            "%s: attempt %d of %d not started (%s); retrying in %.2fs",
+            self.name,
+            state.attempt_number,
+            self.options.max_attempts,
+            self._scrub(str(exc)),
+            state.upcoming_sleep,
+        )
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._key, "***") if self._key else text
@@ -253,8 +320,9 @@ class _Exchange:
         read = max(seconds, t.options.timeout)
         timeout = httpx.Timeout(read, connect=min(seconds, CONNECT_SECONDS))
         try:
-            with t._client.stream("POST", f"{t.base_url}/chat/completions", json=self.payload,
-                                  timeout=timeout) as response:
+            with t._client.stream(
+                "POST", f"{t.base_url}/chat/completions", json=self.payload, timeout=timeout
+            ) as response:
                 if response.status_code >= 300:
                     raise _status_failure(response, _bounded_body(response, self.cancelled.is_set))
                 self._read(response)
@@ -263,8 +331,7 @@ class _Exchange:
         except Cancelled:
             self.failure = _Failure("deadline", "cancelled at the deadline")
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            self.failure = _Failure("unreachable", f"connection failed: {type(exc).__name__}: {exc}",
-                                    not_started=True)
+            self.failure = _Failure("unreachable", f"connection failed: {type(exc).__name__}: {exc}", not_started=True)
         except httpx.TimeoutException:
             self.failure = _Failure("timeout", f"the server sent nothing for {read:.0f}s")
         except httpx.TransportError as exc:  # a reply cut short: the request may have run, so it is not retried
@@ -306,21 +373,32 @@ def _status_failure(response: httpx.Response, body: str) -> _Failure:
     message = error_message(parsed) if isinstance(parsed, dict) else ""
     said = f": {message}" if message else snippet(body)
     if status == 429 or (status == 503 and "retry-after" in response.headers):
-        return _Failure("busy", f"HTTP {status}{said}", not_started=True,
-                        retry_after=parse_retry_after(response.headers.get("Retry-After"), 30.0))
+        return _Failure(
+            "busy",
+            f"HTTP {status}{said}",
+            not_started=True,
+            retry_after=parse_retry_after(response.headers.get("Retry-After"), 30.0),
+        )
     if status in (400, 422) and any(w in lowered for w in _CONTEXT_WORDS):
-        return _Failure("refused", f"HTTP {status}: the prompt exceeds the model's context{said}; lower "
-                        "FLUX_CONTEXT_BUDGET_CHARS or start the server with a longer context")
+        return _Failure(
+            "refused",
+            f"HTTP {status}: the prompt exceeds the model's context{said}; lower "
+            "FLUX_CONTEXT_BUDGET_CHARS or start the server with a longer context",
+        )
     if status >= 400 and any(w in lowered for w in _FORMAT_WORDS):
         # OpenAI and vLLM answer 400, FastAPI-based servers 422, llama-cpp-python's server 500 (its validation
         # errors pass through a catch-all); each names response_format and ran nothing.
         return _Failure("refused", f"HTTP {status}{said}", format_rejected=True)
     if status == 404 and "model" in lowered:
-        return _Failure("refused", f"HTTP 404{said}; set FLUX_LLM_MODEL to a model the server has "
-                        "(`flux llm check` lists them)")
+        return _Failure(
+            "refused", f"HTTP 404{said}; set FLUX_LLM_MODEL to a model the server has (`flux llm check` lists them)"
+        )
     if status in (401, 403):
         return _Failure("refused", f"HTTP {status}{said}; check FLUX_LLM_API_KEY")
     if status < 400:
-        return _Failure("refused", f"HTTP {status} redirect to {response.headers.get('location', '?')}; set "
-                        "FLUX_LLM_BASE_URL to the endpoint itself")
+        return _Failure(
+            "refused",
+            f"HTTP {status} redirect to {response.headers.get('location', '?')}; set "
+            "FLUX_LLM_BASE_URL to the endpoint itself",
+        )
     return _Failure("error" if status >= 500 else "refused", f"HTTP {status}{said}")

@@ -45,8 +45,11 @@ def _sentences(text: str) -> tuple[str, ...]:
     # Graph evidence is '. '-separated facts with ids containing dots; pysbd handles both.
     # Questions (a PubMed title is often one) are not claims.
     # Bracketed notices ("[instruction-like text withheld]") are not statements to quote.
-    return tuple(s.strip() for s in _segmenter().segment(text)
-                 if len(s.strip()) > 20 and not s.strip().endswith("?") and not s.strip().startswith("["))
+    return tuple(
+        s.strip()
+        for s in _segmenter().segment(text)
+        if len(s.strip()) > 20 and not s.strip().endswith("?") and not s.strip().startswith("[")
+    )
 
 
 def _stems(text: str) -> set[str]:
@@ -102,15 +105,19 @@ def _identifiers(question: str) -> list[str]:
     return [t for t in tokens if _GENE_LIKE.match(t) and (any(c.isdigit() for c in t) or t.isupper())]
 
 
-def about_what_is_named(question: str, pool: list[tuple[int, str, str, set[str]]]
-                        ) -> list[tuple[int, str, str, set[str]]]:
+def about_what_is_named(
+    question: str, pool: list[tuple[int, str, str, set[str]]]
+) -> list[tuple[int, str, str, set[str]]]:
     """Only sentences that name one of the genes or ids the question names, when any does: an answer about TP53
     quotes sentences about TP53, never about its neighbours."""
     named = _identifiers(question)
     if not named:
         return pool
-    about = [item for item in pool
-             if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", item[2], re.IGNORECASE) for n in named)]
+    about = [
+        item
+        for item in pool
+        if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", item[2], re.IGNORECASE) for n in named)
+    ]
     return about or pool
 
 
@@ -121,9 +128,15 @@ class OfflineProvider:
     def generate(self, question: str, evidence: list[Evidence]) -> str:
         terms = set(key_terms(question))
         # A document's title restates its topic ("Regulation of X"); it is no statement that answers anything.
-        pool = about_what_is_named(question, [(rank, ev.id, sentence, _stems(sentence))
-                                              for rank, ev in enumerate(evidence) for sentence in sentences(ev.text)
-                                              if sentence.rstrip(".") != ev.title.rstrip(".")])
+        pool = about_what_is_named(
+            question,
+            [
+                (rank, ev.id, sentence, _stems(sentence))
+                for rank, ev in enumerate(evidence)
+                for sentence in sentences(ev.text)
+                if sentence.rstrip(".") != ev.title.rstrip(".")
+            ],
+        )
         # Rare terms weigh more (an IDF over the evidence sentences): "glycolysis" beats "KEGG" or "genes".
         df = {t: sum(t in stems for *_, stems in pool) for t in terms}
         # BM25's idf: a term in every sentence weighs ~0, so boilerplate cannot outrank the rare term.
@@ -138,27 +151,39 @@ class OfflineProvider:
         chosen = select_sentences(candidates)
         per_evidence = {ev_id for ev_id, _ in chosen}
         if not chosen:
-            return json.dumps({"answer": "The evidence retrieved does not address this question.", "claims": [],
-                               "citations": [], "confidence": 0.0,
-                               "reasoning_summary": "No evidence sentence shares a key term with the question."})
+            return json.dumps(
+                {
+                    "answer": "The evidence retrieved does not address this question.",
+                    "claims": [],
+                    "citations": [],
+                    "confidence": 0.0,
+                    "reasoning_summary": "No evidence sentence shares a key term with the question.",
+                }
+            )
         covered, _missing = coverage(question, [Evidence(id=i, kind="chunk", text=s) for i, s in chosen])
         claims = [{"text": s, "citations": [i]} for i, s in chosen]
-        return json.dumps({
-            "answer": " ".join(f"{s} [{i}]" for i, s in chosen),
-            "claims": claims,
-            "citations": list(dict.fromkeys(i for i, _ in chosen)),
-            "confidence": round(min(1.0, covered), 3),
-            "reasoning_summary": f"Extractive answer: {len(chosen)} sentences from {len(per_evidence)} evidence "
-                                 f"items, covering {covered:.0%} of the question's key terms.",
-        })
+        return json.dumps(
+            {
+                "answer": " ".join(f"{s} [{i}]" for i, s in chosen),
+                "claims": claims,
+                "citations": list(dict.fromkeys(i for i, _ in chosen)),
+                "confidence": round(min(1.0, covered), 3),
+                "reasoning_summary": f"Extractive answer: {len(chosen)} sentences from {len(per_evidence)} evidence "
+                f"items, covering {covered:.0%} of the question's key terms.",
+            }
+        )
 
     def judge(self, question: str, evidence: list[Evidence]) -> JudgeResult:
         if not evidence:
             return JudgeResult(verdict="bad", confidence=1.0, missing=[question], rationale="no evidence retrieved")
         share, missing = coverage(question, evidence)
         verdict = "good" if share >= GOOD_COVERAGE else "partial" if share >= PARTIAL_COVERAGE else "bad"
-        return JudgeResult(verdict=verdict, confidence=round(share, 3), missing=missing,
-                           rationale=f"evidence covers {share:.0%} of the question's entities and key terms")
+        return JudgeResult(
+            verdict=verdict,
+            confidence=round(share, 3),
+            missing=missing,
+            rationale=f"evidence covers {share:.0%} of the question's entities and key terms",
+        )
 
     def rewrite(self, question: str, strategy: Strategy) -> list[str] | None:
         return None  # the router's rules are the offline rewrite

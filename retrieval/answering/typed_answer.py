@@ -41,14 +41,26 @@ def short_name(node: NodeRef) -> str:
 
 
 def score_text(mapping: Mapping) -> str:
-    parts = [f"{key} {value:.2f}" for key, value in (("confidence", mapping.confidence), ("Jaccard", mapping.jaccard),
-                                                      ("overlap", mapping.overlap)) if value is not None]
+    parts = [
+        f"{key} {value:.2f}"
+        for key, value in (
+            ("confidence", mapping.confidence),
+            ("Jaccard", mapping.jaccard),
+            ("overlap", mapping.overlap),
+        )
+        if value is not None
+    ]
     return f" ({', '.join(parts)})" if parts else ""
 
 
 def relation_sentence(subject: NodeRef, mapping: Mapping) -> str:
-    verb = ("is equivalent to" if mapping.relation == "equivalent"
-            else "lies within" if mapping.direction == "inside" else "contains")
+    verb = (
+        "is equivalent to"
+        if mapping.relation == "equivalent"
+        else "lies within"
+        if mapping.direction == "inside"
+        else "contains"
+    )
     shared = mapping.shared_genes
     genes = f"; they share {len(shared)} genes: {listing(shared, 20)}" if shared else ""
     return f"{node_name(subject)} {verb} {node_name(mapping.pathway)}{score_text(mapping)}{genes}."
@@ -60,8 +72,18 @@ def evidence_for(statements: list[Statement], kind: str) -> list[Evidence]:
     for text, cited in statements:
         for node_id in cited:
             texts.setdefault(node_id, []).append(text)
-    return [Evidence(id=node_id, kind="graph", text=" ".join(facts), source=source_of(node_id),
-                     score=1.0, scores={"graph_fact": 1.0}, query=kind) for node_id, facts in texts.items()]
+    return [
+        Evidence(
+            id=node_id,
+            kind="graph",
+            text=" ".join(facts),
+            source=source_of(node_id),
+            score=1.0,
+            scores={"graph_fact": 1.0},
+            query=kind,
+        )
+        for node_id, facts in texts.items()
+    ]
 
 
 def source_of(node_id: str) -> str:
@@ -74,17 +96,22 @@ def source_of(node_id: str) -> str:
     return "reactome" if node_id.startswith(("R-", "CHEBI:")) else "kegg"
 
 
-def compose(statements: list[Statement], kind: str, appendix: str = "", confidence: float = TYPED_CONFIDENCE
-            ) -> tuple[str, list[Evidence]]:
+def compose(
+    statements: list[Statement], kind: str, appendix: str = "", confidence: float = TYPED_CONFIDENCE
+) -> tuple[str, list[Evidence]]:
     """The generator reply (JSON) for these statements of a `kind` of answer and the evidence its claims cite;
     `appendix` (a table) follows the prose."""
     answer = " ".join(text for text, _ in statements)
     if appendix:
         answer = f"{answer}\n\n{appendix}"
     # A statement with nothing to cite ("the index holds no pathway X") stays in the prose, not among the claims.
-    reply = {"answer": answer, "claims": [{"text": t, "citations": c} for t, c in statements if c],
-             "citations": list(dict.fromkeys(i for _, c in statements for i in c)), "confidence": confidence,
-             "reasoning_summary": f"Composed from graph facts ({kind}); every claim cites the nodes it reads."}
+    reply = {
+        "answer": answer,
+        "claims": [{"text": t, "citations": c} for t, c in statements if c],
+        "citations": list(dict.fromkeys(i for _, c in statements for i in c)),
+        "confidence": confidence,
+        "reasoning_summary": f"Composed from graph facts ({kind}); every claim cites the nodes it reads.",
+    }
     return json.dumps(reply), evidence_for(statements, kind)
 
 

@@ -130,8 +130,9 @@ def _buckets(index_key: str, unit: np.ndarray, banding: Banding) -> list[tuple[s
     return [(f"{index_key}:lsh:{fingerprint}:{band}", sig) for band, sig in enumerate(sigs)]
 
 
-def add(store: Store, index_key: str, field: str, entry: str, unit: np.ndarray, banding: Banding, ttl: int,
-        max_entries: int) -> None:
+def add(
+    store: Store, index_key: str, field: str, entry: str, unit: np.ndarray, banding: Banding, ttl: int, max_entries: int
+) -> None:
     """File an entry under its buckets, refresh every TTL, and keep only the newest `max_entries` entries.
 
     The band sets get the entry hash's TTL at the same moment, so they expire together, as the hash alone did.

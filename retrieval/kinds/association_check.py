@@ -31,18 +31,30 @@ def recognise(read: Read) -> Plan | None:
     if match is None or EXPLAINS.search(question):
         return None
     if not genes and (unknown := unknown_gene_tokens(question, read.genes)):
-        return not_found_plan(read, "gene", "association_check", f"no gene {', '.join(unknown)} in the index",
-                              asked=", ".join(unknown))
+        return not_found_plan(
+            read, "gene", "association_check", f"no gene {', '.join(unknown)} in the index", asked=", ".join(unknown)
+        )
     if len(genes) != 1:
         return None
-    return Plan(kind="association_check", operation="check", relation="associated_with", subjects=genes,
-                objects=condition_entities(match)[:8], reason=f"is {genes[0].name} linked to {match.asked!r}")
+    return Plan(
+        kind="association_check",
+        operation="check",
+        relation="associated_with",
+        subjects=genes,
+        objects=condition_entities(match)[:8],
+        reason=f"is {genes[0].name} linked to {match.asked!r}",
+    )
 
 
 def accepts(plan: Plan) -> bool:
-    return (plan.operation == "check" and plan.relation == "associated_with" and len(plan.subjects) == 1
-            and plan.subjects[0].type == "gene" and bool(plan.objects)
-            and all(e.type == "disease" for e in plan.objects))
+    return (
+        plan.operation == "check"
+        and plan.relation == "associated_with"
+        and len(plan.subjects) == 1
+        and plan.subjects[0].type == "gene"
+        and bool(plan.objects)
+        and all(e.type == "disease" for e in plan.objects)
+    )
 
 
 def facts(plan: Plan, stores: Stores) -> AssociationCheckData | AssociationAbsentData:
@@ -52,13 +64,15 @@ def facts(plan: Plan, stores: Stores) -> AssociationCheckData | AssociationAbsen
     for entity in plan.objects:  # several candidates: linked to any of them
         rows = reader.of_pair(gene.id, entity.id)
         if rows:
-            return AssociationCheckData(gene=rows[0].gene, condition=rows[0].condition, associations=rows,
-                                        release=release)
+            return AssociationCheckData(
+                gene=rows[0].gene, condition=rows[0].condition, associations=rows, release=release
+            )
     condition = reader.condition(plan.objects[0].id)
     assert condition is not None, f"{plan.objects[0].id} left the diseases table"
     of_gene, of_condition = reader.counts(gene.id, condition.id)
-    return AssociationAbsentData(gene=gene_ref(gene), condition=condition, gene_conditions=of_gene,
-                                 condition_genes=of_condition, release=release)
+    return AssociationAbsentData(
+        gene=gene_ref(gene), condition=condition, gene_conditions=of_gene, condition_genes=of_condition, release=release
+    )
 
 
 def statements(data: AssociationCheckData) -> list[Statement]:
@@ -68,9 +82,14 @@ def statements(data: AssociationCheckData) -> list[Statement]:
 
 
 def data_table(data: AssociationCheckData) -> DataTable:
-    return table(f"ClinVar: {data.gene.symbol} and {data.condition.name}", ["MedGen", "condition", "sources",
-                 "relation", "last updated"], [[a.condition.id, a.condition.name, ", ".join(a.sources), a.relation,
-                                                a.last_updated] for a in data.associations])
+    return table(
+        f"ClinVar: {data.gene.symbol} and {data.condition.name}",
+        ["MedGen", "condition", "sources", "relation", "last updated"],
+        [
+            [a.condition.id, a.condition.name, ", ".join(a.sources), a.relation, a.last_updated]
+            for a in data.associations
+        ],
+    )
 
 
 def refers_to(data: AssociationCheckData) -> Referents:
@@ -80,9 +99,22 @@ def refers_to(data: AssociationCheckData) -> Referents:
 def grade(answer: FinalAnswer, expected: Expected) -> bool:
     """A held link: Yes, for the gene and condition asked. (A link not held is graded by association_absent.)"""
     data = answer.data
-    return (isinstance(data, AssociationCheckData) and answer.answer.startswith("Yes")
-            and data.gene.id == expected.get("subject") and data.condition.id == expected.get("object"))
+    return (
+        isinstance(data, AssociationCheckData)
+        and answer.answer.startswith("Yes")
+        and data.gene.id == expected.get("subject")
+        and data.condition.id == expected.get("object")
+    )
 
 
-KIND = QuestionKind(name="association_check", recognisers=((26, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade, needs_graph=False)
+KIND = QuestionKind(
+    name="association_check",
+    recognisers=((26, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+    needs_graph=False,
+)

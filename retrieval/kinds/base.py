@@ -82,8 +82,12 @@ class QuestionKind:
 
 
 def table(caption: str, columns: list[str], rows: Sequence[Sequence[object]], of: str = "entry") -> DataTable:
-    return DataTable(caption=caption, of=of, columns=columns,  # type: ignore[arg-type]
-                     rows=[["" if v is None else str(v) for v in r] for r in rows])
+    return DataTable(
+        caption=caption,
+        of=of,
+        columns=columns,  # type: ignore[arg-type]
+        rows=[["" if v is None else str(v) for v in r] for r in rows],
+    )
 
 
 def expected_set(expected: Expected, key: str = "expected") -> set[str]:

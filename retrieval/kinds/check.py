@@ -31,37 +31,57 @@ from retrieval.question.reading import (
 )
 from retrieval.retrievers.graph_facts import compound_key, node
 
-_FORWARD = (r"part of|a part of|under|beneath|below|within|inside|a (?:sub[- ]?pathway|child|descendant|kind|type|"
-            r"branch|component|subset|piece|section) of|sub[- ]?pathway of|child of|descendant of|kind of|type of|"
-            r"nested (?:in|under|within)|contained (?:in|within)|belong(?:s|ing)? to|falls? under|sits? (?:under|"
-            r"in|within)|comes? under|lies? (?:under|within)|listed under|grouped (?:under|in)|"
-            r"classified (?:under|in|as)|classed (?:under|in|as)|descend(?:s|ed|ing)? from|derived from|"
-            r"included in|a member of|member of|in")
-_REVERSE = (r"contains?|includes?|encompass(?:es)?|covers?|comprises?|subsumes?|a (?:parent|ancestor|super[- ]?pathway)"
-            r" of|parent of|ancestor of|above|over|have as (?:a )?(?:sub[- ]?pathway|child)")
+_FORWARD = (
+    r"part of|a part of|under|beneath|below|within|inside|a (?:sub[- ]?pathway|child|descendant|kind|type|"
+    r"branch|component|subset|piece|section) of|sub[- ]?pathway of|child of|descendant of|kind of|type of|"
+    r"nested (?:in|under|within)|contained (?:in|within)|belong(?:s|ing)? to|falls? under|sits? (?:under|"
+    r"in|within)|comes? under|lies? (?:under|within)|listed under|grouped (?:under|in)|"
+    r"classified (?:under|in|as)|classed (?:under|in|as)|descend(?:s|ed|ing)? from|derived from|"
+    r"included in|a member of|member of|in"
+)
+_REVERSE = (
+    r"contains?|includes?|encompass(?:es)?|covers?|comprises?|subsumes?|a (?:parent|ancestor|super[- ]?pathway)"
+    r" of|parent of|ancestor of|above|over|have as (?:a )?(?:sub[- ]?pathway|child)"
+)
 # Without either pathway found, only these words make "Is X part of Y?" a question about the hierarchy (not "in").
-_HIERARCHY_WORDS = re.compile(r"\b(?:part of|sub[- ]?pathway of|child of|kind of|falls? under|sits? under|belongs? "
-                              r"to|nested (?:in|under)|a branch of)\b", re.I)
+_HIERARCHY_WORDS = re.compile(
+    r"\b(?:part of|sub[- ]?pathway of|child of|kind of|falls? under|sits? under|belongs? "
+    r"to|nested (?:in|under)|a branch of)\b",
+    re.I,
+)
 _PART_OF = re.compile(rf"\b(?:{_FORWARD}|{_REVERSE})\b", re.I)
 _REVERSED = re.compile(rf"\b(?:{_REVERSE})\b", re.I)
-_SAME = re.compile(r"\b(?:the )?same(?: pathway| thing| as)?\b|\bequivalent\b|\bidentical\b|\bcorrespond\w*\b|"
-                   r"\bmatch(?:es|ing)?\b|\binterchangeable\b|\bsynonym\w*\b|\bduplicates?\b|\s=\s", re.I)
+_SAME = re.compile(
+    r"\b(?:the )?same(?: pathway| thing| as)?\b|\bequivalent\b|\bidentical\b|\bcorrespond\w*\b|"
+    r"\bmatch(?:es|ing)?\b|\binterchangeable\b|\bsynonym\w*\b|\bduplicates?\b|\s=\s",
+    re.I,
+)
 _SHARED = re.compile(r"\bshare[ds]?\b|\bin common\b|\boverlap|\bintersect|\bboth\b.*\bgenes?\b", re.I)
-_CATEGORIES = (("signalling", re.compile(r"\bsignall?ing\b|\bsignal transduction\b|\bsignal[- ]relay\b", re.I)),
-               ("metabolic", re.compile(r"\bmetabolic\b|\bmetabolism\b", re.I)),
-               ("disease", re.compile(r"\bdiseases?\b|\bdisorders?\b|\bpatholog\w*\b", re.I)))
+_CATEGORIES = (
+    ("signalling", re.compile(r"\bsignall?ing\b|\bsignal transduction\b|\bsignal[- ]relay\b", re.I)),
+    ("metabolic", re.compile(r"\bmetabolic\b|\bmetabolism\b", re.I)),
+    ("disease", re.compile(r"\bdiseases?\b|\bdisorders?\b|\bpatholog\w*\b", re.I)),
+)
 # Reactome's top-level pathway for each category; KEGG's CLASS line names it instead.
 REACTOME_ROOT = {"signalling": "R-HSA-162582", "metabolic": "R-HSA-1430728", "disease": "R-HSA-1643685"}
-KEGG_CLASS = {"signalling": ("Environmental Information Processing", {"Signal transduction",
-                                                                      "Signaling molecules and interaction"}),
-              "metabolic": ("Metabolism", set()), "disease": ("Human Diseases", set())}
+KEGG_CLASS = {
+    "signalling": (
+        "Environmental Information Processing",
+        {"Signal transduction", "Signaling molecules and interaction"},
+    ),
+    "metabolic": ("Metabolism", set()),
+    "disease": ("Human Diseases", set()),
+}
 # Words that make a question without a leading verb ask for a list, not a yes or no.
-_NOT_TERSE = re.compile(r"\b(which|what|where|how|why|when|who|whose|list|name|show|give|tell|count|describe|number|"
-                        r"genes?|members?|proteins?|compounds?|vs\.?|versus|compare\w*|not|but|except|minus)\b", re.I)
+_NOT_TERSE = re.compile(
+    r"\b(which|what|where|how|why|when|who|whose|list|name|show|give|tell|count|describe|number|"
+    r"genes?|members?|proteins?|compounds?|vs\.?|versus|compare\w*|not|but|except|minus)\b",
+    re.I,
+)
 
 
 def _terse(question: str) -> bool:
-    """"glycolysis under metabolism?": two names and a relation word, no verb, nothing asked for a list."""
+    """ "glycolysis under metabolism?": two names and a relation word, no verb, nothing asked for a list."""
     return question.rstrip().endswith("?") and not _NOT_TERSE.search(question)
 
 
@@ -82,13 +102,19 @@ def _part_of_plan(read: Read, two: list[PathwayRef]) -> Plan:
         # "Is the KEGG cell cycle classed as signal transduction?": KEGG's class is the category asked.
         return _category_plan(first, _CATEGORY_ROOTS[second.id])
     words = fold(read.question).split()
-    before = " ".join(words[:position(read.question, first)])
-    between = " ".join(words[position(read.question, first):position(read.question, second)])
+    before = " ".join(words[: position(read.question, first)])
+    between = " ".join(words[position(read.question, first) : position(read.question, second)])
     reverse = bool(_REVERSED.search(between) or _REVERSED.search(before))
     subject, obj = (second, first) if reverse else (first, second)
-    return Plan(kind="check", operation="check", relation="part_of", subjects=pathway_entities([subject]),
-                objects=pathway_entities([obj]), depth=None,
-                reason=f"is {subject.id} part of {obj.id} (any depth)")
+    return Plan(
+        kind="check",
+        operation="check",
+        relation="part_of",
+        subjects=pathway_entities([subject]),
+        objects=pathway_entities([obj]),
+        depth=None,
+        reason=f"is {subject.id} part of {obj.id} (any depth)",
+    )
 
 
 _A_CATEGORY = re.compile(r"\b(?:an?|as|the)\s+(signall?ing|signal transduction|metabolic|metabolism|disease)\b", re.I)
@@ -107,9 +133,15 @@ _CATEGORY_ROOTS = {root: name for name, root in REACTOME_ROOT.items()}
 
 
 def _category_plan(pathway: PathwayRef, category: str) -> Plan:
-    return Plan(kind="check", operation="check", relation="in_category", subjects=pathway_entities([pathway]),
-                objects=[Entity(type="category", id=category, name=f"{category} pathway")], depth=None,
-                reason=f"is {pathway.id} a {category} pathway")
+    return Plan(
+        kind="check",
+        operation="check",
+        relation="in_category",
+        subjects=pathway_entities([pathway]),
+        objects=[Entity(type="category", id=category, name=f"{category} pathway")],
+        depth=None,
+        reason=f"is {pathway.id} a {category} pathway",
+    )
 
 
 def recognise(read: Read) -> Plan | None:
@@ -129,13 +161,16 @@ def recognise(read: Read) -> Plan | None:
     if len(read.found) == 2 and len(roots) == 1 and not _PART_OF.search(read.rest(read.found)):
         # "Is PIP3 activates AKT signaling a signal transduction pathway?": the category named by its pathway.
         other = next(r for r in read.found if r.id not in _CATEGORY_ROOTS)
-        return (_category_plan(other, _CATEGORY_ROOTS[roots[0].id]) if other.source == "kegg"
-                else _part_of_plan(read, [other, roots[0]]))
+        return (
+            _category_plan(other, _CATEGORY_ROOTS[roots[0].id])
+            if other.source == "kegg"
+            else _part_of_plan(read, [other, roots[0]])
+        )
     return _part_of_question(read) or _category_question(read)
 
 
 def _category_question(read: Read) -> Plan | None:
-    """"Is X a signalling / metabolic / disease pathway?"; "not found" for an X the index does not hold."""
+    """ "Is X a signalling / metabolic / disease pathway?"; "not found" for an X the index does not hold."""
     found = read.found or read.fuzzy(1)
     category = _category(read, found[:1])
     if not category:
@@ -147,25 +182,33 @@ def _category_question(read: Read) -> Plan | None:
     return None
 
 
-_MEMBERSHIP = re.compile(r"\b(?:in|part of|(?:members?|compounds?|genes?|components?) of|belongs? to|contains?|"
-                         r"includes?|holds?|has|have|"
-                         r"participates? in|involved in|takes? part in|annotated (?:to|in)|listed (?:in|under)|"
-                         r"found in|one of|among)\b", re.I)
+_MEMBERSHIP = re.compile(
+    r"\b(?:in|part of|(?:members?|compounds?|genes?|components?) of|belongs? to|contains?|"
+    r"includes?|holds?|has|have|"
+    r"participates? in|involved in|takes? part in|annotated (?:to|in)|listed (?:in|under)|"
+    r"found in|one of|among)\b",
+    re.I,
+)
 
 
 def _membership(read: Read, genes: list[Gene], compounds: list[Entity]) -> Plan | None:
-    """"Is TP53 in the apoptosis pathway?", "Does KEGG glycolysis contain C00022?"."""
+    """ "Is TP53 in the apoptosis pathway?", "Does KEGG glycolysis contain C00022?"."""
     found = read.found or read.fuzzy(1)
     if len(found) != 1 or not _MEMBERSHIP.search(read.rest(found)):
         return None
     subjects = [*gene_entities(genes), *compounds]
-    return Plan(kind="check", operation="check", relation="member_of", subjects=subjects,
-                objects=pathway_entities(found), reason=f"is {', '.join(e.name for e in subjects)} a member of "
-                                                        f"{found[0].id}")
+    return Plan(
+        kind="check",
+        operation="check",
+        relation="member_of",
+        subjects=subjects,
+        objects=pathway_entities(found),
+        reason=f"is {', '.join(e.name for e in subjects)} a member of {found[0].id}",
+    )
 
 
 def _part_of_question(read: Read) -> Plan | None:
-    """"Is X part of Y?" between two pathways; "not found" for a side the index does not hold."""
+    """ "Is X part of Y?" between two pathways; "not found" for a side the index does not hold."""
     rest = read.rest(read.found)
     if not _PART_OF.search(rest):
         return None
@@ -176,22 +219,32 @@ def _part_of_question(read: Read) -> Plan | None:
         return _part_of_plan(read, two)
     unknown = unknown_gene_tokens(read.question, read.genes)
     if unknown and len(two) == 1:  # "Is SDHD a member of Reactome's citric acid cycle?": a gene no table holds
-        return not_found_plan(read, "gene", "check", f"no gene {', '.join(unknown)} in the index",
-                              asked=", ".join(unknown), found=two)
+        return not_found_plan(
+            read, "gene", "check", f"no gene {', '.join(unknown)} in the index", asked=", ".join(unknown), found=two
+        )
     if len(two) == 1 and (asked := _other_side(read, two[0])):
-        return not_found_plan(read, "name", "check", f"is {two[0].id} part of '{asked}': nothing named '{asked}' "
-                              "in the index", asked=asked, found=two)
+        return not_found_plan(
+            read,
+            "name",
+            "check",
+            f"is {two[0].id} part of '{asked}': nothing named '{asked}' in the index",
+            asked=asked,
+            found=two,
+        )
     if not two and _HIERARCHY_WORDS.search(rest) and (asked := _other_side(read, None)):
         return not_found_plan(read, "pathway", "check", f"no pathway of '{asked}' in the index", asked=asked)
     return None
 
 
-_GENERIC_SIDE = re.compile(r"^(?:an?|the|any|some|one|another|other|larger|bigger|broader|parent|higher|top|level|"
-                           r"pathways?|process(?:es)?|kegg|reactome|group|category|hierarchy|database|s|\W)*$", re.I)
+_GENERIC_SIDE = re.compile(
+    r"^(?:an?|the|any|some|one|another|other|larger|bigger|broader|parent|higher|top|level|"
+    r"pathways?|process(?:es)?|kegg|reactome|group|category|hierarchy|database|s|\W)*$",
+    re.I,
+)
 
 
 def _terse_part_of(read: Read) -> Plan | None:
-    """"glycolysis under metabolism?", "X = Y?": two names and a relation word, no verb."""
+    """ "glycolysis under metabolism?", "X = Y?": two names and a relation word, no verb."""
     if len(read.found) != 2:
         return None
     if _SAME.search(read.question):
@@ -200,22 +253,62 @@ def _terse_part_of(read: Read) -> Plan | None:
 
 
 def _same_plan(two: list[PathwayRef]) -> Plan:
-    return Plan(kind="check", operation="check", relation="corresponds_to", subjects=pathway_entities(two[:1]),
-                objects=pathway_entities(two[1:]), reason=f"are {two[0].id} and {two[1].id} the same pathway")
+    return Plan(
+        kind="check",
+        operation="check",
+        relation="corresponds_to",
+        subjects=pathway_entities(two[:1]),
+        objects=pathway_entities(two[1:]),
+        reason=f"are {two[0].id} and {two[1].id} the same pathway",
+    )
 
 
 def _other_side(read: Read, found: PathwayRef | None) -> str:
     """The words naming the other pathway of "Is X part of Y?" when the index holds no Y ('' when that side names
     nothing: "Is X part of a larger pathway?" asks for X's parents)."""
-    rest = re.sub(r"^\s*(?:true or false|is it (?:true|correct) that|can you confirm(?: that)?)\W*", "",
-                  read.rest([found] if found else []))
+    rest = re.sub(
+        r"^\s*(?:true or false|is it (?:true|correct) that|can you confirm(?: that)?)\W*",
+        "",
+        read.rest([found] if found else []),
+    )
     sides = _PART_OF.split(rest, maxsplit=1)
     if len(sides) < 2:
         return ""
-    words = [w for side in sides for w in re.findall(r"[a-z0-9][a-z0-9-]*", side)
-             if w not in {"is", "are", "does", "do", "did", "the", "a", "an", "it", "right", "correct", "true",
-                          "false", "or", "fall", "falls", "sit", "sits", "belong", "belongs", "really", "actually",
-                          "pathway", "pathways", "kegg", "reactome", "in"}]
+    words = [
+        w
+        for side in sides
+        for w in re.findall(r"[a-z0-9][a-z0-9-]*", side)
+        if w
+        not in {
+            "is",
+            "are",
+            "does",
+            "do",
+            "did",
+            "the",
+            "a",
+            "an",
+            "it",
+            "right",
+            "correct",
+            "true",
+            "false",
+            "or",
+            "fall",
+            "falls",
+            "sit",
+            "sits",
+            "belong",
+            "belongs",
+            "really",
+            "actually",
+            "pathway",
+            "pathways",
+            "kegg",
+            "reactome",
+            "in",
+        }
+    ]
     asked = " ".join(words)
     return "" if not asked or _GENERIC_SIDE.match(asked) else asked
 
@@ -227,8 +320,7 @@ def accepts(plan: Plan) -> bool:
 # --- facts --------------------------------------------------------------------------------------------------------
 def facts(plan: Plan, stores: Stores) -> CheckData:
     relation = plan.relation
-    check = {"member_of": _member, "part_of": _part_of, "in_category": _in_category, "corresponds_to": _same}[
-        relation]  # type: ignore[index]
+    check = {"member_of": _member, "part_of": _part_of, "in_category": _in_category, "corresponds_to": _same}[relation]  # type: ignore[index]
     items = [check(subject, obj, stores) for obj in plan.objects for subject in plan.subjects]
     return CheckData(relation=relation, items=items)  # type: ignore[arg-type]
 
@@ -236,10 +328,20 @@ def facts(plan: Plan, stores: Stores) -> CheckData:
 def _member(subject: Entity, pathway: Entity, stores: Stores) -> CheckItem:
     genes, compounds = stores.graph.members([pathway.id]).get(pathway.id, ([], []))
     if subject.type == "compound":
-        return CheckItem(subject=node(subject), object=node(pathway), holds=compound_key(subject.id) in compounds,
-                         size=len(compounds), detail="compounds")
-    return CheckItem(subject=node(subject), object=node(pathway), holds=subject.id in {g.id for g in genes},
-                     size=len(genes), detail="genes")
+        return CheckItem(
+            subject=node(subject),
+            object=node(pathway),
+            holds=compound_key(subject.id) in compounds,
+            size=len(compounds),
+            detail="compounds",
+        )
+    return CheckItem(
+        subject=node(subject),
+        object=node(pathway),
+        holds=subject.id in {g.id for g in genes},
+        size=len(genes),
+        detail="genes",
+    )
 
 
 def _top_lineage(ancestors: dict[str, list[NodeRef]]) -> list[NodeRef]:
@@ -250,14 +352,20 @@ def _part_of(subject: Entity, obj: Entity, stores: Stores) -> CheckItem:
     if subject.source != obj.source:  # each database has its own hierarchy: the resolution links the two
         mapping = stores.graph.between(subject.id, obj.id)
         inside = mapping is not None and mapping.relation == "part_of" and mapping.direction == "inside"
-        return CheckItem(subject=node(subject), object=node(obj), holds=inside, mapping=mapping,
-                         detail="across databases")
+        return CheckItem(
+            subject=node(subject), object=node(obj), holds=inside, mapping=mapping, detail="across databases"
+        )
     ancestors = stores.graph.ancestors(subject.id)
     if obj.id in ancestors:
         return CheckItem(subject=node(subject), object=node(obj), holds=True, path=ancestors[obj.id])
     reverse = subject.id in stores.graph.ancestors(obj.id)
-    return CheckItem(subject=node(subject), object=node(obj), holds=False, path=_top_lineage(ancestors),
-                     detail="the other way round" if reverse else "")
+    return CheckItem(
+        subject=node(subject),
+        object=node(obj),
+        holds=False,
+        path=_top_lineage(ancestors),
+        detail="the other way round" if reverse else "",
+    )
 
 
 def _in_category(subject: Entity, category: Entity, stores: Stores) -> CheckItem:
@@ -266,16 +374,25 @@ def _in_category(subject: Entity, category: Entity, stores: Stores) -> CheckItem
         top, subs = KEGG_CLASS[category.id]
         kegg_class = "; ".join(c for c in (row.get("category"), row.get("subcategory")) if c)
         holds = row.get("category") == top and (not subs or row.get("subcategory") in subs)
-        return CheckItem(subject=node(subject), object=node(category), holds=holds,
-                         detail=f"KEGG class: {kegg_class}" if kegg_class else "no KEGG class in the graph")
+        return CheckItem(
+            subject=node(subject),
+            object=node(category),
+            holds=holds,
+            detail=f"KEGG class: {kegg_class}" if kegg_class else "no KEGG class in the graph",
+        )
     root = REACTOME_ROOT[category.id]
     ancestors = stores.graph.ancestors(subject.id)
     if subject.id == root:
         return CheckItem(subject=node(subject), object=node(category), holds=True, path=[node(subject)])
     if root in ancestors:
         return CheckItem(subject=node(subject), object=node(category), holds=True, path=ancestors[root])
-    return CheckItem(subject=node(subject), object=node(category), holds=False, path=_top_lineage(ancestors),
-                     detail=f"not under {root}")
+    return CheckItem(
+        subject=node(subject),
+        object=node(category),
+        holds=False,
+        path=_top_lineage(ancestors),
+        detail=f"not under {root}",
+    )
 
 
 def _same(subject: Entity, obj: Entity, stores: Stores) -> CheckItem:
@@ -284,8 +401,12 @@ def _same(subject: Entity, obj: Entity, stores: Stores) -> CheckItem:
     if subject.source == obj.source:
         return CheckItem(subject=node(subject), object=node(obj), holds=False, detail="two pathways of one database")
     mapping = stores.graph.between(subject.id, obj.id)
-    return CheckItem(subject=node(subject), object=node(obj), mapping=mapping,
-                     holds=mapping is not None and mapping.relation == "equivalent")
+    return CheckItem(
+        subject=node(subject),
+        object=node(obj),
+        mapping=mapping,
+        holds=mapping is not None and mapping.relation == "equivalent",
+    )
 
 
 # --- the answer ---------------------------------------------------------------------------------------------------
@@ -299,8 +420,10 @@ def _item_statement(relation: str, item: CheckItem) -> Statement:
     head = "Yes" if item.holds else "No"
     if relation == "member_of":
         what = item.detail or "genes"
-        text = (f"{head}: {s.name or s.id} is {'' if item.holds else 'not '}one of the {item.size} member {what} "
-                f"of {node_name(o)}.")
+        text = (
+            f"{head}: {s.name or s.id} is {'' if item.holds else 'not '}one of the {item.size} member {what} "
+            f"of {node_name(o)}."
+        )
         return text, [o.id]
     if relation == "part_of":
         return _part_of_text(head, item), cited
@@ -313,8 +436,10 @@ def _part_of_text(head: str, item: CheckItem) -> str:
     s, o = item.subject, item.object
     if item.detail == "across databases":
         if item.mapping is None:
-            return (f"{head}: {node_name(s)} and {node_name(o)} are in different databases, and the Reactome ↔ KEGG "
-                    "resolution does not place one within the other.")
+            return (
+                f"{head}: {node_name(s)} and {node_name(o)} are in different databases, and the Reactome ↔ KEGG "
+                "resolution does not place one within the other."
+            )
         return f"{head}: {relation_sentence(s, item.mapping)}"
     if item.holds:
         direct = " directly" if len(item.path) == 2 else f", through {_lineage(item.path)}"
@@ -322,23 +447,32 @@ def _part_of_text(head: str, item: CheckItem) -> str:
     if item.detail == "the other way round":
         return f"{head}: it is the other way round — {node_name(o)} is part of {node_name(s)}."
     where = f"; its lineage is {_lineage(item.path)}" if len(item.path) > 1 else "; it is a top-level pathway"
-    return f"{head}: {node_name(s)} is not part of {node_name(o)} in the {SOURCE_LABEL.get(s.source, '')} " \
-           f"hierarchy{where}."
+    return (
+        f"{head}: {node_name(s)} is not part of {node_name(o)} in the {SOURCE_LABEL.get(s.source, '')} "
+        f"hierarchy{where}."
+    )
 
 
 def _category_text(head: str, item: CheckItem) -> str:
     s, category = item.subject, item.object.id
     if s.source == "kegg":
-        named = " (its name says signaling; KEGG's class is what decides here)" if (
-            category == "signalling" and re.search(r"signal", s.name, re.I) and not item.holds) else ""
+        named = (
+            " (its name says signaling; KEGG's class is what decides here)"
+            if (category == "signalling" and re.search(r"signal", s.name, re.I) and not item.holds)
+            else ""
+        )
         return f"{head}: {node_name(s)} is {'' if item.holds else 'not '}a {category} pathway — {item.detail}{named}."
     if item.holds:
         through = f", through {_lineage(item.path)}" if len(item.path) > 1 else ""
-        return (f"{head}: {node_name(s)} is a {category} pathway: it sits under Reactome's "
-                f"{REACTOME_ROOT[category]}{through}.")
+        return (
+            f"{head}: {node_name(s)} is a {category} pathway: it sits under Reactome's "
+            f"{REACTOME_ROOT[category]}{through}."
+        )
     where = f"its lineage is {_lineage(item.path)}" if len(item.path) > 1 else "it is a top-level pathway"
-    return (f"{head}: {node_name(s)} is not a {category} pathway in Reactome's hierarchy — {where}, not under "
-            f"{REACTOME_ROOT[category]}.")
+    return (
+        f"{head}: {node_name(s)} is not a {category} pathway in Reactome's hierarchy — {where}, not under "
+        f"{REACTOME_ROOT[category]}."
+    )
 
 
 def _same_text(head: str, item: CheckItem) -> str:
@@ -365,9 +499,11 @@ def statements(data: CheckData) -> list[Statement]:
 
 
 def data_table(data: CheckData) -> DataTable:
-    return table(f"Checked: {data.relation.replace('_', ' ')}", ["subject", "object", "holds", "shown by"],
-                 [[i.subject.id, i.object.id, "yes" if i.holds else "no", _lineage(i.path) or i.detail]
-                  for i in data.items])
+    return table(
+        f"Checked: {data.relation.replace('_', ' ')}",
+        ["subject", "object", "holds", "shown by"],
+        [[i.subject.id, i.object.id, "yes" if i.holds else "no", _lineage(i.path) or i.detail] for i in data.items],
+    )
 
 
 def refers_to(data: CheckData) -> Referents:
@@ -382,10 +518,21 @@ def grade(answer: FinalAnswer, expected: Expected) -> bool:
     if not isinstance(data, CheckData) or len(data.items) != 1:
         return False
     item, verdict = data.items[0], expected.get("verdict", "")
-    return (item.subject.id == expected.get("subject") and item.object.id == expected.get("object")
-            and (not verdict or item.holds == (verdict == "yes"))
-            and answer.answer.startswith("Yes" if item.holds else "No"))
+    return (
+        item.subject.id == expected.get("subject")
+        and item.object.id == expected.get("object")
+        and (not verdict or item.holds == (verdict == "yes"))
+        and answer.answer.startswith("Yes" if item.holds else "No")
+    )
 
 
-KIND = QuestionKind(name="check", recognisers=((45, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+KIND = QuestionKind(
+    name="check",
+    recognisers=((45, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+)

@@ -17,22 +17,35 @@ COMPOUND_ID = re.compile(r"(?<![\w:])(C\d{5})(?!\w)|\bCHEBI[:\s]\s?(\d+)\b", re.
 
 def compound_entities(question: str) -> list[Entity]:
     ids = [f"CHEBI:{chebi}" if chebi else kegg.upper() for kegg, chebi in COMPOUND_ID.findall(question)]
-    return [Entity(type="compound", id=i, name=i, source="chebi" if i.startswith("CHEBI:") else "kegg")
-            for i in dict.fromkeys(ids)]
+    return [
+        Entity(type="compound", id=i, name=i, source="chebi" if i.startswith("CHEBI:") else "kegg")
+        for i in dict.fromkeys(ids)
+    ]
 
 
 def recognise(read: Read) -> Plan | None:
     compounds = compound_entities(read.question)
     if not compounds:
         return None
-    return Plan(kind="compound_pathways", operation="count" if read.count else "list", relation="member_of",
-                subjects=compounds, returns="pathway", source=single_source(read.question),
-                reason=f"pathways holding {', '.join(c.id for c in compounds)}")
+    return Plan(
+        kind="compound_pathways",
+        operation="count" if read.count else "list",
+        relation="member_of",
+        subjects=compounds,
+        returns="pathway",
+        source=single_source(read.question),
+        reason=f"pathways holding {', '.join(c.id for c in compounds)}",
+    )
 
 
 def accepts(plan: Plan) -> bool:
-    return (plan.operation in ("list", "count") and plan.relation == "member_of" and plan.returns == "pathway"
-            and bool(plan.subjects) and all(e.type == "compound" for e in plan.subjects))
+    return (
+        plan.operation in ("list", "count")
+        and plan.relation == "member_of"
+        and plan.returns == "pathway"
+        and bool(plan.subjects)
+        and all(e.type == "compound" for e in plan.subjects)
+    )
 
 
 def facts(plan: Plan, stores: Stores) -> CompoundPathwaysData | NotFoundData:
@@ -42,16 +55,18 @@ def facts(plan: Plan, stores: Stores) -> CompoundPathwaysData | NotFoundData:
         # Compound nodes exist only as some pathway's member: none holding it means the index lacks it.
         return NotFoundData(asked=ids[0], what="compound", needed_for="compound_pathways")
     pathways = [p for p in pathways if not plan.source or p.source == plan.source]
-    return CompoundPathwaysData(compounds=ids, pathways=pathways, total=len(pathways), source=plan.source,
-                                count=plan.count)
+    return CompoundPathwaysData(
+        compounds=ids, pathways=pathways, total=len(pathways), source=plan.source, count=plan.count
+    )
 
 
 def statements(data: CompoundPathwaysData) -> list[Statement]:
     if not data.pathways:  # nothing to cite: the statement stands on its own (the pipeline keeps it uncited)
         where = {"kegg": "KEGG", "reactome": "Reactome"}.get(data.source, "the graph")
         return [(f"No pathway in {where} contains {' and '.join(data.compounds)}.", [])]
-    return pathways_holding(" and ".join(data.compounds), [p.id for p in data.pathways[:5]], data.pathways,
-                            data.source, data.count)
+    return pathways_holding(
+        " and ".join(data.compounds), [p.id for p in data.pathways[:5]], data.pathways, data.source, data.count
+    )
 
 
 def data_table(data: CompoundPathwaysData) -> DataTable:
@@ -62,6 +77,13 @@ def refers_to(data: CompoundPathwaysData) -> Referents:
     return Referents(pathways=[p.id for p in data.pathways[:2]])
 
 
-KIND = QuestionKind(name="compound_pathways", recognisers=((50, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to,
-                    grade=grade_pathways)
+KIND = QuestionKind(
+    name="compound_pathways",
+    recognisers=((50, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade_pathways,
+)

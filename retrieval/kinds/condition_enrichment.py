@@ -35,15 +35,25 @@ def recognise(read: Read) -> Plan | None:
     match = condition_of(read)
     if match is None:
         return None
-    return Plan(kind="condition_enrichment", operation="list", relation="associated_with",
-                objects=condition_entities(match)[:8], returns="pathway",
-                source=single_source(question) or "reactome", reason=f"pathways enriched for the genes of "
-                f"{', '.join(repr(c.name) for c in match.conditions)}")
+    return Plan(
+        kind="condition_enrichment",
+        operation="list",
+        relation="associated_with",
+        objects=condition_entities(match)[:8],
+        returns="pathway",
+        source=single_source(question) or "reactome",
+        reason=f"pathways enriched for the genes of {', '.join(repr(c.name) for c in match.conditions)}",
+    )
 
 
 def accepts(plan: Plan) -> bool:
-    return (plan.operation == "list" and plan.relation == "associated_with" and plan.returns == "pathway"
-            and bool(plan.objects) and all(e.type == "disease" for e in plan.objects))
+    return (
+        plan.operation == "list"
+        and plan.relation == "associated_with"
+        and plan.returns == "pathway"
+        and bool(plan.objects)
+        and all(e.type == "disease" for e in plan.objects)
+    )
 
 
 def facts(plan: Plan, stores: Stores) -> ConditionEnrichmentData:
@@ -52,9 +62,16 @@ def facts(plan: Plan, stores: Stores) -> ConditionEnrichmentData:
     conditions = [c for c in (reader.condition(e.id) for e in plan.objects) if c is not None]
     genes = {a.gene.id: a.gene.symbol for a in reader.of_conditions([c.id for c in conditions])}
     rows, tested, universe, inside = enrichment(stores.graph, genes, plan.source or "reactome")
-    return ConditionEnrichmentData(conditions=conditions, genes=inside, genes_total=len(genes), pathways=rows,
-                                   tested=tested, universe=universe, source=plan.source or "reactome",
-                                   release=reader.release())
+    return ConditionEnrichmentData(
+        conditions=conditions,
+        genes=inside,
+        genes_total=len(genes),
+        pathways=rows,
+        tested=tested,
+        universe=universe,
+        source=plan.source or "reactome",
+        release=reader.release(),
+    )
 
 
 def _row(e: Enriched) -> str:
@@ -64,23 +81,47 @@ def _row(e: Enriched) -> str:
 def statements(data: ConditionEnrichmentData) -> list[Statement]:
     cited = [c.id for c in data.conditions]
     db = {"kegg": "KEGG", "reactome": "Reactome"}.get(data.source, data.source)
-    head = (f"ClinVar (release {data.release}) links {data.genes_total} genes to "
-            f"{' and '.join(named(c) for c in data.conditions)}; {data.genes} of them are members of {db} pathways "
-            f"({data.universe} genes in all).")
+    head = (
+        f"ClinVar (release {data.release}) links {data.genes_total} genes to "
+        f"{' and '.join(named(c) for c in data.conditions)}; {data.genes} of them are members of {db} pathways "
+        f"({data.universe} genes in all)."
+    )
     if not data.pathways:
         return [(head + f" No {db} pathway holds any of them.", cited)]
     significant = [e for e in data.pathways if e.q_value <= SIGNIFICANT_Q]
-    verdict = (f"{len(significant)} of the {data.tested} pathways tested are enriched at q ≤ {SIGNIFICANT_Q}"
-               if significant else f"none of the {data.tested} pathways tested is enriched at q ≤ {SIGNIFICANT_Q}")
-    return [(f"{head} By a hypergeometric test with Benjamini-Hochberg correction, {verdict}; the most enriched: "
-             f"{listing([_row(e) for e in data.pathways], 10)}.", [*cited, *(e.pathway.id for e in data.pathways)])]
+    verdict = (
+        f"{len(significant)} of the {data.tested} pathways tested are enriched at q ≤ {SIGNIFICANT_Q}"
+        if significant
+        else f"none of the {data.tested} pathways tested is enriched at q ≤ {SIGNIFICANT_Q}"
+    )
+    return [
+        (
+            f"{head} By a hypergeometric test with Benjamini-Hochberg correction, {verdict}; the most enriched: "
+            f"{listing([_row(e) for e in data.pathways], 10)}.",
+            [*cited, *(e.pathway.id for e in data.pathways)],
+        )
+    ]
 
 
 def data_table(data: ConditionEnrichmentData) -> DataTable:
     caption = f"Pathways enriched for the genes of {', '.join(c.name for c in data.conditions)}"
-    return table(caption, ["pathway", "name", "overlap", "size", "p", "q", "genes"],
-                 [[e.pathway.id, e.pathway.name, e.overlap, e.size, f"{e.p_value:.3g}", f"{e.q_value:.3g}",
-                   ", ".join(e.genes)] for e in data.pathways], of="pathway")
+    return table(
+        caption,
+        ["pathway", "name", "overlap", "size", "p", "q", "genes"],
+        [
+            [
+                e.pathway.id,
+                e.pathway.name,
+                e.overlap,
+                e.size,
+                f"{e.p_value:.3g}",
+                f"{e.q_value:.3g}",
+                ", ".join(e.genes),
+            ]
+            for e in data.pathways
+        ],
+        of="pathway",
+    )
 
 
 def refers_to(data: ConditionEnrichmentData) -> Referents:
@@ -90,9 +131,21 @@ def refers_to(data: ConditionEnrichmentData) -> Referents:
 def grade(answer: FinalAnswer, expected: Expected) -> bool:
     """The condition asked, and the most enriched pathway the tables give first."""
     data = answer.data
-    return (isinstance(data, ConditionEnrichmentData) and {c.id for c in data.conditions} == expected_set(expected)
-            and bool(data.pathways) and data.pathways[0].pathway.id in expected_set(expected, "top"))
+    return (
+        isinstance(data, ConditionEnrichmentData)
+        and {c.id for c in data.conditions} == expected_set(expected)
+        and bool(data.pathways)
+        and data.pathways[0].pathway.id in expected_set(expected, "top")
+    )
 
 
-KIND = QuestionKind(name="condition_enrichment", recognisers=((27, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+KIND = QuestionKind(
+    name="condition_enrichment",
+    recognisers=((27, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+)

@@ -26,22 +26,66 @@ from retrieval.retrievers.graph_facts import GraphQueryTimeout, node
 
 PATH_LIMIT = 5
 LISTED = 25
-_ASKS = re.compile(r"\b(connect\w*|links?|linked|linking|relat\w+|relationship|in common|tie[sd]?|bridge[sd]?|"
-                   r"path(?:s)? (?:from|between)|how (?:do|does|are|is) .+ (?:interact|relate|connect))\b", re.I)
+_ASKS = re.compile(
+    r"\b(connect\w*|links?|linked|linking|relat\w+|relationship|in common|tie[sd]?|bridge[sd]?|"
+    r"path(?:s)? (?:from|between)|how (?:do|does|are|is) .+ (?:interact|relate|connect))\b",
+    re.I,
+)
 # Words a connection question is made of besides the two names: anything else asks something the graph does not
 # hold ("What evidence links KRAS mutations to resistance to EGFR inhibitors?" is a literature question).
-_SCAFFOLD = frozenset({"connect", "connects", "connected", "connecting", "connection", "connections", "link",
-                       "links", "linked", "linking", "relate", "relates", "related", "relating", "relation",
-                       "relationship", "relationships", "common", "tie", "ties", "tied", "bridge", "bridges", "path",
-                       "paths", "interact", "interacts", "pathway", "pathways", "kegg", "reactome", "human",
-                       "database", "graph", "directly", "indirectly", "exactly"})
+_SCAFFOLD = frozenset(
+    {
+        "connect",
+        "connects",
+        "connected",
+        "connecting",
+        "connection",
+        "connections",
+        "link",
+        "links",
+        "linked",
+        "linking",
+        "relate",
+        "relates",
+        "related",
+        "relating",
+        "relation",
+        "relationship",
+        "relationships",
+        "common",
+        "tie",
+        "ties",
+        "tied",
+        "bridge",
+        "bridges",
+        "path",
+        "paths",
+        "interact",
+        "interacts",
+        "pathway",
+        "pathways",
+        "kegg",
+        "reactome",
+        "human",
+        "database",
+        "graph",
+        "directly",
+        "indirectly",
+        "exactly",
+    }
+)
 # "What connects A and B", "the link between A and B": two things named, one of them not held.
-_TWO_SIDED = re.compile(r"\b(?:connects?|links?|ties?|bridges?|between|relate[sd]?|relationship)\b.+"
-                        r"\b(?:and|to|with)\b", re.I)
+_TWO_SIDED = re.compile(
+    r"\b(?:connects?|links?|ties?|bridges?|between|relate[sd]?|relationship)\b.+"
+    r"\b(?:and|to|with)\b",
+    re.I,
+)
 _LISTS = re.compile(r"\b(genes?|members?|proteins?|compounds?|metabolites?)\b", re.I)
 # A path's endpoints resolved by id whatever their label, through each label's unique index.
-_ENDPOINT = ("CALL () {{ MATCH (n:Pathway {{id: ${p}}}) RETURN n UNION MATCH (n:Gene {{id: ${p}}}) RETURN n "
-             "UNION MATCH (n:Compound {{id: ${p}}}) RETURN n }}")
+_ENDPOINT = (
+    "CALL () {{ MATCH (n:Pathway {{id: ${p}}}) RETURN n UNION MATCH (n:Gene {{id: ${p}}}) RETURN n "
+    "UNION MATCH (n:Compound {{id: ${p}}}) RETURN n }}"
+)
 PATHS = f"""
 {_ENDPOINT.format(p="a")}
 WITH n AS a
@@ -57,8 +101,7 @@ RETURN [x IN nodes(path) | x {{.id, name: coalesce(x.symbol, x.name, x.id), .sou
 def _asks_more(read: Read, found: list[PathwayRef]) -> bool:
     """Content words beyond the names and the words a connection question is made of."""
     named = {w for name in [*(p.name for p in found), *(m.token for m in read.mentions)] for w in canonical_words(name)}
-    return len([w for w in content_words(read.rest(found)) if w not in _SCAFFOLD
-                and canonical(w) not in named]) > 1
+    return len([w for w in content_words(read.rest(found)) if w not in _SCAFFOLD and canonical(w) not in named]) > 1
 
 
 def recognise(read: Read) -> Plan | None:
@@ -79,14 +122,22 @@ def recognise(read: Read) -> Plan | None:
     elif not _TWO_SIDED.search(read.question):
         return None
     elif unknown := unknown_gene_tokens(read.question, read.genes):
-        return not_found_plan(read, "gene", "connection", f"no gene {', '.join(unknown)} in the index",
-                              asked=", ".join(unknown))
+        return not_found_plan(
+            read, "gene", "connection", f"no gene {', '.join(unknown)} in the index", asked=", ".join(unknown)
+        )
     elif re.search(r"\bpathways?\b|\bsignall?ing\b|\bcascades?\b", read.question, re.I):
         return unresolved(read, "connection", "two pathways or genes", list(found))
     else:
         return None
-    return Plan(kind="connection", operation="path", relation="connected_to", subjects=ends[:1], objects=ends[1:],
-                depth=MAX_PATH_STEPS, reason=f"what connects {ends[0].id} and {ends[1].id}")
+    return Plan(
+        kind="connection",
+        operation="path",
+        relation="connected_to",
+        subjects=ends[:1],
+        objects=ends[1:],
+        depth=MAX_PATH_STEPS,
+        reason=f"what connects {ends[0].id} and {ends[1].id}",
+    )
 
 
 def accepts(plan: Plan) -> bool:
@@ -146,8 +197,10 @@ def _path(row: dict) -> GraphPath:
     relations = []
     for i, (rel_type, start) in enumerate(row["rels"]):
         relations.append(rel_type if start == ids[i] else f"{rel_type}<")
-    return GraphPath(nodes=[NodeRef(id=n["id"], name=n.get("name") or "", source=n.get("source") or "")
-                            for n in row["nodes"]], relations=relations)
+    return GraphPath(
+        nodes=[NodeRef(id=n["id"], name=n.get("name") or "", source=n.get("source") or "") for n in row["nodes"]],
+        relations=relations,
+    )
 
 
 # --- the answer ---------------------------------------------------------------------------------------------------
@@ -190,28 +243,54 @@ def statements(data: ConnectionData) -> list[Statement]:
     out += _containment(data)
     if data.shared_genes:
         symbols = [g.symbol for g in data.shared_genes]
-        out.append((f"{node_name(a)} and {node_name(b)} share {len(symbols)} member genes: "
-                    f"{listing(symbols, LISTED)}.", [a.id, b.id]))
+        out.append(
+            (
+                f"{node_name(a)} and {node_name(b)} share {len(symbols)} member genes: {listing(symbols, LISTED)}.",
+                [a.id, b.id],
+            )
+        )
     genes = [n for n in (a, b) if n.source == "hgnc"]
     if data.shared_pathways and len(genes) == 2:
         names = [f'{p.id} "{p.name}"' for p in data.shared_pathways]
-        out.append((f"{len(names)} pathways hold both {a.name} and {b.name} (smallest first): "
-                    f"{listing(names, LISTED)}.", [p.id for p in data.shared_pathways[:5]]))
+        out.append(
+            (
+                f"{len(names)} pathways hold both {a.name} and {b.name} (smallest first): {listing(names, LISTED)}.",
+                [p.id for p in data.shared_pathways[:5]],
+            )
+        )
     for top in data.common_ancestors:
         if top.id not in (a.id, b.id):
-            out.append((f"Both sit under {node_name(top)}, the nearest pathway above them both.",
-                        list(dict.fromkeys([a.id, b.id, top.id]))))
+            out.append(
+                (
+                    f"Both sit under {node_name(top)}, the nearest pathway above them both.",
+                    list(dict.fromkeys([a.id, b.id, top.id])),
+                )
+            )
     for path in data.paths:
         if not _told(path, data):
             steps = len(path.relations)
-            out.append((f"A path of {steps} step{'s' if steps > 1 else ''}: {_render(path)}.",
-                        [n.id for n in path.nodes if n.source in ("reactome", "kegg", "hgnc")]))
+            out.append(
+                (
+                    f"A path of {steps} step{'s' if steps > 1 else ''}: {_render(path)}.",
+                    [n.id for n in path.nodes if n.source in ("reactome", "kegg", "hgnc")],
+                )
+            )
     if data.too_broad:
-        out.append((f"The path search between {node_name(a)} and {node_name(b)} was too broad to finish in time; "
-                    "the connections above are what was found before it stopped.", [a.id, b.id]))
+        out.append(
+            (
+                f"The path search between {node_name(a)} and {node_name(b)} was too broad to finish in time; "
+                "the connections above are what was found before it stopped.",
+                [a.id, b.id],
+            )
+        )
     elif not out:
-        out.append((f"No connection between {node_name(a)} and {node_name(b)} within {data.max_steps} steps of "
-                    "the graph (membership, hierarchy or the Reactome ↔ KEGG resolution).", [a.id, b.id]))
+        out.append(
+            (
+                f"No connection between {node_name(a)} and {node_name(b)} within {data.max_steps} steps of "
+                "the graph (membership, hierarchy or the Reactome ↔ KEGG resolution).",
+                [a.id, b.id],
+            )
+        )
     return out
 
 
@@ -221,14 +300,19 @@ def data_table(data: ConnectionData) -> DataTable:
     rows += [["shared pathway", p.id, p.name] for p in data.shared_pathways]
     rows += [["common ancestor", p.id, p.name] for p in data.common_ancestors]
     rows += [["path", str(len(p.relations)), _render(p)] for p in data.paths]
-    return table(f"What connects {data.left.name or data.left.id} and {data.right.name or data.right.id}",
-                 ["connection", "id / steps", "what"], rows)
+    return table(
+        f"What connects {data.left.name or data.left.id} and {data.right.name or data.right.id}",
+        ["connection", "id / steps", "what"],
+        rows,
+    )
 
 
 def refers_to(data: ConnectionData) -> Referents:
     ends = [data.left, data.right]
-    return Referents(pathways=[n.id for n in ends if n.source in ("reactome", "kegg")],
-                     genes=[n.name for n in ends if n.source == "hgnc"])
+    return Referents(
+        pathways=[n.id for n in ends if n.source in ("reactome", "kegg")],
+        genes=[n.name for n in ends if n.source == "hgnc"],
+    )
 
 
 def grade(answer: FinalAnswer, expected: Expected) -> bool:
@@ -241,5 +325,13 @@ def grade(answer: FinalAnswer, expected: Expected) -> bool:
     return shared == {s for s in expected.get("shared", "").split("|") if s}
 
 
-KIND = QuestionKind(name="connection", recognisers=((38, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+KIND = QuestionKind(
+    name="connection",
+    recognisers=((38, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+)

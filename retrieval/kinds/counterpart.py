@@ -20,9 +20,15 @@ def plan_for(question: str, found: list[PathwayRef]) -> Plan:
     source = named[-1] if named else ""
     pick = next((r for r in found if r.source == source), found[0])
     target = "kegg" if pick.source == "reactome" else "reactome"
-    return Plan(kind="counterpart", operation="list", relation="corresponds_to",
-                subjects=[pathway_entity(pick)], returns="pathway",
-                source=target, reason=f"counterpart of {pick.id} in {target}")
+    return Plan(
+        kind="counterpart",
+        operation="list",
+        relation="corresponds_to",
+        subjects=[pathway_entity(pick)],
+        returns="pathway",
+        source=target,
+        reason=f"counterpart of {pick.id} in {target}",
+    )
 
 
 def recognise(read: Read) -> Plan | None:
@@ -38,15 +44,21 @@ def recognise(read: Read) -> Plan | None:
 
 
 def accepts(plan: Plan) -> bool:
-    return (plan.operation == "list" and plan.relation == "corresponds_to" and bool(plan.subjects)
-            and plan.subjects[0].type == "pathway" and not plan.objects)
+    return (
+        plan.operation == "list"
+        and plan.relation == "corresponds_to"
+        and bool(plan.subjects)
+        and plan.subjects[0].type == "pathway"
+        and not plan.objects
+    )
 
 
 def facts(plan: Plan, stores: Stores) -> CounterpartData:
     pathway = plan.subjects[0]
     target = plan.source or ("kegg" if pathway.source == "reactome" else "reactome")
-    return CounterpartData(pathway=node(pathway), target_source=target,
-                           counterparts=stores.graph.mappings(pathway.id, target))
+    return CounterpartData(
+        pathway=node(pathway), target_source=target, counterparts=stores.graph.mappings(pathway.id, target)
+    )
 
 
 def statements(data: CounterpartData) -> list[Statement]:
@@ -62,10 +74,22 @@ def fixed(value: float | None) -> str:
 
 
 def data_table(data: CounterpartData) -> DataTable:
-    return table(f"Counterparts of {data.pathway.name or data.pathway.id} in {data.target_source}",
-                 ["id", "name", "relation", "confidence", "Jaccard", "shared genes"],
-                 [[m.pathway.id, m.pathway.name, f"{m.relation} {m.direction}".strip(), fixed(m.confidence),
-                   fixed(m.jaccard), len(m.shared_genes)] for m in data.counterparts], of="pathway")
+    return table(
+        f"Counterparts of {data.pathway.name or data.pathway.id} in {data.target_source}",
+        ["id", "name", "relation", "confidence", "Jaccard", "shared genes"],
+        [
+            [
+                m.pathway.id,
+                m.pathway.name,
+                f"{m.relation} {m.direction}".strip(),
+                fixed(m.confidence),
+                fixed(m.jaccard),
+                len(m.shared_genes),
+            ]
+            for m in data.counterparts
+        ],
+        of="pathway",
+    )
 
 
 def refers_to(data: CounterpartData) -> Referents:
@@ -75,9 +99,18 @@ def refers_to(data: CounterpartData) -> Referents:
 
 def grade(answer: FinalAnswer, expected: Expected) -> bool:
     data = answer.data
-    return isinstance(data, CounterpartData) and bool(expected_set(expected) & {m.pathway.id
-                                                                                 for m in data.counterparts})
+    return isinstance(data, CounterpartData) and bool(
+        expected_set(expected) & {m.pathway.id for m in data.counterparts}
+    )
 
 
-KIND = QuestionKind(name="counterpart", recognisers=((100, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+KIND = QuestionKind(
+    name="counterpart",
+    recognisers=((100, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+)

@@ -14,10 +14,13 @@ from retrieval.model.plan import Plan
 from retrieval.question.reading import Read, pathway_entities
 from retrieval.retrievers.graph_facts import node
 
-DIFFERENCE = re.compile(r"\bbut not\b|\band not\b|\bnot (in|found in|part of|present in|shared with|also in)\b|"
-                        r"\bhave that\b.*\b(doesn'?t|does not|lacks?)\b|"
-                        r"\bexcept (those |the ones )?(in|of)\b|\bexcluding\b|\bunique to\b|\bmissing (from|in)\b|"
-                        r"\babsent (from|in)\b|\blacking in\b|\bminus\b|\bthat are not\b|\bthat aren'?t\b", re.I)
+DIFFERENCE = re.compile(
+    r"\bbut not\b|\band not\b|\bnot (in|found in|part of|present in|shared with|also in)\b|"
+    r"\bhave that\b.*\b(doesn'?t|does not|lacks?)\b|"
+    r"\bexcept (those |the ones )?(in|of)\b|\bexcluding\b|\bunique to\b|\bmissing (from|in)\b|"
+    r"\babsent (from|in)\b|\blacking in\b|\bminus\b|\bthat are not\b|\bthat aren'?t\b",
+    re.I,
+)
 
 
 def recognise(read: Read) -> Plan | None:
@@ -25,9 +28,14 @@ def recognise(read: Read) -> Plan | None:
         return None
     two = read.fuzzy(2)
     if len(two) >= 2:
-        return Plan(kind="difference", operation="difference", relation="member_of",
-                    objects=pathway_entities(two[:2]), returns="gene",
-                    reason=f"genes of {two[0].id} that {two[1].id} lacks")
+        return Plan(
+            kind="difference",
+            operation="difference",
+            relation="member_of",
+            objects=pathway_entities(two[:2]),
+            returns="gene",
+            reason=f"genes of {two[0].id} that {two[1].id} lacks",
+        )
     return unresolved(read, "difference", "two pathways", two)
 
 
@@ -47,15 +55,20 @@ def facts(plan: Plan, stores: Stores) -> DifferenceData:
 def statements(data: DifferenceData) -> list[Statement]:
     a, b = data.left, data.right
     symbols = [g.symbol for g in data.genes]
-    text = (f"{node_name(a)} has {data.sizes[0]} member genes; {data.total} of them are not in {node_name(b)} "
-            f"({data.sizes[1]} genes)" + (f": {listing(symbols)}." if symbols else "."))
+    text = (
+        f"{node_name(a)} has {data.sizes[0]} member genes; {data.total} of them are not in {node_name(b)} "
+        f"({data.sizes[1]} genes)" + (f": {listing(symbols)}." if symbols else ".")
+    )
     return [(text, [a.id, b.id])]
 
 
 def data_table(data: DifferenceData) -> DataTable:
-    return table(f"Genes of {data.left.name or data.left.id} not in {data.right.name or data.right.id} "
-                 f"({data.total})", ["symbol", "HGNC id", "name"], [[g.symbol, g.id, g.name] for g in data.genes],
-                 of="gene")
+    return table(
+        f"Genes of {data.left.name or data.left.id} not in {data.right.name or data.right.id} ({data.total})",
+        ["symbol", "HGNC id", "name"],
+        [[g.symbol, g.id, g.name] for g in data.genes],
+        of="gene",
+    )
 
 
 def refers_to(data: DifferenceData) -> Referents:
@@ -64,9 +77,20 @@ def refers_to(data: DifferenceData) -> Referents:
 
 def grade(answer: FinalAnswer, expected: Expected) -> bool:
     data = answer.data
-    return (isinstance(data, DifferenceData) and (data.left.id, data.right.id) == (expected["left"], expected["right"])
-            and {g.symbol for g in data.genes} == expected_set(expected))
+    return (
+        isinstance(data, DifferenceData)
+        and (data.left.id, data.right.id) == (expected["left"], expected["right"])
+        and {g.symbol for g in data.genes} == expected_set(expected)
+    )
 
 
-KIND = QuestionKind(name="difference", recognisers=((60, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+KIND = QuestionKind(
+    name="difference",
+    recognisers=((60, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+)

@@ -27,10 +27,18 @@ from retrieval.question.reading import EXPLAINS, Read, pathway_entity
 from retrieval.retrievers.reaction_facts import ReactionReader
 
 # "What does GCK catalyse?", "What inhibits PDK2?": a role question without the word "reaction".
-_ROLE_QUESTION = re.compile(r"\bwhat (?:does|do|is|are) .+ (?:cataly[sz]\w*|inhibit\w*|activat\w*|regulat\w*)\b|"
-                            r"\bwhat (?:cataly[sz]es|inhibits|activates|produces|consumes)\b", re.I)
-ROLE_AS = {"input": "an input", "output": "an output", "catalyst": "a catalyst",
-           "positive_regulator": "a positive regulator", "negative_regulator": "a negative regulator"}
+_ROLE_QUESTION = re.compile(
+    r"\bwhat (?:does|do|is|are) .+ (?:cataly[sz]\w*|inhibit\w*|activat\w*|regulat\w*)\b|"
+    r"\bwhat (?:cataly[sz]es|inhibits|activates|produces|consumes)\b",
+    re.I,
+)
+ROLE_AS = {
+    "input": "an input",
+    "output": "an output",
+    "catalyst": "a catalyst",
+    "positive_regulator": "a positive regulator",
+    "negative_regulator": "a negative regulator",
+}
 
 
 def recognise(read: Read) -> Plan | None:
@@ -45,14 +53,26 @@ def recognise(read: Read) -> Plan | None:
     if len(entities) != 1:
         return None
     within = [pathway_entity(p) for p in read.found[:1]]
-    return Plan(kind="entity_reactions", operation="count" if read.count else "list", relation="participates_in",
-                subjects=entities, objects=within, returns="reaction", role=asked_role(read.rest(read.found)),
-                reason=f"reactions {entities[0].label()} takes part in")
+    return Plan(
+        kind="entity_reactions",
+        operation="count" if read.count else "list",
+        relation="participates_in",
+        subjects=entities,
+        objects=within,
+        returns="reaction",
+        role=asked_role(read.rest(read.found)),
+        reason=f"reactions {entities[0].label()} takes part in",
+    )
 
 
 def accepts(plan: Plan) -> bool:
-    return (plan.operation in ("list", "count") and plan.relation == "participates_in" and plan.returns == "reaction"
-            and len(plan.subjects) == 1 and plan.subjects[0].type in ("gene", "compound"))
+    return (
+        plan.operation in ("list", "count")
+        and plan.relation == "participates_in"
+        and plan.returns == "reaction"
+        and len(plan.subjects) == 1
+        and plan.subjects[0].type in ("gene", "compound")
+    )
 
 
 def facts(plan: Plan, stores: Stores) -> EntityReactionsData | ReactionScopeData:
@@ -67,8 +87,12 @@ def facts(plan: Plan, stores: Stores) -> EntityReactionsData | ReactionScopeData
         involvements = [i for i in involvements if i.reaction.id in held]
     if plan.role:
         involvements = [i for i in involvements if i.role == plan.role]
-    return EntityReactionsData(entity=NodeRef(id=subject.id, name=subject.name, source=subject.source),
-                               involvements=involvements, asked_role=plan.role, count=plan.count)
+    return EntityReactionsData(
+        entity=NodeRef(id=subject.id, name=subject.name, source=subject.source),
+        involvements=involvements,
+        asked_role=plan.role,
+        count=plan.count,
+    )
 
 
 def _one(i: Involvement) -> str:
@@ -86,16 +110,25 @@ def statements(data: EntityReactionsData) -> list[Statement]:
     for role in ROLES:
         these = [i for i in data.involvements if i.role == role]
         if these:
-            out.append((f"It is {ROLE_AS[role]} of {listing([_one(i) for i in these], 30)}.",
-                        [e.id, *(i.reaction.id for i in these[:30])]))
+            out.append(
+                (
+                    f"It is {ROLE_AS[role]} of {listing([_one(i) for i in these], 30)}.",
+                    [e.id, *(i.reaction.id for i in these[:30])],
+                )
+            )
     return out
 
 
 def data_table(data: EntityReactionsData) -> DataTable:
-    return table(f"Reactions of {data.entity.name or data.entity.id} ({len(data.reactions)})",
-                 ["reaction", "name", "role", "through", "pathway"],
-                 [[i.reaction.id, i.reaction.name, i.role, i.via.id if i.via else "", i.reaction.pathway]
-                  for i in data.involvements], of="reaction")
+    return table(
+        f"Reactions of {data.entity.name or data.entity.id} ({len(data.reactions)})",
+        ["reaction", "name", "role", "through", "pathway"],
+        [
+            [i.reaction.id, i.reaction.name, i.role, i.via.id if i.via else "", i.reaction.pathway]
+            for i in data.involvements
+        ],
+        of="reaction",
+    )
 
 
 def refers_to(data: EntityReactionsData) -> Referents:
@@ -104,10 +137,21 @@ def refers_to(data: EntityReactionsData) -> Referents:
 
 def grade(answer: FinalAnswer, expected: Expected) -> bool:
     data = answer.data
-    return (isinstance(data, EntityReactionsData) and data.entity.id in expected_set(expected)
-            and {r.id for r in data.reactions} == expected_set(expected, "reactions")
-            and count_stated(answer, expected, len(data.reactions)))
+    return (
+        isinstance(data, EntityReactionsData)
+        and data.entity.id in expected_set(expected)
+        and {r.id for r in data.reactions} == expected_set(expected, "reactions")
+        and count_stated(answer, expected, len(data.reactions))
+    )
 
 
-KIND = QuestionKind(name="entity_reactions", recognisers=((32, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+KIND = QuestionKind(
+    name="entity_reactions",
+    recognisers=((32, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+)

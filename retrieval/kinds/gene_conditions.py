@@ -48,30 +48,48 @@ def recognise(read: Read) -> Plan | None:
         return None  # a variant's classification, a trial: facts ClinVar's gene-condition table does not hold
     genes = gene_entities_named(read)
     if not genes and (unknown := unknown_gene_tokens(question, read.genes)):
-        return not_found_plan(read, "gene", "gene_conditions", f"no gene {', '.join(unknown)} in the index",
-                              asked=", ".join(unknown))
+        return not_found_plan(
+            read, "gene", "gene_conditions", f"no gene {', '.join(unknown)} in the index", asked=", ".join(unknown)
+        )
     if len(genes) == 1 and is_yes_no(question) and not ASKS.search(question):
         # "True or false: PTEN causes Cowden syndrome": a yes/no about a condition no ClinVar name matched.
         named = ASKED_CONDITION.search(question)
-        return not_found_plan(read, "name", "association_check", "no ClinVar condition of that name",
-                              asked=named.group(1) if named else "")
+        return not_found_plan(
+            read,
+            "name",
+            "association_check",
+            "no ClinVar condition of that name",
+            asked=named.group(1) if named else "",
+        )
     if len(genes) != 1 or condition_of(read) is not None:
         return None  # a gene and a condition: the yes/no kind's, or a question this kind does not read
-    return Plan(kind="gene_conditions", operation="count" if read.count else "list", relation="associated_with",
-                subjects=genes, returns="disease", reason=f"ClinVar conditions of {genes[0].name}")
+    return Plan(
+        kind="gene_conditions",
+        operation="count" if read.count else "list",
+        relation="associated_with",
+        subjects=genes,
+        returns="disease",
+        reason=f"ClinVar conditions of {genes[0].name}",
+    )
 
 
 def accepts(plan: Plan) -> bool:
-    return (plan.operation in ("list", "count") and plan.relation == "associated_with" and plan.returns == "disease"
-            and len(plan.subjects) == 1 and plan.subjects[0].type == "gene")
+    return (
+        plan.operation in ("list", "count")
+        and plan.relation == "associated_with"
+        and plan.returns == "disease"
+        and len(plan.subjects) == 1
+        and plan.subjects[0].type == "gene"
+    )
 
 
 def facts(plan: Plan, stores: Stores) -> GeneConditionsData:
     assert stores.engine is not None
     reader = DiseaseReader(stores.engine)
     gene = plan.subjects[0]
-    return GeneConditionsData(gene=gene_ref(gene), associations=reader.of_gene(gene.id), release=reader.release(),
-                              count=plan.count)
+    return GeneConditionsData(
+        gene=gene_ref(gene), associations=reader.of_gene(gene.id), release=reader.release(), count=plan.count
+    )
 
 
 def said(a: Association) -> str:
@@ -82,18 +100,35 @@ def said(a: Association) -> str:
 def statements(data: GeneConditionsData) -> list[Statement]:
     g = data.gene
     if not data.associations:
-        return [(f"Flux holds no condition linked to {g.symbol} ({g.id}) in ClinVar (release {data.release}).",
-                 [g.id])]
+        return [(f"Flux holds no condition linked to {g.symbol} ({g.id}) in ClinVar (release {data.release}).", [g.id])]
     shown = data.associations[:LISTED]
-    return [(f"ClinVar (release {data.release}) links {g.symbol} ({g.id}) to {len(data.associations)} conditions: "
-             f"{listing([said(a) for a in shown], LISTED)}.", [g.id, *(a.condition.id for a in shown)])]
+    return [
+        (
+            f"ClinVar (release {data.release}) links {g.symbol} ({g.id}) to {len(data.associations)} conditions: "
+            f"{listing([said(a) for a in shown], LISTED)}.",
+            [g.id, *(a.condition.id for a in shown)],
+        )
+    ]
 
 
 def data_table(data: GeneConditionsData) -> DataTable:
-    return table(f"ClinVar conditions of {data.gene.symbol} ({len(data.associations)})",
-                 ["MedGen", "condition", "sources", "relation", "MONDO", "OMIM", "last updated"],
-                 [[a.condition.id, a.condition.name, ", ".join(a.sources), a.relation, a.condition.mondo,
-                   a.condition.omim, a.last_updated] for a in data.associations], of="entry")
+    return table(
+        f"ClinVar conditions of {data.gene.symbol} ({len(data.associations)})",
+        ["MedGen", "condition", "sources", "relation", "MONDO", "OMIM", "last updated"],
+        [
+            [
+                a.condition.id,
+                a.condition.name,
+                ", ".join(a.sources),
+                a.relation,
+                a.condition.mondo,
+                a.condition.omim,
+                a.last_updated,
+            ]
+            for a in data.associations
+        ],
+        of="entry",
+    )
 
 
 def refers_to(data: GeneConditionsData) -> Referents:
@@ -102,11 +137,23 @@ def refers_to(data: GeneConditionsData) -> Referents:
 
 def grade(answer: FinalAnswer, expected: Expected) -> bool:
     data = answer.data
-    return (isinstance(data, GeneConditionsData) and data.gene.id in expected_set(expected)
-            and {a.condition.id for a in data.associations} == expected_set(expected, "conditions")
-            and count_stated(answer, expected, len(data.associations)))
+    return (
+        isinstance(data, GeneConditionsData)
+        and data.gene.id in expected_set(expected)
+        and {a.condition.id for a in data.associations} == expected_set(expected, "conditions")
+        and count_stated(answer, expected, len(data.associations))
+    )
 
 
-KIND = QuestionKind(name="gene_conditions", recognisers=((34, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade, needs_graph=False,
-                    holds_nothing=lambda data: not data.associations)
+KIND = QuestionKind(
+    name="gene_conditions",
+    recognisers=((34, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+    needs_graph=False,
+    holds_nothing=lambda data: not data.associations,
+)

@@ -17,8 +17,11 @@ from retrieval.question.gene_questions import asked_fact, candidates, named_gene
 from retrieval.question.reading import GENE_PATHWAYS, PATHWAY_WORD, Read, gene_entity
 
 # Where a protein sits in the cell is not where its gene lies on a chromosome.
-_IN_THE_CELL = re.compile(r"\b(?:in the cell|cytoplasm\w*|nucle(?:us|ar)|membrane|mitochondri\w*|subcellular|"
-                          r"localis\w*|localiz\w*)\b", re.I)
+_IN_THE_CELL = re.compile(
+    r"\b(?:in the cell|cytoplasm\w*|nucle(?:us|ar)|membrane|mitochondri\w*|subcellular|"
+    r"localis\w*|localiz\w*)\b",
+    re.I,
+)
 
 
 def recognise(read: Read) -> Plan | None:
@@ -39,12 +42,23 @@ def recognise(read: Read) -> Plan | None:
         if not unknown:
             return None
         what = "identifier" if unknown_ids else "gene"
-        return not_found_plan(read, what, "gene_facts", f"no gene {', '.join(unknown)} in the HGNC table",
-                              asked=", ".join(u.removeprefix("ENTREZ:") for u in unknown))
+        return not_found_plan(
+            read,
+            what,
+            "gene_facts",
+            f"no gene {', '.join(unknown)} in the HGNC table",
+            asked=", ".join(u.removeprefix("ENTREZ:") for u in unknown),
+        )
     mention = read.mentions[0]
     genes = [gene_entity(g, mention.token, mention.via) for g in candidates(mention)]
-    return Plan(kind="gene_facts", operation="describe", relation="gene_record", subjects=genes, field=fact,
-                reason=f"{fact} of {mention.gene.symbol} (named as {mention.via} {mention.token})")
+    return Plan(
+        kind="gene_facts",
+        operation="describe",
+        relation="gene_record",
+        subjects=genes,
+        field=fact,
+        reason=f"{fact} of {mention.gene.symbol} (named as {mention.via} {mention.token})",
+    )
 
 
 def accepts(plan: Plan) -> bool:
@@ -52,10 +66,20 @@ def accepts(plan: Plan) -> bool:
 
 
 def record(gene: Gene, asked_as: str = "", matched_by: str = "") -> GeneFacts:
-    return GeneFacts(hgnc_id=gene.hgnc_id, symbol=gene.symbol, name=gene.name, locus_type=gene.locus_type,
-                     location=gene.location, entrez_id=gene.entrez_id, uniprot_ids=list(gene.uniprot_ids),
-                     ensembl_id=gene.ensembl_id, aliases=list(gene.aliases),
-                     previous_symbols=list(gene.previous_symbols), asked_as=asked_as, matched_by=matched_by)
+    return GeneFacts(
+        hgnc_id=gene.hgnc_id,
+        symbol=gene.symbol,
+        name=gene.name,
+        locus_type=gene.locus_type,
+        location=gene.location,
+        entrez_id=gene.entrez_id,
+        uniprot_ids=list(gene.uniprot_ids),
+        ensembl_id=gene.ensembl_id,
+        aliases=list(gene.aliases),
+        previous_symbols=list(gene.previous_symbols),
+        asked_as=asked_as,
+        matched_by=matched_by,
+    )
 
 
 def facts(plan: Plan, stores: Stores) -> GeneFactsData:
@@ -72,10 +96,15 @@ def statements(data: GeneFactsData) -> list[Statement]:
 
 
 def data_table(data: GeneFactsData) -> DataTable:
-    return table(f"HGNC {'candidates' if data.ambiguous else 'record'}",
-                 ["symbol", "HGNC id", "name", "locus type", "location", "Entrez", "UniProt", "Ensembl"],
-                 [[g.symbol, g.hgnc_id, g.name, g.locus_type, g.location, g.entrez_id, " ".join(g.uniprot_ids),
-                   g.ensembl_id] for g in data.genes], of="gene")
+    return table(
+        f"HGNC {'candidates' if data.ambiguous else 'record'}",
+        ["symbol", "HGNC id", "name", "locus type", "location", "Entrez", "UniProt", "Ensembl"],
+        [
+            [g.symbol, g.hgnc_id, g.name, g.locus_type, g.location, g.entrez_id, " ".join(g.uniprot_ids), g.ensembl_id]
+            for g in data.genes
+        ],
+        of="gene",
+    )
 
 
 def refers_to(data: GeneFactsData) -> Referents:
@@ -91,5 +120,14 @@ def grade(answer: FinalAnswer, expected: Expected) -> bool:
     return data.ambiguous or all(value in answer.answer for value in expected_set(expected, "hgnc_values"))
 
 
-KIND = QuestionKind(name="gene_facts", recognisers=((40, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade, needs_graph=False)
+KIND = QuestionKind(
+    name="gene_facts",
+    recognisers=((40, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+    needs_graph=False,
+)

@@ -21,20 +21,36 @@ def recognise(read: Read) -> Plan | None:
     if OVERVIEW.search(read.question) and not re.search(r"\bpathways\b|\b(which|what) pathway", read.question, re.I):
         return None  # "Tell me about the KEGG p53 … pathway": a pathway's name, not the gene's pathways
     symbols = ", ".join(g.symbol for g in read.named_genes)
-    return Plan(kind="gene_pathways", operation="count" if read.count else "list", relation="member_of",
-                subjects=gene_entities(read.named_genes), returns="pathway", source=single_source(read.question),
-                reason=f"pathways holding {symbols}")
+    return Plan(
+        kind="gene_pathways",
+        operation="count" if read.count else "list",
+        relation="member_of",
+        subjects=gene_entities(read.named_genes),
+        returns="pathway",
+        source=single_source(read.question),
+        reason=f"pathways holding {symbols}",
+    )
 
 
 def accepts(plan: Plan) -> bool:
-    return (plan.operation in ("list", "count") and plan.relation == "member_of" and plan.returns == "pathway"
-            and bool(plan.subjects) and all(e.type == "gene" for e in plan.subjects))
+    return (
+        plan.operation in ("list", "count")
+        and plan.relation == "member_of"
+        and plan.returns == "pathway"
+        and bool(plan.subjects)
+        and all(e.type == "gene" for e in plan.subjects)
+    )
 
 
 def facts(plan: Plan, stores: Stores) -> GenePathwaysData:
     pathways = stores.graph.pathways_with_genes([g.id for g in plan.subjects], plan.source)
-    return GenePathwaysData(genes=[gene_ref(g) for g in plan.subjects], pathways=pathways, total=len(pathways),
-                            source=plan.source, count=plan.count)
+    return GenePathwaysData(
+        genes=[gene_ref(g) for g in plan.subjects],
+        pathways=pathways,
+        total=len(pathways),
+        source=plan.source,
+        count=plan.count,
+    )
 
 
 def statements(data: GenePathwaysData) -> list[Statement]:
@@ -51,6 +67,13 @@ def refers_to(data: GenePathwaysData) -> Referents:
     return Referents(genes=[g.symbol for g in data.genes])
 
 
-KIND = QuestionKind(name="gene_pathways", recognisers=((120, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to,
-                    grade=grade_pathways)
+KIND = QuestionKind(
+    name="gene_pathways",
+    recognisers=((120, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade_pathways,
+)

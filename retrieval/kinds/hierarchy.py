@@ -15,15 +15,21 @@ from retrieval.model.plan import Plan
 from retrieval.question.reading import Read, pathway_entity
 from retrieval.retrievers.graph_facts import node
 
-CHILDREN = re.compile(r"\bsub-?pathways?\b|\bchild(ren)?( pathways?)?\b|\b(is|are|falls?|sits?|comes?|lies?|listed|"
-                      r"found|nested) (directly )?(under|below|beneath|underneath)\b|\bwhat('s| is)( directly)? "
-                      r"(under|below|beneath|underneath)\b|\bdescendants?\b|"
-                      r"\bbroken (down )?into\b|\bbroken down\b|\bsubdivided\b|\bbranches\b", re.I)
-PARENTS = re.compile(r"\bparent( pathways?)?\b|\bparents\b|\bpart of which\b|\bwhich (larger|parent|broader|higher)\b|"
-                     r"\b(part|a part) of (an?|any|some) (larger|bigger|broader|parent|higher|other)\b|"
-                     r"\bancestors?\b|\bpart of( in (kegg|reactome))?\s*[?.]*\s*$|"
-                     r"\bbelongs? to\s*\??\s*$|\bcontained in\s*\??\s*$|\bnested (in|under)\s*"
-                     r"\??\s*$|\bwhere does .+ (sit|fall|belong)\b|\babove\b|\bsuper-?pathways?\b", re.I)
+CHILDREN = re.compile(
+    r"\bsub-?pathways?\b|\bchild(ren)?( pathways?)?\b|\b(is|are|falls?|sits?|comes?|lies?|listed|"
+    r"found|nested) (directly )?(under|below|beneath|underneath)\b|\bwhat('s| is)( directly)? "
+    r"(under|below|beneath|underneath)\b|\bdescendants?\b|"
+    r"\bbroken (down )?into\b|\bbroken down\b|\bsubdivided\b|\bbranches\b",
+    re.I,
+)
+PARENTS = re.compile(
+    r"\bparent( pathways?)?\b|\bparents\b|\bpart of which\b|\bwhich (larger|parent|broader|higher)\b|"
+    r"\b(part|a part) of (an?|any|some) (larger|bigger|broader|parent|higher|other)\b|"
+    r"\bancestors?\b|\bpart of( in (kegg|reactome))?\s*[?.]*\s*$|"
+    r"\bbelongs? to\s*\??\s*$|\bcontained in\s*\??\s*$|\bnested (in|under)\s*"
+    r"\??\s*$|\bwhere does .+ (sit|fall|belong)\b|\babove\b|\bsuper-?pathways?\b",
+    re.I,
+)
 
 
 def recognise(read: Read) -> Plan | None:
@@ -36,13 +42,30 @@ def recognise(read: Read) -> Plan | None:
     pathway = pathway_entity(found[0])
     operation = "count" if read.count else "list"
     if down and not up:
-        return Plan(kind="hierarchy", operation=operation, relation="part_of", objects=[pathway], returns="pathway",
-                    reason=f"sub-pathways of {pathway.id}")
+        return Plan(
+            kind="hierarchy",
+            operation=operation,
+            relation="part_of",
+            objects=[pathway],
+            returns="pathway",
+            reason=f"sub-pathways of {pathway.id}",
+        )
     if up and not down:
-        return Plan(kind="hierarchy", operation=operation, relation="part_of", subjects=[pathway],
-                    returns="pathway", reason=f"parents of {pathway.id}")
-    return Plan(kind="hierarchy", operation="describe", relation="part_of", subjects=[pathway],
-                reason=f"parents and sub-pathways of {pathway.id}")
+        return Plan(
+            kind="hierarchy",
+            operation=operation,
+            relation="part_of",
+            subjects=[pathway],
+            returns="pathway",
+            reason=f"parents of {pathway.id}",
+        )
+    return Plan(
+        kind="hierarchy",
+        operation="describe",
+        relation="part_of",
+        subjects=[pathway],
+        reason=f"parents and sub-pathways of {pathway.id}",
+    )
 
 
 def direction(plan: Plan) -> str:
@@ -60,8 +83,9 @@ def accepts(plan: Plan) -> bool:
 def facts(plan: Plan, stores: Stores) -> HierarchyData:
     pathway = plan.entities[0]
     parents, children = stores.graph.hierarchy(pathway.id)
-    return HierarchyData(pathway=node(pathway), parents=parents, children=children,
-                         direction=direction(plan), count=plan.count)  # type: ignore[arg-type]
+    return HierarchyData(
+        pathway=node(pathway), parents=parents, children=children, direction=direction(plan), count=plan.count
+    )  # type: ignore[arg-type]
 
 
 def _names(nodes: list[NodeRef]) -> list[str]:
@@ -70,10 +94,16 @@ def _names(nodes: list[NodeRef]) -> list[str]:
 
 def hierarchy_statements(data: HierarchyData) -> list[Statement]:
     p = data.pathway
-    up = (f"{node_name(p)} is part of {listing(_names(data.parents), 25)}." if data.parents
-          else f"{node_name(p)} is a top-level pathway (no parent pathway in the graph).")
-    down = (f"{node_name(p)} has {len(data.children)} sub-pathways: {listing(_names(data.children), 25)}."
-            if data.children else f"{node_name(p)} has no sub-pathways in the graph.")
+    up = (
+        f"{node_name(p)} is part of {listing(_names(data.parents), 25)}."
+        if data.parents
+        else f"{node_name(p)} is a top-level pathway (no parent pathway in the graph)."
+    )
+    down = (
+        f"{node_name(p)} has {len(data.children)} sub-pathways: {listing(_names(data.children), 25)}."
+        if data.children
+        else f"{node_name(p)} has no sub-pathways in the graph."
+    )
     chosen = {"up": [up], "down": [down], "both": [up, down]}[data.direction]
     return [(text, [p.id]) for text in chosen]
 
@@ -81,8 +111,9 @@ def hierarchy_statements(data: HierarchyData) -> list[Statement]:
 def data_table(data: HierarchyData) -> DataTable:
     rows = [["parent", p.id, p.name, p.source] for p in data.parents if data.direction != "down"]
     rows += [["child", c.id, c.name, c.source] for c in data.children if data.direction != "up"]
-    return table(f"Hierarchy of {data.pathway.name or data.pathway.id}", ["relation", "id", "name", "source"], rows,
-                 of="pathway")
+    return table(
+        f"Hierarchy of {data.pathway.name or data.pathway.id}", ["relation", "id", "name", "source"], rows, of="pathway"
+    )
 
 
 def refers_to(data: HierarchyData) -> Referents:
@@ -97,5 +128,13 @@ def grade(answer: FinalAnswer, expected: Expected) -> bool:
     return {n.id for n in listed} == expected_set(expected) and count_stated(answer, expected, len(listed))
 
 
-KIND = QuestionKind(name="hierarchy", recognisers=((90, recognise),), accepts=accepts, facts=facts,
-                    statements=hierarchy_statements, table=data_table, refers_to=refers_to, grade=grade)
+KIND = QuestionKind(
+    name="hierarchy",
+    recognisers=((90, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=hierarchy_statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+)

@@ -17,10 +17,13 @@ from retrieval.question.reading import Read, gene_entities, pathway_entities
 def plan_for(read: Read) -> Plan:
     """A literature search; "what does the literature say about X" carries its request, so live mode can read the
     most relevant abstracts from PubMed itself."""
-    return Plan(kind="literature", operation="search",
-                subjects=[*pathway_entities(read.found), *gene_entities(read.named_genes)],
-                literature=summary_request(read.as_written or read.question),
-                reason="no typed question recognised: the literature is searched")
+    return Plan(
+        kind="literature",
+        operation="search",
+        subjects=[*pathway_entities(read.found), *gene_entities(read.named_genes)],
+        literature=summary_request(read.as_written or read.question),
+        reason="no typed question recognised: the literature is searched",
+    )
 
 
 def accepts(plan: Plan) -> bool:
@@ -28,7 +31,7 @@ def accepts(plan: Plan) -> bool:
 
 
 def abstention(why: str, plan: Plan, stores: Stores | None) -> tuple[str, list[Evidence]]:
-    """"Flux does not hold that", why, and what Flux does hold about the genes and pathways named (cited; left out
+    """ "Flux does not hold that", why, and what Flux does hold about the genes and pathways named (cited; left out
     when the graph cannot be read): a reply with confidence 0."""
     statements: list[Statement] = [(f"Flux does not hold that: {why}, so it does not answer this question.", [])]
     found = holdings(plan.subjects, stores) if stores is not None and plan.subjects else []

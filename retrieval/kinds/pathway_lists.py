@@ -10,28 +10,42 @@ from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.answer_data import CompoundPathwaysData, GenePathwaysData, NodeRef
 
 
-def pathways_holding(what: str, cited: list[str], pathways: list[NodeRef], source: str, count: bool
-                     ) -> list[Statement]:
+def pathways_holding(what: str, cited: list[str], pathways: list[NodeRef], source: str, count: bool) -> list[Statement]:
     label = f"{SOURCE_LABEL[source]} " if source in SOURCE_LABEL else ""
     if not pathways:
-        return [(f"0 {label}pathways in the graph contain {what}." if count
-                 else f"No {label}pathway in the graph contains {what}.", cited)]
+        return [
+            (
+                f"0 {label}pathways in the graph contain {what}."
+                if count
+                else f"No {label}pathway in the graph contains {what}.",
+                cited,
+            )
+        ]
     out = [(f"{len(pathways)} {label}pathways contain {what}.", cited)] if count else []
     for db in ("kegg", "reactome"):
         mine = [f'{p.id} "{p.name}"' for p in pathways if p.source == db]
         if mine:
-            out.append((f"In {SOURCE_LABEL[db]}, {len(mine)} pathways contain {what} (smallest first): "
-                        f"{listing(mine, 25)}.", cited))
+            out.append(
+                (
+                    f"In {SOURCE_LABEL[db]}, {len(mine)} pathways contain {what} (smallest first): "
+                    f"{listing(mine, 25)}.",
+                    cited,
+                )
+            )
     return out
 
 
 def pathways_table(caption: str, pathways: list[NodeRef]) -> DataTable:
-    return table(caption, ["id", "name", "source", "genes"], [[p.id, p.name, p.source, p.size] for p in pathways],
-                 of="pathway")
+    return table(
+        caption, ["id", "name", "source", "genes"], [[p.id, p.name, p.source, p.size] for p in pathways], of="pathway"
+    )
 
 
 def grade_pathways(answer: FinalAnswer, expected: Expected) -> bool:
     """The exact set of pathways, and a count's number stated and equal to it."""
     data = answer.data
-    return (isinstance(data, GenePathwaysData | CompoundPathwaysData)
-            and {p.id for p in data.pathways} == expected_set(expected) and count_stated(answer, expected, data.total))
+    return (
+        isinstance(data, GenePathwaysData | CompoundPathwaysData)
+        and {p.id for p in data.pathways} == expected_set(expected)
+        and count_stated(answer, expected, data.total)
+    )

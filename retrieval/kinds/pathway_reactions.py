@@ -36,13 +36,24 @@ def recognise(read: Read) -> Plan | None:
     found = read.found or read.fuzzy(1)
     if not found or "reaction" not in question.lower():
         return None
-    return Plan(kind="pathway_reactions", operation="count" if read.count else "list", relation="member_of",
-                objects=[pathway_entity(found[0])], returns="reaction", reason=f"reactions of {found[0].id}")
+    return Plan(
+        kind="pathway_reactions",
+        operation="count" if read.count else "list",
+        relation="member_of",
+        objects=[pathway_entity(found[0])],
+        returns="reaction",
+        reason=f"reactions of {found[0].id}",
+    )
 
 
 def accepts(plan: Plan) -> bool:
-    return (plan.operation in ("list", "count") and plan.relation == "member_of" and plan.returns == "reaction"
-            and len(plan.objects) == 1 and plan.objects[0].type == "pathway")
+    return (
+        plan.operation in ("list", "count")
+        and plan.relation == "member_of"
+        and plan.returns == "reaction"
+        and len(plan.objects) == 1
+        and plan.objects[0].type == "pathway"
+    )
 
 
 def in_order(reactions: list[ReactionRef], steps: list[tuple[str, str]]) -> tuple[list[ReactionRef], bool]:
@@ -70,24 +81,38 @@ def facts(plan: Plan, stores: Stores) -> PathwayReactionsData | ReactionScopeDat
     if not reactions:
         return not_held(reader, pathway.label(), node(pathway))
     ordered, has_order = in_order(reactions, steps)
-    return PathwayReactionsData(pathway=node(pathway), reactions=ordered, ordered=has_order, steps=len(steps),
-                                sub_pathways=len({r.pathway for r in reactions} - {pathway.id}), count=plan.count)
+    return PathwayReactionsData(
+        pathway=node(pathway),
+        reactions=ordered,
+        ordered=has_order,
+        steps=len(steps),
+        sub_pathways=len({r.pathway for r in reactions} - {pathway.id}),
+        count=plan.count,
+    )
 
 
 def statements(data: PathwayReactionsData) -> list[Statement]:
     names = [f'{r.id} "{r.name}"' for r in data.reactions]
     where = f" (with its {data.sub_pathways} sub-pathways)" if data.sub_pathways else ""
-    order = (f", in the order its {data.steps} PRECEDES steps give" if data.ordered
-             else "; Flux holds no order between them")
+    order = (
+        f", in the order its {data.steps} PRECEDES steps give" if data.ordered else "; Flux holds no order between them"
+    )
     cites = [data.pathway.id, *(r.id for r in data.reactions[:LISTED])]
-    return [(f"{node_name(data.pathway)}{where} holds {len(data.reactions)} reactions{order}: "
-             f"{listing(names, LISTED)}.", cites)]
+    return [
+        (
+            f"{node_name(data.pathway)}{where} holds {len(data.reactions)} reactions{order}: {listing(names, LISTED)}.",
+            cites,
+        )
+    ]
 
 
 def data_table(data: PathwayReactionsData) -> DataTable:
-    return table(f"Reactions of {data.pathway.name or data.pathway.id} ({len(data.reactions)})",
-                 ["#", "reaction", "name", "pathway"],
-                 [[i, r.id, r.name, r.pathway] for i, r in enumerate(data.reactions, 1)], of="reaction")
+    return table(
+        f"Reactions of {data.pathway.name or data.pathway.id} ({len(data.reactions)})",
+        ["#", "reaction", "name", "pathway"],
+        [[i, r.id, r.name, r.pathway] for i, r in enumerate(data.reactions, 1)],
+        of="reaction",
+    )
 
 
 def refers_to(data: PathwayReactionsData) -> Referents:
@@ -104,9 +129,21 @@ def grade(answer: FinalAnswer, expected: Expected) -> bool:
         position = {rid: i for i, rid in enumerate(ids)}
         pairs = [p.split(">") for p in expected["order"].split("|")]
         order_ok = all(position.get(a, -1) < position.get(b, -1) for a, b in pairs)
-    return (data.pathway.id in expected_set(expected) and set(ids) == expected_set(expected, "reactions")
-            and order_ok and count_stated(answer, expected, len(ids)))
+    return (
+        data.pathway.id in expected_set(expected)
+        and set(ids) == expected_set(expected, "reactions")
+        and order_ok
+        and count_stated(answer, expected, len(ids))
+    )
 
 
-KIND = QuestionKind(name="pathway_reactions", recognisers=((33, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+KIND = QuestionKind(
+    name="pathway_reactions",
+    recognisers=((33, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+)

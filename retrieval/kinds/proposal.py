@@ -74,23 +74,26 @@ class Rejected(ValueError):
 ASKED_WHEN = ("literature", "not_found")  # the rules' readings the model is asked to improve on
 
 
-def propose(question: str, provider: LLMProvider, genes: GeneLexicon, pathways: PathwayLexicon,
-            rules: Plan) -> tuple[Plan, list[str]]:
+def propose(
+    question: str, provider: LLMProvider, genes: GeneLexicon, pathways: PathwayLexicon, rules: Plan
+) -> tuple[Plan, list[str]]:
     """The plan to answer with and the warnings to show: the model's plan when it can be used, else the rules'."""
     if rules.kind not in ASKED_WHEN:
         return rules, []
     try:
         raw = provider.propose_plan(question, plan_schema())
     except ProviderError as exc:  # a recorded failure is warned about with the question's other LLM calls
-        return rules, [] if exc.recorded else [f"the model's reading of the question was unavailable ({exc}); "
-                                                "read by the rules"]
+        return rules, [] if exc.recorded else [
+            f"the model's reading of the question was unavailable ({exc}); read by the rules"
+        ]
     if raw is None:
         return rules, []
     try:
         proposed = read_proposal(question, raw, genes, pathways)
     except Rejected as exc:
         return rules, [] if llm_budget.mark_rejected(f"plan not used: {exc}") else [
-            f"the model's plan was not used ({exc}); read by the rules"]
+            f"the model's plan was not used ({exc}); read by the rules"
+        ]
     return (rules, []) if proposed.kind == "literature" else (proposed, [])
 
 
@@ -102,29 +105,51 @@ def read_proposal(question: str, raw: str, genes: GeneLexicon, pathways: Pathway
         raise Rejected(f"not JSON: {exc.msg}") from None
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise Rejected(f"schema violation at {'.'.join(str(p) for p in first['loc']) or 'plan'}: "
-                       f"{first['msg']}") from None
+        raise Rejected(
+            f"schema violation at {'.'.join(str(p) for p in first['loc']) or 'plan'}: {first['msg']}"
+        ) from None
     unloaded = {"disease"} if not len(pathways.diseases) else set()
     held = [e for e in [*proposed.subjects, *proposed.objects] if e.type not in unloaded]
-    missing = next((_NOT_HELD_TYPES[e.type] for e in [*proposed.subjects, *proposed.objects]
-                    if e.type in unloaded), None)
+    missing = next(
+        (_NOT_HELD_TYPES[e.type] for e in [*proposed.subjects, *proposed.objects] if e.type in unloaded), None
+    )
     resolved = {id(e): _resolve(e, question, genes, pathways) for e in held}
-    plan = Plan(kind="", operation=proposed.operation, relation=proposed.relation,
-                subjects=[resolved[id(e)] for e in proposed.subjects if id(e) in resolved],
-                objects=[resolved[id(e)] for e in proposed.objects if id(e) in resolved],
-                returns=proposed.returns, depth=proposed.depth, source=proposed.source, field=proposed.field,
-                role=proposed.role, scope=proposed.scope, proposed_by="llm", reason="read by the model")
+    plan = Plan(
+        kind="",
+        operation=proposed.operation,
+        relation=proposed.relation,
+        subjects=[resolved[id(e)] for e in proposed.subjects if id(e) in resolved],
+        objects=[resolved[id(e)] for e in proposed.objects if id(e) in resolved],
+        returns=proposed.returns,
+        depth=proposed.depth,
+        source=proposed.source,
+        field=proposed.field,
+        role=proposed.role,
+        scope=proposed.scope,
+        proposed_by="llm",
+        reason="read by the model",
+    )
     fact = plan.scope or not_held(plan) or missing
     if fact is not None or plan.operation == "abstain":
         if fact is None:
             raise Rejected("an abstaining plan names no fact type")
-        return plan.model_copy(update={"kind": "scope", "operation": "abstain", "scope": fact, "relation": None,
-                                       "subjects": plan.entities, "objects": [],
-                                       "reason": f"asks for {fact.replace('_', ' ')} facts (read by the model)"})
+        return plan.model_copy(
+            update={
+                "kind": "scope",
+                "operation": "abstain",
+                "scope": fact,
+                "relation": None,
+                "subjects": plan.entities,
+                "objects": [],
+                "reason": f"asks for {fact.replace('_', ' ')} facts (read by the model)",
+            }
+        )
     kind = kind_for(plan)
     if kind is None:
-        raise Rejected(f"no kind answers a {plan.operation} plan of {plan.relation or 'no relation'} over "
-                       f"{', '.join(e.type for e in plan.entities) or 'nothing'}")
+        raise Rejected(
+            f"no kind answers a {plan.operation} plan of {plan.relation or 'no relation'} over "
+            f"{', '.join(e.type for e in plan.entities) or 'nothing'}"
+        )
     try:
         return validate(plan.model_copy(update={"kind": kind.name}))
     except PlanError as exc:
@@ -139,7 +164,7 @@ def _grounded(entity: ProposedEntity, question: str, forms: list[str], found: bo
 def _named_in(question: str, text: str) -> bool:
     words = canonical_words(question)
     wanted = canonical_words(text)
-    return bool(wanted) and any(words[i:i + len(wanted)] == wanted for i in range(len(words) - len(wanted) + 1))
+    return bool(wanted) and any(words[i : i + len(wanted)] == wanted for i in range(len(words) - len(wanted) + 1))
 
 
 def _resolve(entity: ProposedEntity, question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Resolved:
@@ -188,4 +213,3 @@ def _resolve(entity: ProposedEntity, question: str, genes: GeneLexicon, pathways
             raise Rejected(f"category '{entity.text}' is none of {', '.join(CATEGORIES)}")
         return Resolved(type="category", id=category, name=f"{category} pathway")
     raise Rejected(f"Flux holds no {entity.type} entities to resolve '{entity.text}' against")
-

@@ -32,8 +32,12 @@ def recognise(read: Read) -> Plan | None:
     if request is None:
         return None
     request = request.model_copy(update={"asked": question})
-    return Plan(kind="pubmed_search", operation="search", literature=request,
-                reason=f"a literature-tools question: {request.describe()}")
+    return Plan(
+        kind="pubmed_search",
+        operation="search",
+        literature=request,
+        reason=f"a literature-tools question: {request.describe()}",
+    )
 
 
 def accepts(plan: Plan) -> bool:
@@ -68,8 +72,13 @@ def _trail(trail: SearchTrail | None) -> list[Statement]:
     if trail is None or trail.final is None:
         return []
     final = trail.final
-    out: list[Statement] = [(f"Entrez query: {final.term} — translated by NCBI as: {final.translation or '—'}"
-                             + (f" ({final.count:,} records)." if final.count is not None else "."), [])]
+    out: list[Statement] = [
+        (
+            f"Entrez query: {final.term} — translated by NCBI as: {final.translation or '—'}"
+            + (f" ({final.count:,} records)." if final.count is not None else "."),
+            [],
+        )
+    ]
     if trail.reused_strategy:
         out.append(("The query reuses a stored strategy for a question worded like this one.", []))
     for attempt in trail.attempts[1:]:
@@ -77,8 +86,14 @@ def _trail(trail: SearchTrail | None) -> list[Statement]:
             out.append((f"Refined: {'; '.join(attempt.changed)}.", []))
     if trail.refinements:
         first = trail.attempts[0]
-        out.append((f"The first query, {first.term}, was translated as {first.translation or '—'}"
-                    + (f" ({first.count:,} records)" if first.count is not None else "") + ".", []))
+        out.append(
+            (
+                f"The first query, {first.term}, was translated as {first.translation or '—'}"
+                + (f" ({first.count:,} records)" if first.count is not None else "")
+                + ".",
+                [],
+            )
+        )
     return out
 
 
@@ -94,14 +109,24 @@ def _live(data: PubMedSearchData) -> list[Statement]:
             out.append((f"The first {len(data.articles)} of them:", []))
     elif request.operation == "articles":
         which = "newest" if request.sort == "pub_date" else "most relevant"
-        out.append((f"The {len(data.articles)} {which} of PubMed's {data.count:,} articles for "
-                    f"{request.describe().removeprefix('articles ')}:", []))
+        out.append(
+            (
+                f"The {len(data.articles)} {which} of PubMed's {data.count:,} articles for "
+                f"{request.describe().removeprefix('articles ')}:",
+                [],
+            )
+        )
         out += _trail(data.trail)
     elif request.operation == "links":
         assert request.link is not None
         shown = f"; the newest {len(data.articles)}:" if data.articles else "."
-        out.append((f"{data.linked_total:,} PubMed articles {LINK_WORDS[request.link]} PMID "
-                    f"{', '.join(request.pmids)} (PubMed's ELink){shown}", []))
+        out.append(
+            (
+                f"{data.linked_total:,} PubMed articles {LINK_WORDS[request.link]} PMID "
+                f"{', '.join(request.pmids)} (PubMed's ELink){shown}",
+                [],
+            )
+        )
     out += [_cited(a, request.operation == "facts") for a in data.articles]
     out += [(f"PubMed holds no record with PMID {pmid}.", []) for pmid in data.missing]
     return out
@@ -109,19 +134,30 @@ def _live(data: PubMedSearchData) -> list[Statement]:
 
 def _offline(data: PubMedSearchData) -> list[Statement]:
     request = data.request
-    out: list[Statement] = [(f"Live literature search is off (FLUX_SOURCE_MODE={data.source_mode}); Flux's index "
-                             f"holds {data.indexed_abstracts:,} PubMed abstracts.", [])]
+    out: list[Statement] = [
+        (
+            f"Live literature search is off (FLUX_SOURCE_MODE={data.source_mode}); Flux's index "
+            f"holds {data.indexed_abstracts:,} PubMed abstracts.",
+            [],
+        )
+    ]
     if data.error:
         return [*out, (f"Flux could not read them: {data.error}.", [])]
     if request.operation in ("count", "articles"):
-        out.append((f"PubMed's own count needs live mode (FLUX_SOURCE_MODE=live). In Flux's index (not PubMed), "
-                    f"{data.indexed_count:,} of those abstracts match "
-                    f"{request.describe().split(' ', 1)[1]}" + (":" if data.articles else "."), []))
+        out.append(
+            (
+                f"PubMed's own count needs live mode (FLUX_SOURCE_MODE=live). In Flux's index (not PubMed), "
+                f"{data.indexed_count:,} of those abstracts match "
+                f"{request.describe().split(' ', 1)[1]}" + (":" if data.articles else "."),
+                [],
+            )
+        )
     elif request.operation == "links":
         out.append(("Citing and similar articles come from PubMed's ELink, which Flux calls only in live mode.", []))
     out += [_cited(a, True) for a in data.articles]
-    out += [(f"Flux's index holds no abstract with PMID {pmid}; live mode would ask PubMed.", [])
-            for pmid in data.missing]
+    out += [
+        (f"Flux's index holds no abstract with PMID {pmid}; live mode would ask PubMed.", []) for pmid in data.missing
+    ]
     return out
 
 
@@ -129,10 +165,22 @@ def articles_table(data: PubMedSearchData) -> DataTable | None:
     if not data.articles:
         return None
     where = "PubMed" if data.live else "Flux's index"
-    return table(f"Articles ({where})", ["PMID", "title", "journal", "date", "MeSH"],
-                 [[a.pmid, a.title, a.journal, a.date, "; ".join(a.mesh[:6])] for a in data.articles], of="article")
+    return table(
+        f"Articles ({where})",
+        ["PMID", "title", "journal", "date", "MeSH"],
+        [[a.pmid, a.title, a.journal, a.date, "; ".join(a.mesh[:6])] for a in data.articles],
+        of="article",
+    )
 
 
-KIND = QuestionKind(name="pubmed_search", recognisers=((5, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=articles_table, needs_graph=False,
-                    holds_nothing=lambda data: not data.answered, read_live=lambda data: data.live)
+KIND = QuestionKind(
+    name="pubmed_search",
+    recognisers=((5, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=articles_table,
+    needs_graph=False,
+    holds_nothing=lambda data: not data.answered,
+    read_live=lambda data: data.live,
+)

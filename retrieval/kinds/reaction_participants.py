@@ -20,8 +20,13 @@ from retrieval.question.reaction_questions import (
 from retrieval.question.reading import EXPLAINS, Read
 from retrieval.retrievers.reaction_facts import ReactionReader
 
-ROLE_SAYS = {"input": "consumes", "output": "produces", "catalyst": "is catalysed by",
-             "positive_regulator": "is activated by", "negative_regulator": "is inhibited by"}
+ROLE_SAYS = {
+    "input": "consumes",
+    "output": "produces",
+    "catalyst": "is catalysed by",
+    "positive_regulator": "is activated by",
+    "negative_regulator": "is inhibited by",
+}
 
 
 def recognise(read: Read) -> Plan | None:
@@ -29,13 +34,23 @@ def recognise(read: Read) -> Plan | None:
     question = written(read)
     if len(reactions) != 1 or direction(question) or not PARTICIPANTS.search(question) or EXPLAINS.search(question):
         return None
-    return Plan(kind="reaction_participants", operation="describe", relation="participates_in", objects=reactions,
-                role=asked_role(read.rest([])), reason=f"participants of {reactions[0].id}")
+    return Plan(
+        kind="reaction_participants",
+        operation="describe",
+        relation="participates_in",
+        objects=reactions,
+        role=asked_role(read.rest([])),
+        reason=f"participants of {reactions[0].id}",
+    )
 
 
 def accepts(plan: Plan) -> bool:
-    return (plan.operation == "describe" and plan.relation == "participates_in" and len(plan.objects) == 1
-            and plan.objects[0].type == "reaction")
+    return (
+        plan.operation == "describe"
+        and plan.relation == "participates_in"
+        and len(plan.objects) == 1
+        and plan.objects[0].type == "reaction"
+    )
 
 
 def facts(plan: Plan, stores: Stores) -> ReactionParticipantsData | ReactionScopeData:
@@ -44,8 +59,13 @@ def facts(plan: Plan, stores: Stores) -> ReactionParticipantsData | ReactionScop
     if reaction is None:
         return not_held(reader, plan.objects[0].id)
     before, after = reader.neighbours(reaction.id)
-    return ReactionParticipantsData(reaction=reaction, participants=reader.participants(reaction.id),
-                                    preceded_by=before, followed_by=after, asked_role=plan.role)
+    return ReactionParticipantsData(
+        reaction=reaction,
+        participants=reader.participants(reaction.id),
+        preceded_by=before,
+        followed_by=after,
+        asked_role=plan.role,
+    )
 
 
 def named(p: Participant) -> str:
@@ -65,29 +85,43 @@ def statements(data: ReactionParticipantsData) -> list[Statement]:
         these = [p for p in data.participants if p.role == role]
         if these:
             listed = listing([named(p) for p in these])
-            out.append((f"Reactome reaction {reaction_label(r)} {ROLE_SAYS[role]} {listed}.",
-                        [r.id, *(p.id for p in these)]))
+            out.append(
+                (f"Reactome reaction {reaction_label(r)} {ROLE_SAYS[role]} {listed}.", [r.id, *(p.id for p in these)])
+            )
         elif data.asked_role:
             out.append((f"Flux holds no {role.replace('_', ' ')} for Reactome reaction {reaction_label(r)}.", [r.id]))
     if not data.asked_role:
         if data.preceded_by:
-            out.append((f"It follows {listing([reaction_label(b) for b in data.preceded_by])}.",
-                        [r.id, *(b.id for b in data.preceded_by)]))
+            out.append(
+                (
+                    f"It follows {listing([reaction_label(b) for b in data.preceded_by])}.",
+                    [r.id, *(b.id for b in data.preceded_by)],
+                )
+            )
         if data.followed_by:
-            out.append((f"It is followed by {listing([reaction_label(a) for a in data.followed_by])}.",
-                        [r.id, *(a.id for a in data.followed_by)]))
+            out.append(
+                (
+                    f"It is followed by {listing([reaction_label(a) for a in data.followed_by])}.",
+                    [r.id, *(a.id for a in data.followed_by)],
+                )
+            )
     return out or [(f"Flux holds Reactome reaction {reaction_label(r)} with no participants.", [r.id])]
 
 
 def data_table(data: ReactionParticipantsData) -> DataTable:
-    return table(f"Participants of {data.reaction.id} ({len(data.participants)})",
-                 ["role", "id", "name", "kind", "components"],
-                 [[p.role, p.id, p.name, p.entity, ", ".join(p.parts)] for p in data.participants], of="participant")
+    return table(
+        f"Participants of {data.reaction.id} ({len(data.participants)})",
+        ["role", "id", "name", "kind", "components"],
+        [[p.role, p.id, p.name, p.entity, ", ".join(p.parts)] for p in data.participants],
+        of="participant",
+    )
 
 
 def refers_to(data: ReactionParticipantsData) -> Referents:
-    return Referents(pathways=[data.reaction.pathway] if data.reaction.pathway else [],
-                     genes=[p.name for p in data.participants if p.entity == "gene"])
+    return Referents(
+        pathways=[data.reaction.pathway] if data.reaction.pathway else [],
+        genes=[p.name for p in data.participants if p.entity == "gene"],
+    )
 
 
 def grade(answer: FinalAnswer, expected: Expected) -> bool:
@@ -95,9 +129,20 @@ def grade(answer: FinalAnswer, expected: Expected) -> bool:
     data = answer.data
     if not isinstance(data, ReactionParticipantsData) or data.reaction.id not in expected_set(expected):
         return False
-    return all({p.id for p in data.participants if p.role == role} == expected_set(expected, f"{role}s")
-               for role in ROLES if f"{role}s" in expected)
+    return all(
+        {p.id for p in data.participants if p.role == role} == expected_set(expected, f"{role}s")
+        for role in ROLES
+        if f"{role}s" in expected
+    )
 
 
-KIND = QuestionKind(name="reaction_participants", recognisers=((31, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+KIND = QuestionKind(
+    name="reaction_participants",
+    recognisers=((31, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+)

@@ -40,14 +40,25 @@ def recognise(read: Read) -> Plan | None:
     # "In Glycolysis, what precedes R-HSA-71660?": the walk stays inside that pathway (and its sub-pathways).
     within = [pathway_entity(p) for p in read.found[:1]]
     downstream = way == "downstream"
-    return Plan(kind="reaction_walk", operation="list", relation="precedes",
-                subjects=start + within if downstream else within, objects=within if downstream else start,
-                returns="reaction", depth=MAX_WALK_DEPTH, reason=f"{way} of {start[0].label()}")
+    return Plan(
+        kind="reaction_walk",
+        operation="list",
+        relation="precedes",
+        subjects=start + within if downstream else within,
+        objects=within if downstream else start,
+        returns="reaction",
+        depth=MAX_WALK_DEPTH,
+        reason=f"{way} of {start[0].label()}",
+    )
 
 
 def accepts(plan: Plan) -> bool:
-    return (plan.operation == "list" and plan.relation == "precedes" and plan.returns == "reaction"
-            and len([e for e in plan.entities if e.type != "pathway"]) == 1)
+    return (
+        plan.operation == "list"
+        and plan.relation == "precedes"
+        and plan.returns == "reaction"
+        and len([e for e in plan.entities if e.type != "pathway"]) == 1
+    )
 
 
 def start_of(plan: Plan) -> tuple[Entity, bool]:
@@ -72,8 +83,9 @@ def _first(reader: ReactionReader, start: Entity, downstream: bool) -> tuple[lis
     return first, start.id in HUBS or found[1] > HUB_REACTIONS
 
 
-def walk(reader: ReactionReader, first: list[ReactionRef], way: str, max_depth: int
-         ) -> tuple[list[WalkStep], list[NodeRef], bool]:
+def walk(
+    reader: ReactionReader, first: list[ReactionRef], way: str, max_depth: int
+) -> tuple[list[WalkStep], list[NodeRef], bool]:
     """Breadth first from `first`: each reaction reached once, by its first step; hubs skipped; capped."""
     seen = {r.id for r in first}
     frontier = sorted(seen)
@@ -120,20 +132,32 @@ def facts(plan: Plan, stores: Stores) -> ReactionWalkData | ReactionScopeData:
     if pathway is not None:
         inside = {r.id for r in reader.pathway_reactions(pathway.id)[0]}
         steps = keep_inside(steps, inside)
-    return ReactionWalkData(start=NodeRef(id=start.id, name=start.name, source=start.source),
-                            start_kind=start.type, direction=way, first=first, steps=steps,  # type: ignore[arg-type]
-                            max_depth=plan.depth or MAX_WALK_DEPTH, hubs_skipped=hubs, start_is_hub=is_hub,
-                            truncated=truncated)
+    return ReactionWalkData(
+        start=NodeRef(id=start.id, name=start.name, source=start.source),
+        start_kind=start.type,
+        direction=way,
+        first=first,
+        steps=steps,  # type: ignore[arg-type]
+        max_depth=plan.depth or MAX_WALK_DEPTH,
+        hubs_skipped=hubs,
+        start_is_hub=is_hub,
+        truncated=truncated,
+    )
 
 
 def _link(step: WalkStep, downstream: bool) -> str:
     if step.through is None:
-        return (f"{reaction_label(step.target)} follows {reaction_label(step.source)} (PRECEDES)" if downstream
-                else f"{reaction_label(step.target)} precedes {reaction_label(step.source)} (PRECEDES)")
+        return (
+            f"{reaction_label(step.target)} follows {reaction_label(step.source)} (PRECEDES)"
+            if downstream
+            else f"{reaction_label(step.target)} precedes {reaction_label(step.source)} (PRECEDES)"
+        )
     what = f"{step.through.name or step.through.id} [{step.through.id}]"
-    return (f"{reaction_label(step.source)} produces {what}, which {reaction_label(step.target)} consumes"
-            if downstream else
-            f"{reaction_label(step.target)} produces {what}, which {reaction_label(step.source)} consumes")
+    return (
+        f"{reaction_label(step.source)} produces {what}, which {reaction_label(step.target)} consumes"
+        if downstream
+        else f"{reaction_label(step.target)} produces {what}, which {reaction_label(step.source)} consumes"
+    )
 
 
 def statements(data: ReactionWalkData) -> list[Statement]:
@@ -144,11 +168,15 @@ def statements(data: ReactionWalkData) -> list[Statement]:
     if data.start_kind != "reaction":
         verb = "takes part in" if downstream else "comes out of"
         listed = listing([reaction_label(r) for r in data.first], 20)
-        out.append((f"{who} {verb} {len(data.first)} reactions: {listed}.",
-                    [s.id, *(r.id for r in data.first[:20])]))
+        out.append((f"{who} {verb} {len(data.first)} reactions: {listed}.", [s.id, *(r.id for r in data.first[:20])]))
     if data.start_is_hub:
-        out.append((f"{who} takes part in so many reactions that a walk through it reaches nearly everything, so "
-                    f"Flux does not walk {data.direction} from it beyond its own reactions.", [s.id]))
+        out.append(
+            (
+                f"{who} takes part in so many reactions that a walk through it reaches nearly everything, so "
+                f"Flux does not walk {data.direction} from it beyond its own reactions.",
+                [s.id],
+            )
+        )
         return out
     if not data.steps:
         out.append((f"Flux holds nothing {data.direction} of {who} within {data.max_depth} steps.", [s.id]))
@@ -160,16 +188,26 @@ def statements(data: ReactionWalkData) -> list[Statement]:
     if data.truncated:
         out.append((f"The walk stopped after {len(data.steps)} reactions; more lie {data.direction}.", [s.id]))
     if data.hubs_skipped:
-        out.append((f"The walk does not pass through {listing([h.name or h.id for h in data.hubs_skipped], 12)}, "
-                    "which take part in too many reactions to say what follows from what.", []))
+        out.append(
+            (
+                f"The walk does not pass through {listing([h.name or h.id for h in data.hubs_skipped], 12)}, "
+                "which take part in too many reactions to say what follows from what.",
+                [],
+            )
+        )
     return out
 
 
 def data_table(data: ReactionWalkData) -> DataTable:
-    return table(f"{data.direction.capitalize()} of {data.start.name or data.start.id} ({len(data.steps)} reactions)",
-                 ["step", "from", "to", "to name", "through"],
-                 [[st.depth, st.source.id, st.target.id, st.target.name, st.through.id if st.through else "PRECEDES"]
-                  for st in data.steps], of="reaction")
+    return table(
+        f"{data.direction.capitalize()} of {data.start.name or data.start.id} ({len(data.steps)} reactions)",
+        ["step", "from", "to", "to name", "through"],
+        [
+            [st.depth, st.source.id, st.target.id, st.target.name, st.through.id if st.through else "PRECEDES"]
+            for st in data.steps
+        ],
+        of="reaction",
+    )
 
 
 def refers_to(data: ReactionWalkData) -> Referents:
@@ -179,10 +217,22 @@ def refers_to(data: ReactionWalkData) -> Referents:
 def grade(answer: FinalAnswer, expected: Expected) -> bool:
     """The start and direction asked, and every reaction expected reached (a walk may reach more than listed)."""
     data = answer.data
-    return (isinstance(data, ReactionWalkData) and data.start.id in expected_set(expected)
-            and data.direction == expected.get("direction") and data.start_is_hub == (expected.get("hub") == "yes")
-            and expected_set(expected, "reached") <= {st.target.id for st in data.steps})
+    return (
+        isinstance(data, ReactionWalkData)
+        and data.start.id in expected_set(expected)
+        and data.direction == expected.get("direction")
+        and data.start_is_hub == (expected.get("hub") == "yes")
+        and expected_set(expected, "reached") <= {st.target.id for st in data.steps}
+    )
 
 
-KIND = QuestionKind(name="reaction_walk", recognisers=((29, recognise),), accepts=accepts, facts=facts,
-                    statements=statements, table=data_table, refers_to=refers_to, grade=grade)
+KIND = QuestionKind(
+    name="reaction_walk",
+    recognisers=((29, recognise),),
+    accepts=accepts,
+    facts=facts,
+    statements=statements,
+    table=data_table,
+    refers_to=refers_to,
+    grade=grade,
+)

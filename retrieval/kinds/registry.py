@@ -48,15 +48,38 @@ from retrieval.question.followup import TurnContext
 from retrieval.question.reading import Read
 
 KINDS: tuple[QuestionKind, ...] = (
-    members.KIND, gene_pathways.KIND, compound_pathways.KIND, hierarchy.KIND, counterpart.KIND, shared_genes.KIND,
-    difference.KIND, compare.KIND, overview.KIND, gene_facts.KIND, release_changes.KIND, check.KIND,
-    connection.KIND, pathway_reactions.KIND, reaction_participants.KIND, entity_reactions.KIND, reaction_walk.KIND,
-    reaction_scope.KIND, association_check.KIND, association_absent.KIND, condition_genes.KIND, gene_conditions.KIND,
-    condition_enrichment.KIND, pubmed_search.KIND, scope.KIND, not_found.KIND, literature.KIND,
+    members.KIND,
+    gene_pathways.KIND,
+    compound_pathways.KIND,
+    hierarchy.KIND,
+    counterpart.KIND,
+    shared_genes.KIND,
+    difference.KIND,
+    compare.KIND,
+    overview.KIND,
+    gene_facts.KIND,
+    release_changes.KIND,
+    check.KIND,
+    connection.KIND,
+    pathway_reactions.KIND,
+    reaction_participants.KIND,
+    entity_reactions.KIND,
+    reaction_walk.KIND,
+    reaction_scope.KIND,
+    association_check.KIND,
+    association_absent.KIND,
+    condition_genes.KIND,
+    gene_conditions.KIND,
+    condition_enrichment.KIND,
+    pubmed_search.KIND,
+    scope.KIND,
+    not_found.KIND,
+    literature.KIND,
 )
 BY_NAME: dict[str, QuestionKind] = {k.name: k for k in KINDS}
-RECOGNISERS = sorted(((priority, recognise) for k in KINDS for priority, recognise in k.recognisers),
-                     key=lambda item: item[0])
+RECOGNISERS = sorted(
+    ((priority, recognise) for k in KINDS for priority, recognise in k.recognisers), key=lambda item: item[0]
+)
 TYPED_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.facts is not None)
 
 
@@ -74,8 +97,9 @@ def read_question(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -
     for _, recognise in RECOGNISERS:
         plan = recognise(read)
         if plan is not None:
-            return validate(plan.model_copy(update={"corrections": read.corrections,
-                                                     "counted": plan.counted or read.count}))
+            return validate(
+                plan.model_copy(update={"corrections": read.corrections, "counted": plan.counted or read.count})
+            )
     return literature.plan_for(read).model_copy(update={"corrections": read.corrections})
 
 

@@ -72,7 +72,8 @@ class DataTable(BaseModel):
 
     caption: str
     of: Literal["gene", "pathway", "compound", "reaction", "participant", "article", "entry"] = Field(
-        default="entry", description="What each row is.")
+        default="entry", description="What each row is."
+    )
     columns: list[str]
     rows: list[list[str]]
 
@@ -89,8 +90,10 @@ class FinalAnswer(BaseModel):
     reasoning_summary: str = ""
     # Provenance: which data, code and Dagster run produced the index this answer was read from.
     dataset_version: str = ""
-    releases: dict[str, str] = Field(default_factory=dict, description="Typed answers: the release of each source "
-                                     "whose facts the answer cites (source → release).")
+    releases: dict[str, str] = Field(
+        default_factory=dict,
+        description="Typed answers: the release of each source whose facts the answer cites (source → release).",
+    )
     pipeline_version: str = ""
     index_version: str = ""
     dagster_run_id: str = ""
@@ -103,25 +106,42 @@ class FinalAnswer(BaseModel):
     judge_missing: list[str] = Field(default_factory=list)
     refused: bool = False
     kind: str = Field(default="literature", description="The question kind (retrieval/kinds/registry.py).")
-    plan: Plan | None = Field(default=None, description="The question as Flux read it: a typed plan over what it "
-                              "holds (`flux ask --explain` prints it).")
-    scope: FactType | None = Field(default=None, description="The kind of fact the question asks for that Flux "
-                                   "holds no data for (drug, variant, expression, …); null when it holds it.")
-    answerability: float | None = Field(default=None, ge=0.0, le=1.0, description="Literature answers: the "
-                                        "fitted probability that the evidence answers the question.")
+    plan: Plan | None = Field(
+        default=None,
+        description="The question as Flux read it: a typed plan over what it holds (`flux ask --explain` prints it).",
+    )
+    scope: FactType | None = Field(
+        default=None,
+        description="The kind of fact the question asks for that Flux "
+        "holds no data for (drug, variant, expression, …); null when it holds it.",
+    )
+    answerability: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Literature answers: the fitted probability that the evidence answers the question.",
+    )
     answer_id: str = Field(default="", description="Where the stored answer lives: GET /answers/{answer_id}.")
     conversation_id: str = Field(default="", description="Pass it back with a follow-up question.")
     asked_as: str = Field(default="", description="The question as answered, after follow-up resolution.")
     data: AnswerData | None = Field(default=None, description="Graph answers: the structured facts (complete lists).")
     table: DataTable | None = Field(default=None, description="Graph answers: the facts as one table.")
-    grounding: GroundingVerdict | None = Field(default=None, description="Generated answers: their claims checked "
-                                               "against the evidence they cite (composed graph answers: none).")
-    context_tiers: dict[str, Tier] = Field(default_factory=dict, description="What an LLM was shown of each evidence "
-                                           "item: full, cut to 1000 or 200 characters, or dropped (budget).")
+    grounding: GroundingVerdict | None = Field(
+        default=None,
+        description="Generated answers: their claims checked "
+        "against the evidence they cite (composed graph answers: none).",
+    )
+    context_tiers: dict[str, Tier] = Field(
+        default_factory=dict,
+        description="What an LLM was shown of each evidence "
+        "item: full, cut to 1000 or 200 characters, or dropped (budget).",
+    )
     cached: Literal["exact", "semantic"] | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
-    llm_calls: list[LLMCall] = Field(default_factory=list, description="Each LLM call the answer took: its step, "
-                                     "tokens in and out, latency, queueing and outcome.")
+    llm_calls: list[LLMCall] = Field(
+        default_factory=list,
+        description="Each LLM call the answer took: its step, tokens in and out, latency, queueing and outcome.",
+    )
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
@@ -159,8 +179,9 @@ def validate_answer(question: str, raw: str, evidence: list[Evidence]) -> FinalA
 
 def _check_citations(question: str, generated: GeneratedAnswer, given: dict[str, Evidence]) -> FinalAnswer:
     warnings: list[str] = []
-    unknown = sorted({c for c in generated.citations + [c for cl in generated.claims for c in cl.citations]
-                      if c not in given})
+    unknown = sorted(
+        {c for c in generated.citations + [c for cl in generated.claims for c in cl.citations] if c not in given}
+    )
     if unknown:
         warnings.append(f"dropped {len(unknown)} citation(s) to evidence that was never given: {', '.join(unknown)}")
     claims: list[Claim] = []
@@ -181,12 +202,18 @@ def _check_citations(question: str, generated: GeneratedAnswer, given: dict[str,
     # The answer text must not carry what was removed: rebuild it from the supported claims when any went.
     text = generated.answer if not dropped_claims else " ".join(c.text for c in claims)
     text = _strip_unknown_markers(text, set(unknown))
-    cited_ids = list(dict.fromkeys([c for c in generated.citations if c in given]
-                                   + [c for claim in claims for c in claim.citations]))
+    cited_ids = list(
+        dict.fromkeys([c for c in generated.citations if c in given] + [c for claim in claims for c in claim.citations])
+    )
     citations = [_citation(given[i]) for i in cited_ids]
     return FinalAnswer(
-        question=question, answer=text, claims=claims, citations=citations, confidence=generated.confidence,
-        reasoning_summary=generated.reasoning_summary, warnings=warnings,
+        question=question,
+        answer=text,
+        claims=claims,
+        citations=citations,
+        confidence=generated.confidence,
+        reasoning_summary=generated.reasoning_summary,
+        warnings=warnings,
         used_sources=sorted({c.source for c in citations if c.source}),
     )
 
@@ -199,18 +226,29 @@ def _strip_unknown_markers(text: str, unknown: set[str]) -> str:
 
 def _citation(evidence: Evidence) -> Citation:
     snippet = evidence.text if len(evidence.text) <= 240 else evidence.text[:237] + "..."
-    return Citation(id=evidence.id, kind=evidence.kind, source=evidence.source, title=evidence.title,
-                    snippet=snippet, url=source_link(evidence.id))
+    return Citation(
+        id=evidence.id,
+        kind=evidence.kind,
+        source=evidence.source,
+        title=evidence.title,
+        snippet=snippet,
+        url=source_link(evidence.id),
+    )
 
 
 def uncited_answer(question: str, raw: str) -> FinalAnswer:
     """A composed statement with nothing to cite ("the index holds no pathway X"): its prose, and no claims."""
     generated = GeneratedAnswer.model_validate(parse_reply(raw))
-    return FinalAnswer(question=question, answer=generated.answer, confidence=generated.confidence,
-                       reasoning_summary=generated.reasoning_summary)
+    return FinalAnswer(
+        question=question,
+        answer=generated.answer,
+        confidence=generated.confidence,
+        reasoning_summary=generated.reasoning_summary,
+    )
 
 
 def refusal_answer(question: str, reason: str) -> FinalAnswer:
     """A clear, explicit refusal: nothing retrieved, nothing cited."""
-    return FinalAnswer(question=question, answer=reason, confidence=0.0, refused=True,
-                       warnings=["request refused by input guardrail"])
+    return FinalAnswer(
+        question=question, answer=reason, confidence=0.0, refused=True, warnings=["request refused by input guardrail"]
+    )

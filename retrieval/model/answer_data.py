@@ -36,8 +36,9 @@ class Mapping(BaseModel):
 
     pathway: NodeRef
     relation: Literal["equivalent", "part_of"]
-    direction: str = Field(default="", description="part_of: 'inside' (the asked pathway lies within this one) "
-                                                   "or 'contains'")
+    direction: str = Field(
+        default="", description="part_of: 'inside' (the asked pathway lies within this one) or 'contains'"
+    )
     confidence: float | None = None
     jaccard: float | None = None
     overlap: float | None = None
@@ -50,13 +51,20 @@ class MembersData(BaseModel):
     genes: list[GeneRef]
     total: int
     compounds: list[str] = Field(default_factory=list, description="Compound ids, when the question asked for them.")
-    name_filter: str = Field(default="", description="`genes` holds only the members whose name contains this; "
-                                                     "`total` counts all members.")
-    counterpart_of: NodeRef | None = Field(default=None, description="The pathway the question named, when the "
-                                           "answer is about its counterpart in the database the question asked.")
+    name_filter: str = Field(
+        default="", description="`genes` holds only the members whose name contains this; `total` counts all members."
+    )
+    counterpart_of: NodeRef | None = Field(
+        default=None,
+        description="The pathway the question named, when the "
+        "answer is about its counterpart in the database the question asked.",
+    )
     count: bool = Field(default=False, description="The question asked how many.")
-    asked_genes: list[GeneRef] = Field(default_factory=list, description="Genes the question asked about ('Is TP53 "
-                                       "in …?'); `genes` then holds those of them that are members.")
+    asked_genes: list[GeneRef] = Field(
+        default_factory=list,
+        description="Genes the question asked about ('Is TP53 "
+        "in …?'); `genes` then holds those of them that are members.",
+    )
 
 
 class GenePathwaysData(BaseModel):
@@ -89,8 +97,9 @@ class HierarchyData(BaseModel):
     pathway: NodeRef
     parents: list[NodeRef]
     children: list[NodeRef]
-    direction: Literal["both", "up", "down"] = Field(default="both", description="What the question asked: the "
-                                                     "pathways above ('up'), below ('down') or both.")
+    direction: Literal["both", "up", "down"] = Field(
+        default="both", description="What the question asked: the pathways above ('up'), below ('down') or both."
+    )
     count: bool = Field(default=False, description="The question asked how many.")
 
 
@@ -115,8 +124,10 @@ class GeneFactsData(BaseModel):
     kind: Literal["gene_facts"] = "gene_facts"
     fact: Literal["symbol", "ids", "locus_type", "location", "summary"]
     genes: list[GeneFacts] = Field(description="The gene asked about; every candidate when an alias is shared.")
-    ambiguous: bool = Field(default=False, description="The name asked is an alias or previous symbol of several "
-                                                       "genes: `genes` lists them all.")
+    ambiguous: bool = Field(
+        default=False,
+        description="The name asked is an alias or previous symbol of several genes: `genes` lists them all.",
+    )
 
 
 class CompoundPathwaysData(BaseModel):
@@ -151,8 +162,9 @@ class OverviewData(BaseModel):
 class NotFoundData(BaseModel):
     kind: Literal["not_found"] = "not_found"
     asked: str = Field(description="What the question named that the index does not hold.")
-    what: Literal["pathway", "gene", "identifier", "compound", "name"] = Field(description="What kind of thing: a "
-                                                                             "name matched nothing Flux holds.")
+    what: Literal["pathway", "gene", "identifier", "compound", "name"] = Field(
+        description="What kind of thing: a name matched nothing Flux holds."
+    )
     needed_for: str = Field(default="", description="The kind of question it was asked for.")
     closest: list[NodeRef] = Field(default_factory=list, description="The closest names the index does hold.")
 
@@ -178,8 +190,9 @@ class ReleaseChangesData(BaseModel):
     renamed_from: str = Field(default="", description="Its name in the previous release, when it changed.")
     gained: list[str] = Field(default_factory=list, description="Member genes (HGNC symbols) it gained.")
     lost: list[str] = Field(default_factory=list, description="Member genes it lost.")
-    genes_renamed: int = Field(default=0, description="Members HGNC renamed, followed to the same gene (neither "
-                                                      "gained nor lost).")
+    genes_renamed: int = Field(
+        default=0, description="Members HGNC renamed, followed to the same gene (neither gained nor lost)."
+    )
 
 
 class CheckItem(BaseModel):
@@ -188,8 +201,11 @@ class CheckItem(BaseModel):
     subject: NodeRef
     object: NodeRef
     holds: bool
-    path: list[NodeRef] = Field(default_factory=list, description="part_of / in_category: the lineage from the "
-                                "subject up to the pathway that shows it, both ends included.")
+    path: list[NodeRef] = Field(
+        default_factory=list,
+        description="part_of / in_category: the lineage from the "
+        "subject up to the pathway that shows it, both ends included.",
+    )
     detail: str = Field(default="", description="What shows it beyond the path: a KEGG class, a member count.")
     size: int | None = Field(default=None, description="member_of: the pathway's member genes (or compounds).")
     mapping: Mapping | None = Field(default=None, description="corresponds_to: the resolved relation, if any.")
@@ -205,8 +221,10 @@ class GraphPath(BaseModel):
     """One path through the graph: its nodes in order and the relationship types between them."""
 
     nodes: list[NodeRef]
-    relations: list[str] = Field(description="Relationship type between node i and i+1 (HAS_MEMBER, "
-                                 "SUBPATHWAY_OF, EQUIVALENT_TO, PART_OF), with '<' where it points back.")
+    relations: list[str] = Field(
+        description="Relationship type between node i and i+1 (HAS_MEMBER, "
+        "SUBPATHWAY_OF, EQUIVALENT_TO, PART_OF), with '<' where it points back."
+    )
 
 
 class ConnectionData(BaseModel):
@@ -214,11 +232,14 @@ class ConnectionData(BaseModel):
     left: NodeRef
     right: NodeRef
     shared_genes: list[GeneRef] = Field(default_factory=list, description="Member genes of both pathways.")
-    shared_pathways: list[NodeRef] = Field(default_factory=list, description="Pathways holding both genes (or the "
-                                           "gene and, through a sub-pathway, the pathway).")
+    shared_pathways: list[NodeRef] = Field(
+        default_factory=list,
+        description="Pathways holding both genes (or the gene and, through a sub-pathway, the pathway).",
+    )
     common_ancestors: list[NodeRef] = Field(default_factory=list, description="The nearest pathways both sit under.")
-    mappings: list[Mapping] = Field(default_factory=list, description="Resolved Reactome ↔ KEGG relations "
-                                    "between the two.")
+    mappings: list[Mapping] = Field(
+        default_factory=list, description="Resolved Reactome ↔ KEGG relations between the two."
+    )
     paths: list[GraphPath] = Field(default_factory=list, description="Shortest graph paths, shortest first.")
     max_steps: int = Field(description="Paths were searched up to this many relationships.")
     truncated: bool = Field(default=False, description="More was found than the answer lists.")
@@ -238,10 +259,32 @@ class ScopeData(BaseModel):
     holdings: list[Holding] = Field(default_factory=list, description="What Flux does hold about them.")
 
 
-AnswerData = Annotated[MembersData | GenePathwaysData | CounterpartData | SharedGenesData | HierarchyData
-                       | ComparisonData | GeneFactsData | CompoundPathwaysData | DifferenceData | OverviewData
-                       | ReleaseChangesData | NotFoundData | CheckData | ConnectionData | ScopeData
-                       | PathwayReactionsData | ReactionScopeData | ReactionParticipantsData | EntityReactionsData
-                       | ReactionWalkData | GeneConditionsData | ConditionGenesData | AssociationCheckData
-                       | AssociationAbsentData | ConditionEnrichmentData | PubMedSearchData,
-                       Field(discriminator="kind")]
+AnswerData = Annotated[
+    MembersData
+    | GenePathwaysData
+    | CounterpartData
+    | SharedGenesData
+    | HierarchyData
+    | ComparisonData
+    | GeneFactsData
+    | CompoundPathwaysData
+    | DifferenceData
+    | OverviewData
+    | ReleaseChangesData
+    | NotFoundData
+    | CheckData
+    | ConnectionData
+    | ScopeData
+    | PathwayReactionsData
+    | ReactionScopeData
+    | ReactionParticipantsData
+    | EntityReactionsData
+    | ReactionWalkData
+    | GeneConditionsData
+    | ConditionGenesData
+    | AssociationCheckData
+    | AssociationAbsentData
+    | ConditionEnrichmentData
+    | PubMedSearchData,
+    Field(discriminator="kind"),
+]

@@ -24,8 +24,9 @@ class Association(BaseModel):
     gene: GeneRef
     condition: ConditionRef
     sources: list[str] = Field(description="The asserting sources (OMIM, MONDO, Orphanet, NCBI curation, …).")
-    relation: Literal["associated", "related"] = Field(description="ClinVar's AssociatedGenes (associated) or "
-                                                                   "RelatedGenes (related only, e.g. in a deletion).")
+    relation: Literal["associated", "related"] = Field(
+        description="ClinVar's AssociatedGenes (associated) or RelatedGenes (related only, e.g. in a deletion)."
+    )
     last_updated: str = ""
 
 
@@ -42,8 +43,10 @@ class ConditionGenesData(BaseModel):
     asked: str = Field(description="The words of the question that named the condition.")
     exact: bool = Field(description="The words are the condition's name (else the closest name, a typo away).")
     conditions: list[ConditionRef] = Field(description="The conditions the words name; several: the candidates.")
-    associations: list[Association] = Field(default_factory=list, description="Empty when several conditions "
-                                            "matched and the answer lists the candidates instead.")
+    associations: list[Association] = Field(
+        default_factory=list,
+        description="Empty when several conditions matched and the answer lists the candidates instead.",
+    )
     release: str = ""
     count: bool = False
 
@@ -78,8 +81,9 @@ class Enriched(BaseModel):
 
 class ConditionEnrichmentData(BaseModel):
     kind: Literal["condition_enrichment"] = "condition_enrichment"
-    conditions: list[ConditionRef] = Field(description="The condition; several when its name fits several equally "
-                                           "(their genes are taken together).")
+    conditions: list[ConditionRef] = Field(
+        description="The condition; several when its name fits several equally (their genes are taken together)."
+    )
     genes: int = Field(description="The condition's genes that are members of some pathway tested.")
     genes_total: int = Field(description="The condition's genes in ClinVar.")
     pathways: list[Enriched] = Field(description="Most enriched first (q, then p), at most `shown`.")

@@ -22,8 +22,20 @@ from sqlalchemy.engine import Connection
 from retrieval.model.spelling import fold
 from retrieval.model.terms import STOPWORDS
 
-ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9",
-         "x": "10", "xi": "11", "xii": "12"}
+ROMAN = {
+    "i": "1",
+    "ii": "2",
+    "iii": "3",
+    "iv": "4",
+    "v": "5",
+    "vi": "6",
+    "vii": "7",
+    "viii": "8",
+    "ix": "9",
+    "x": "10",
+    "xi": "11",
+    "xii": "12",
+}
 _UNAMBIGUOUS_ROMAN = frozenset({"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii"})  # not "I", "V", "X"
 _TYPE_WORDS = frozenset({"type", "types", "class", "grade", "group", "stage", "form", "subtype", "complementation"})
 PLACEHOLDERS = frozenset({"not provided", "not specified", "see cases", "none provided"})
@@ -91,8 +103,12 @@ class DiseaseLexicon:
 
     def _match_once(self, question: str, ignore: frozenset[str]) -> ConditionMatch | None:
         words = [w for w in normalise(question).split()]
-        spans = [(i, j) for i in range(len(words)) for j in range(min(len(words), i + MAX_SPAN), i, -1)
-                 if not set(words[i:j]) <= ignore]
+        spans = [
+            (i, j)
+            for i in range(len(words))
+            for j in range(min(len(words), i + MAX_SPAN), i, -1)
+            if not set(words[i:j]) <= ignore
+        ]
         exact = [(j - i, " ".join(words[i:j])) for i, j in spans if " ".join(words[i:j]) in self._by_name]
         if exact:
             _, name = max(exact)
@@ -120,6 +136,7 @@ class DiseaseLexicon:
 
     def _conditions(self, ids: list[str]) -> tuple[Condition, ...]:
         return tuple(self.conditions[i] for i in ids)
+
 
 _MEDGEN = re.compile(r"^CN?\d+$")
 READ = "SELECT concept_id, name FROM diseases ORDER BY concept_id"

@@ -30,9 +30,45 @@ HGNC_ID = re.compile(r"(?<![\w:])HGNC:\d{1,6}(?!\w)", re.I)
 ENSEMBL_ID = re.compile(r"(?<!\w)ENSG\d{11}(?:\.\d+)?(?!\w)", re.I)
 UNIPROT_ID = re.compile(r"(?<![\w-])([OPQ][0-9][A-Z0-9]{3}[0-9]|[A-NR-Z][0-9](?:[A-Z][A-Z0-9]{2}[0-9]){1,2})(?![\w-])")
 # Approved symbols that are also words a lower-case question uses in their plain sense.
-_PLAIN_WORDS = frozenset({"cat", "set", "met", "max", "rest", "clock", "impact", "spring", "host", "pigs", "cap",
-                          "mars", "wasp", "gas", "car", "tank", "ski", "best", "star", "sign", "tap", "nov", "bad",
-                          "mice", "cell", "gene", "not", "per", "can", "top", "key", "arc", "pole", "dot", "pan"})
+_PLAIN_WORDS = frozenset(
+    {
+        "cat",
+        "set",
+        "met",
+        "max",
+        "rest",
+        "clock",
+        "impact",
+        "spring",
+        "host",
+        "pigs",
+        "cap",
+        "mars",
+        "wasp",
+        "gas",
+        "car",
+        "tank",
+        "ski",
+        "best",
+        "star",
+        "sign",
+        "tap",
+        "nov",
+        "bad",
+        "mice",
+        "cell",
+        "gene",
+        "not",
+        "per",
+        "can",
+        "top",
+        "key",
+        "arc",
+        "pole",
+        "dot",
+        "pan",
+    }
+)
 ENTREZ_ID = re.compile(r"\b(?:entrez|ncbi gene)(?: gene)?(?: id)?[\s:#]+(\d{1,9})\b", re.I)
 
 
@@ -60,8 +96,13 @@ class GeneMention:
 
 def _looks_like_identifier(token: str) -> bool:
     # An upper-case letter after the first, or a digit: TP53, p53, PI3K, Akt1 — not "Damage" or "In".
-    return (len(token) >= 2 and any(ch.isupper() or ch.isdigit() for ch in token[1:])
-            and not token.isdigit() and token.upper() not in COMMON_WORDS and token.lower() not in STOPWORDS)
+    return (
+        len(token) >= 2
+        and any(ch.isupper() or ch.isdigit() for ch in token[1:])
+        and not token.isdigit()
+        and token.upper() not in COMMON_WORDS
+        and token.lower() not in STOPWORDS
+    )
 
 
 class GeneLexicon:
@@ -87,8 +128,12 @@ class GeneLexicon:
                 self._shared.setdefault(token.upper(), []).append(gene)
         for gene in genes:
             self._table[gene.symbol.upper()] = (gene, "symbol")
-            for key in (gene.hgnc_id, gene.ensembl_id, *gene.uniprot_ids,
-                        f"ENTREZ:{gene.entrez_id}" if gene.entrez_id else ""):
+            for key in (
+                gene.hgnc_id,
+                gene.ensembl_id,
+                *gene.uniprot_ids,
+                f"ENTREZ:{gene.entrez_id}" if gene.entrez_id else "",
+            ):
                 if key:
                     self._ids[key.upper()] = gene
 
@@ -112,13 +157,14 @@ class GeneLexicon:
             return None
         gene, via = hit
         shared = self._shared.get(token.upper(), [])
-        candidates = (tuple(dict.fromkeys([gene, *shared])) if via != "symbol" and len(set(shared)) > 1 else ())
+        candidates = tuple(dict.fromkeys([gene, *shared])) if via != "symbol" and len(set(shared)) > 1 else ()
         return GeneMention(token, gene, via, candidates)
 
     def by_id(self, identifier: str) -> Gene | None:
         """The gene with this HGNC, Ensembl (version suffix ignored), UniProt or `ENTREZ:<n>` identifier."""
-        return self._ids.get(identifier.upper().split(".")[0] if identifier.upper().startswith("ENSG")
-                             else identifier.upper())
+        return self._ids.get(
+            identifier.upper().split(".")[0] if identifier.upper().startswith("ENSG") else identifier.upper()
+        )
 
     def identifiers_in(self, question: str) -> list[tuple[str, str]]:
         """(kind, identifier) for every gene identifier written in the question, in order, known or not."""
@@ -146,8 +192,14 @@ class GeneLexicon:
 
     def _lower_case_symbol(self, token: str) -> GeneMention | None:
         hit = self._table.get(token.upper())
-        if (hit is None or hit[1] != "symbol" or len(token) < 3 or token in STOPWORDS
-                or token.upper() in COMMON_WORDS or token in _PLAIN_WORDS):
+        if (
+            hit is None
+            or hit[1] != "symbol"
+            or len(token) < 3
+            or token in STOPWORDS
+            or token.upper() in COMMON_WORDS
+            or token in _PLAIN_WORDS
+        ):
             return None
         return GeneMention(token, hit[0], "symbol")
 
@@ -155,19 +207,48 @@ class GeneLexicon:
 def _gene(row: tuple[Any, ...]) -> Gene:
     hgnc_id, symbol, name, aliases, previous = row[:5]
     ids: dict[str, Any] = row[5] if len(row) > 5 else {}
-    return Gene(hgnc_id, symbol, name, entrez_id=ids.get("entrez_id"), uniprot_ids=tuple(ids.get("uniprot_ids") or ()),
-                ensembl_id=ids.get("ensembl_id") or "", locus_type=ids.get("locus_type") or "",
-                location=ids.get("location") or "", aliases=tuple(aliases), previous_symbols=tuple(previous))
+    return Gene(
+        hgnc_id,
+        symbol,
+        name,
+        entrez_id=ids.get("entrez_id"),
+        uniprot_ids=tuple(ids.get("uniprot_ids") or ()),
+        ensembl_id=ids.get("ensembl_id") or "",
+        locus_type=ids.get("locus_type") or "",
+        location=ids.get("location") or "",
+        aliases=tuple(aliases),
+        previous_symbols=tuple(previous),
+    )
 
 
 def _read_genes(engine: Engine) -> GeneLexicon:
     with engine.connect() as conn:
-        rows = conn.execute(text("SELECT hgnc_id, symbol, name, aliases, previous_symbols, entrez_id, uniprot_ids,"
-                                 " ensembl_gene_id, locus_type, location FROM gene_identifiers"
-                                 " WHERE status = 'Approved'")).all()
-    return GeneLexicon([(r.hgnc_id, r.symbol, r.name, list(r.aliases), list(r.previous_symbols),
-                         {"entrez_id": r.entrez_id, "uniprot_ids": list(r.uniprot_ids), "ensembl_id": r.ensembl_gene_id,
-                          "locus_type": r.locus_type, "location": r.location}) for r in rows])
+        rows = conn.execute(
+            text(
+                "SELECT hgnc_id, symbol, name, aliases, previous_symbols, entrez_id, uniprot_ids,"
+                " ensembl_gene_id, locus_type, location FROM gene_identifiers"
+                " WHERE status = 'Approved'"
+            )
+        ).all()
+    return GeneLexicon(
+        [
+            (
+                r.hgnc_id,
+                r.symbol,
+                r.name,
+                list(r.aliases),
+                list(r.previous_symbols),
+                {
+                    "entrez_id": r.entrez_id,
+                    "uniprot_ids": list(r.uniprot_ids),
+                    "ensembl_id": r.ensembl_gene_id,
+                    "locus_type": r.locus_type,
+                    "location": r.location,
+                },
+            )
+            for r in rows
+        ]
+    )
 
 
 _lexicons = PerIndex(_read_genes)

@@ -25,8 +25,11 @@ class NoPublishedIndexError(FluxConfigError):
     configured database holds)."""
 
     def __init__(self, detail: str) -> None:
-        super().__init__(None, f"no published retrieval index: {detail}; run `make run` or materialize "
-                         "`published_index` (flux materialize); `flux index list` shows what this database holds")
+        super().__init__(
+            None,
+            f"no published retrieval index: {detail}; run `make run` or materialize "
+            "`published_index` (flux materialize); `flux index list` shows what this database holds",
+        )
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,14 @@ class IndexState:
     chunk_table: str  # flux_index.<chunk_table>: this version's own chunks and vectors (blue/green)
 
 
-_SELECT = ("SELECT version, bm25_path, embedding_model, chunk_count, vector_count, pathway_count, dataset_version,"
-           " pipeline_version, dagster_run_id, coalesce(published_at, candidate_at) AS at, chunk_table"
-           " FROM index_versions")
-PUBLISHED = text(f"{_SELECT} WHERE published_at IS NOT NULL AND rolled_back_at IS NULL"
-                 " ORDER BY published_at DESC LIMIT 1")
+_SELECT = (
+    "SELECT version, bm25_path, embedding_model, chunk_count, vector_count, pathway_count, dataset_version,"
+    " pipeline_version, dagster_run_id, coalesce(published_at, candidate_at) AS at, chunk_table"
+    " FROM index_versions"
+)
+PUBLISHED = text(
+    f"{_SELECT} WHERE published_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY published_at DESC LIMIT 1"
+)
 CANDIDATE = text(f"{_SELECT} ORDER BY candidate_at DESC LIMIT 1")
 
 
@@ -61,11 +67,22 @@ def _read(engine: Engine, statement: TextClause, empty: str) -> IndexState:
     if row is None:
         raise NoPublishedIndexError(empty)
     if row.chunk_table is None:
-        raise NoPublishedIndexError(f"index {row.version} predates versioned chunk tables; materialize the index "
-                                    "and serving groups once")
-    return IndexState(row.version, Path(row.bm25_path), row.embedding_model, row.chunk_count, row.vector_count,
-                      row.pathway_count, row.dataset_version, row.pipeline_version, row.dagster_run_id, row.at,
-                      row.chunk_table)
+        raise NoPublishedIndexError(
+            f"index {row.version} predates versioned chunk tables; materialize the index and serving groups once"
+        )
+    return IndexState(
+        row.version,
+        Path(row.bm25_path),
+        row.embedding_model,
+        row.chunk_count,
+        row.vector_count,
+        row.pathway_count,
+        row.dataset_version,
+        row.pipeline_version,
+        row.dagster_run_id,
+        row.at,
+        row.chunk_table,
+    )
 
 
 def current_index(engine: Engine) -> IndexState:

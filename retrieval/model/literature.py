@@ -46,8 +46,11 @@ class LiteratureRequest(BaseModel):
         """The request in a line: `count "CRISPR" in the title, 2023..2023`."""
         parts = [self.operation]
         if self.pmids:
-            parts.append(("PMID " if len(self.pmids) == 1 else "PMIDs ") + ", ".join(self.pmids[:5])
-                         + (f" and {len(self.pmids) - 5} more" if len(self.pmids) > 5 else ""))
+            parts.append(
+                ("PMID " if len(self.pmids) == 1 else "PMIDs ")
+                + ", ".join(self.pmids[:5])
+                + (f" and {len(self.pmids) - 5} more" if len(self.pmids) > 5 else "")
+            )
         if self.link:
             parts.append(self.link.replace("_", " "))
         if self.concepts:
@@ -63,9 +66,18 @@ class LiteratureRequest(BaseModel):
         return " ".join(parts)
 
 
-ProblemCode = Literal["phrase_swallowed", "unmapped_abbreviation", "wrong_sense", "concept_missing", "date_missing",
-                      "field_missing", "publication_type_missing", "population_missing", "no_records",
-                      "too_broad"]
+ProblemCode = Literal[
+    "phrase_swallowed",
+    "unmapped_abbreviation",
+    "wrong_sense",
+    "concept_missing",
+    "date_missing",
+    "field_missing",
+    "publication_type_missing",
+    "population_missing",
+    "no_records",
+    "too_broad",
+]
 
 
 class TranslationProblem(BaseModel):

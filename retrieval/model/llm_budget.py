@@ -24,8 +24,9 @@ from pydantic import BaseModel, Field
 LLMStep = Literal["screen", "plan", "rewrite", "judge", "answer", "check"]
 # ok: a complete reply; cut: Flux closed the stream itself (the JSON object was complete, or the token cap was
 # reached by a server that ignores max_tokens); the others are failures the offline provider stands in for.
-LLMOutcome = Literal["ok", "cut", "timeout", "deadline", "busy", "refused", "rejected", "malformed", "unreachable",
-                     "error"]
+LLMOutcome = Literal[
+    "ok", "cut", "timeout", "deadline", "busy", "refused", "rejected", "malformed", "unreachable", "error"
+]
 GOOD_OUTCOMES: frozenset[str] = frozenset({"ok", "cut"})
 
 
@@ -37,8 +38,9 @@ class LLMCall(BaseModel):
     ms: float = Field(ge=0.0, description="From the request's start to its end or abandonment, queueing included.")
     queued_ms: float = Field(default=0.0, ge=0.0, description="Waiting for a free slot at the endpoint.")
     tokens_in: int | None = Field(default=None, description="Prompt tokens, as the server reported them.")
-    tokens_out: int | None = Field(default=None, description="Completion tokens (reported, or counted from the "
-                                   "stream when `tokens_estimated`).")
+    tokens_out: int | None = Field(
+        default=None, description="Completion tokens (reported, or counted from the stream when `tokens_estimated`)."
+    )
     tokens_estimated: bool = False
     max_tokens: int | None = None
     attempts: int = Field(default=1, ge=0)
@@ -138,11 +140,14 @@ class QuestionBudget:
 
 
 _OUTCOME_WORDS: dict[str, str] = {
-    "timeout": "timed out", "deadline": "ran out of the question's time budget",
+    "timeout": "timed out",
+    "deadline": "ran out of the question's time budget",
     "busy": "waited for a free slot at the endpoint (other questions, or an abandoned request still running there) "
-            "until the budget ran out",
-    "refused": "was refused by the server", "rejected": "gave a reply Flux could not use",
-    "malformed": "got a reply that is not a chat completion", "unreachable": "could not reach the server",
+    "until the budget ran out",
+    "refused": "was refused by the server",
+    "rejected": "gave a reply Flux could not use",
+    "malformed": "got a reply that is not a chat completion",
+    "unreachable": "could not reach the server",
     "error": "failed",
 }
 _CURRENT: ContextVar[QuestionBudget | None] = ContextVar("flux_question_budget", default=None)

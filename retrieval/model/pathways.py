@@ -32,19 +32,139 @@ from retrieval.model.terms import STOPWORDS
 _ID = re.compile(r"(?<![\w-])(R-HSA-\d+|hsa\d{5})(?![\w-])", re.I)
 _SOURCE_WORD = {"reactome": "reactome", "kegg": "kegg"}
 # Words that say "pathway" without naming one: never part of a fuzzy match.
-_GENERIC = frozenset(canonical(w) for w in STOPWORDS | {
-    "pathway", "pathways", "kegg", "reactome", "genes", "gene", "members", "member", "shared", "share", "common",
-    "compare", "versus", "vs", "between", "which", "human", "humans", "homo", "sapiens", "counterpart", "equivalent",
-    "sub", "subpathways", "proteins", "protein", "signaling", "signalling", "many", "number", "count", "belong",
-    "belongs", "part", "parent", "parents", "children", "child", "under", "contain", "contains", "included", "include",
-    "includes", "overview", "summary", "participate", "participates", "database", "map", "maps", "id", "ids", "both",
-    "compounds", "compound", "metabolites", "metabolite", "use", "uses", "used", "tell", "about", "listed", "found",
-    "missing", "except", "excluding", "only", "absent", "present", "set", "sets", "list", "whole", "entire",
-    "enumerate", "find", "get", "display", "identify", "know", "want", "need", "like", "return", "retrieve", "fetch",
-    "look", "see", "print", "output", "lookup", "names", "described", "annotated", "assigned", "linked",
-    "associated", "participating", "mapped", "take", "takes", "anything", "everything", "total", "altogether",
-    "connect", "connects", "connected", "connection", "connections", "link", "links", "relate", "related",
-    "relates", "relation", "relationship", "tie", "ties", "bridge", "bridges", "true", "false", "confirm", "correct"})
+_GENERIC = frozenset(
+    canonical(w)
+    for w in STOPWORDS
+    | {
+        "pathway",
+        "pathways",
+        "kegg",
+        "reactome",
+        "genes",
+        "gene",
+        "members",
+        "member",
+        "shared",
+        "share",
+        "common",
+        "compare",
+        "versus",
+        "vs",
+        "between",
+        "which",
+        "human",
+        "humans",
+        "homo",
+        "sapiens",
+        "counterpart",
+        "equivalent",
+        "sub",
+        "subpathways",
+        "proteins",
+        "protein",
+        "signaling",
+        "signalling",
+        "many",
+        "number",
+        "count",
+        "belong",
+        "belongs",
+        "part",
+        "parent",
+        "parents",
+        "children",
+        "child",
+        "under",
+        "contain",
+        "contains",
+        "included",
+        "include",
+        "includes",
+        "overview",
+        "summary",
+        "participate",
+        "participates",
+        "database",
+        "map",
+        "maps",
+        "id",
+        "ids",
+        "both",
+        "compounds",
+        "compound",
+        "metabolites",
+        "metabolite",
+        "use",
+        "uses",
+        "used",
+        "tell",
+        "about",
+        "listed",
+        "found",
+        "missing",
+        "except",
+        "excluding",
+        "only",
+        "absent",
+        "present",
+        "set",
+        "sets",
+        "list",
+        "whole",
+        "entire",
+        "enumerate",
+        "find",
+        "get",
+        "display",
+        "identify",
+        "know",
+        "want",
+        "need",
+        "like",
+        "return",
+        "retrieve",
+        "fetch",
+        "look",
+        "see",
+        "print",
+        "output",
+        "lookup",
+        "names",
+        "described",
+        "annotated",
+        "assigned",
+        "linked",
+        "associated",
+        "participating",
+        "mapped",
+        "take",
+        "takes",
+        "anything",
+        "everything",
+        "total",
+        "altogether",
+        "connect",
+        "connects",
+        "connected",
+        "connection",
+        "connections",
+        "link",
+        "links",
+        "relate",
+        "related",
+        "relates",
+        "relation",
+        "relationship",
+        "tie",
+        "ties",
+        "bridge",
+        "bridges",
+        "true",
+        "false",
+        "confirm",
+        "correct",
+    }
+)
 READ_CACHE = 64  # questions whose reading is kept (thread-safe: serving shares a lexicon between requests)
 # A content word right before a name, at least this long, makes it a different, longer name.
 MIN_MODIFIER_LENGTH = 4
@@ -62,8 +182,12 @@ def _tokens(value: str) -> set[str]:
 
 
 class PathwayLexicon:
-    def __init__(self, rows: list[tuple[str, str, str]], reactions: ReactionLexicon | None = None,
-                 diseases: DiseaseLexicon | None = None) -> None:
+    def __init__(
+        self,
+        rows: list[tuple[str, str, str]],
+        reactions: ReactionLexicon | None = None,
+        diseases: DiseaseLexicon | None = None,
+    ) -> None:
         # The reactions and conditions the served tables hold, read with the pathways (a question names any).
         self.reactions = reactions or ReactionLexicon()
         self.diseases = diseases or DiseaseLexicon()
@@ -94,9 +218,12 @@ class PathwayLexicon:
     def _name_spans(self, words: list[str]) -> list[tuple[int, int, str]]:
         """Every word span that is a pathway name, longest first (a dictionary lookup per span, not a regex per
         name: ~100 lookups for a question instead of ~3,000 patterns)."""
-        spans = [(i, j, name) for i in range(len(words))
-                 for j in range(i + 1, min(len(words), i + self._max_words) + 1)
-                 if len(name := " ".join(words[i:j])) >= 4 and name in self._by_name]
+        spans = [
+            (i, j, name)
+            for i in range(len(words))
+            for j in range(i + 1, min(len(words), i + self._max_words) + 1)
+            if len(name := " ".join(words[i:j])) >= 4 and name in self._by_name
+        ]
         return sorted(spans, key=lambda span: (-len(span[2]), span[0]))
 
     def ids_in(self, question: str) -> list[str]:
@@ -105,8 +232,9 @@ class PathwayLexicon:
 
     def find(self, question: str) -> list[PathwayRef]:
         """Pathways the question names, in order of appearance, each once."""
-        found: list[tuple[int, PathwayRef]] = [(m.start(), self.by_id[_id(m.group(1))])
-                                              for m in _ID.finditer(question) if _id(m.group(1)) in self.by_id]
+        found: list[tuple[int, PathwayRef]] = [
+            (m.start(), self.by_id[_id(m.group(1))]) for m in _ID.finditer(question) if _id(m.group(1)) in self.by_id
+        ]
         words, _ = self.read(_ID.sub(" ", question))
         both_named = "kegg" in words and "reactome" in words
         taken: list[tuple[int, int]] = []
@@ -127,8 +255,9 @@ class PathwayLexicon:
                 found.append((position, self._pick(refs, " ".join(words[:start]), " ".join(words[end:]))))
         return _unique(ref for _, ref in sorted(found, key=lambda item: item[0]))
 
-    def fuzzy(self, question: str, source: str = "", minimum: float = 0.6, ignore: frozenset[str] = frozenset()
-              ) -> PathwayRef | None:
+    def fuzzy(
+        self, question: str, source: str = "", minimum: float = 0.6, ignore: frozenset[str] = frozenset()
+    ) -> PathwayRef | None:
         """The pathway whose name's words the question holds best (≥ `minimum` of them), when no name matched
         exactly: 'the Reactome citric acid cycle pathway' → 'Citric acid cycle (TCA cycle)'. The name must also
         cover ≥ `minimum` of the question's own content words (`ignore`: words already accounted for, such as gene
@@ -180,8 +309,11 @@ class PathwayLexicon:
         """Closest names by shared tokens (typos corrected), for 'not found' messages."""
         words, _ = self.read(phrase)
         wanted = {w for w in words if w not in _GENERIC and len(w) > 1}
-        scored = [(len(wanted & have) / max(len(wanted | have), 1), self.by_id[pid].name, self.by_id[pid])
-                  for pid, have in self._tokens.items() if not source or self.by_id[pid].source == source]
+        scored = [
+            (len(wanted & have) / max(len(wanted | have), 1), self.by_id[pid].name, self.by_id[pid])
+            for pid, have in self._tokens.items()
+            if not source or self.by_id[pid].source == source
+        ]
         return [r for score, _, r in sorted(scored, key=lambda s: (-s[0], s[1]))[:limit] if score > 0]
 
 
@@ -201,8 +333,9 @@ def _modified(words: list[str], start: int, refs: list[PathwayRef]) -> bool:
     """The name is preceded by a content word that no pathway of that name holds: a longer, different name."""
     before = words[start - 1] if start else ""
     name_words = {w for ref in refs for w in canonical_words(ref.name)}
-    return (len(before) >= MIN_MODIFIER_LENGTH and before.isalpha() and before not in _GENERIC
-            and before not in name_words)
+    return (
+        len(before) >= MIN_MODIFIER_LENGTH and before.isalpha() and before not in _GENERIC and before not in name_words
+    )
 
 
 def _name_forms(name: str) -> list[str]:
@@ -216,8 +349,9 @@ def _adjacent_source(words: list[str], start: int, end: int) -> bool:
     """A database word right before the name ("KEGG cell cycle … Reactome cell cycle"): that database's one."""
     if start > 2 and words[start - 2] in {"and", "or"} and words[start - 3] in _SOURCE_WORD:
         return False  # "the KEGG and Reactome apoptosis pathways": both
-    return (start > 0 and words[start - 1] in _SOURCE_WORD) or (start > 1 and words[start - 2] in _SOURCE_WORD
-                                                               and words[start - 1] in {"the", "s"})
+    return (start > 0 and words[start - 1] in _SOURCE_WORD) or (
+        start > 1 and words[start - 2] in _SOURCE_WORD and words[start - 1] in {"the", "s"}
+    )
 
 
 def _nearby_source(before: str, after: str) -> str:
@@ -232,8 +366,9 @@ def _nearby_source(before: str, after: str) -> str:
 
 def _read_pathways(engine: Engine) -> PathwayLexicon:
     with engine.connect() as conn:
-        rows = conn.execute(text("SELECT pathway_id, source, name FROM pathways WHERE status = 'active'"
-                                 " ORDER BY pathway_id")).all()
+        rows = conn.execute(
+            text("SELECT pathway_id, source, name FROM pathways WHERE status = 'active' ORDER BY pathway_id")
+        ).all()
         reactions = read_reactions(conn)
         diseases = read_diseases(conn)
     return PathwayLexicon([(r.pathway_id, r.source, r.name) for r in rows], reactions, diseases)

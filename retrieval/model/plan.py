@@ -30,10 +30,22 @@ from pydantic import BaseModel, Field
 from retrieval.model.literature import LiteratureRequest
 
 EntityType = Literal["pathway", "gene", "compound", "reaction", "disease", "paper", "category"]
-Relation = Literal["member_of", "part_of", "in_category", "corresponds_to", "gene_record", "release_change",
-                   "connected_to", "mentions", "participates_in", "precedes", "associated_with"]
-Operation = Literal["list", "count", "check", "intersect", "difference", "compare", "path", "describe", "search",
-                    "abstain"]
+Relation = Literal[
+    "member_of",
+    "part_of",
+    "in_category",
+    "corresponds_to",
+    "gene_record",
+    "release_change",
+    "connected_to",
+    "mentions",
+    "participates_in",
+    "precedes",
+    "associated_with",
+]
+Operation = Literal[
+    "list", "count", "check", "intersect", "difference", "compare", "path", "describe", "search", "abstain"
+]
 # Fact types a question may ask for that no Flux source holds (yet): answered as such, with confidence 0.
 FactType = Literal["drug", "variant", "expression", "clinical_trial", "structure", "disease_association", "reaction"]
 FACT_TYPES: tuple[FactType, ...] = get_args(FactType)
@@ -81,8 +93,10 @@ SIGNATURES: dict[Relation, tuple[frozenset[str], frozenset[str]]] = {
     "connected_to": (frozenset({"pathway", "gene", "compound"}), frozenset({"pathway", "gene", "compound"})),
     "mentions": (frozenset({"paper"}), frozenset({"gene", "pathway"})),
     "participates_in": (frozenset({"gene", "compound"}), frozenset({"reaction", "pathway"})),
-    "precedes": (frozenset({"reaction", "gene", "compound", "pathway"}),
-                 frozenset({"reaction", "gene", "compound", "pathway"})),
+    "precedes": (
+        frozenset({"reaction", "gene", "compound", "pathway"}),
+        frozenset({"reaction", "gene", "compound", "pathway"}),
+    ),
     "associated_with": (frozenset({"gene"}), frozenset({"disease"})),  # returns gene, disease or pathway
 }
 # Relations Flux holds no data for yet: a plan asking for one is answered as that missing fact type.
@@ -97,26 +111,37 @@ class Plan(BaseModel):
     kind: str
     operation: Operation
     relation: Relation | None = None
-    subjects: list[Entity] = Field(default_factory=list, description="The left side of the relation, in the "
-                                   "order the question names them.")
+    subjects: list[Entity] = Field(
+        default_factory=list, description="The left side of the relation, in the order the question names them."
+    )
     objects: list[Entity] = Field(default_factory=list, description="The right side.")
     returns: EntityType | None = Field(default=None, description="What a list or count returns.")
-    depth: int | None = Field(default=1, ge=1, le=64, description="part_of: 1 = direct, None = at any depth; "
-                              "path: the most relationships walked.")
-    source: str = Field(default="", description="Only this database's pathways ('reactome', 'kegg'), or the "
-                        "database a pathway is asked of.")
+    depth: int | None = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="part_of: 1 = direct, None = at any depth; path: the most relationships walked.",
+    )
+    source: str = Field(
+        default="",
+        description="Only this database's pathways ('reactome', 'kegg'), or the database a pathway is asked of.",
+    )
     name_filter: str = Field(default="", description="Only returned entities whose name contains this.")
     field: GeneRecordField | None = Field(default=None, description="gene_record: the field asked for.")
     role: ReactionRole | None = Field(default=None, description="participates_in: only this role in reactions.")
-    counted: bool = Field(default=False, description="The question asks how many (of any list, intersection or "
-                          "difference); a `count` operation always is.")
+    counted: bool = Field(
+        default=False,
+        description="The question asks how many (of any list, intersection or "
+        "difference); a `count` operation always is.",
+    )
     scope: FactType | None = Field(default=None, description="abstain: the fact type Flux does not hold.")
     absent: Absent | None = Field(default=None, description="abstain: the entity Flux does not hold.")
     reason: str = ""
     proposed_by: Literal["rules", "llm"] = "rules"
     corrections: list[tuple[str, str]] = Field(default_factory=list, description="Typos read as name words.")
-    literature: LiteratureRequest | None = Field(default=None, description="search: a question for PubMed "
-                                                 "itself (a count, articles, PMID facts or links).")
+    literature: LiteratureRequest | None = Field(
+        default=None, description="search: a question for PubMed itself (a count, articles, PMID facts or links)."
+    )
 
     # --- what the plan names, for readers that want one list ------------------------------------------------
     @property
@@ -152,10 +177,16 @@ class Plan(BaseModel):
             parts.append("→ " + ", ".join(e.label() for e in self.objects))
         if self.returns:
             parts.append(f"returns {self.returns}")
-        extra = {"depth": "any" if self.depth is None else self.depth if self.depth != 1 else None,
-                 "source": self.source, "name contains": self.name_filter, "field": self.field, "role": self.role,
-                 "scope": self.scope, "absent": self.absent.asked if self.absent else None,
-                 "literature": self.literature.describe() if self.literature else None}
+        extra = {
+            "depth": "any" if self.depth is None else self.depth if self.depth != 1 else None,
+            "source": self.source,
+            "name contains": self.name_filter,
+            "field": self.field,
+            "role": self.role,
+            "scope": self.scope,
+            "absent": self.absent.asked if self.absent else None,
+            "literature": self.literature.describe() if self.literature else None,
+        }
         parts += [f"{k} {v}" for k, v in extra.items() if v]
         return " ".join(p for p in parts if p) + f"  [{self.kind}, by {self.proposed_by}]"
 
@@ -165,8 +196,14 @@ class PlanError(ValueError):
 
 
 _NEEDS = {  # operation → (least subjects + objects, least objects) a plan of it must name
-    "check": (2, 1), "path": (2, 1), "intersect": (1, 1), "difference": (2, 2), "compare": (2, 0),
-    "describe": (1, 0), "list": (1, 0), "count": (1, 0),
+    "check": (2, 1),
+    "path": (2, 1),
+    "intersect": (1, 1),
+    "difference": (2, 2),
+    "compare": (2, 0),
+    "describe": (1, 0),
+    "list": (1, 0),
+    "count": (1, 0),
 }
 
 
@@ -179,8 +216,10 @@ def validate(plan: Plan) -> Plan:
         return plan
     least, least_objects = _NEEDS[plan.operation]
     if len(plan.entities) < least or len(plan.objects) < least_objects:
-        raise PlanError(f"a {plan.operation} plan needs {least} entities ({least_objects} on the object side); "
-                        f"it names {len(plan.subjects)} and {len(plan.objects)}")
+        raise PlanError(
+            f"a {plan.operation} plan needs {least} entities ({least_objects} on the object side); "
+            f"it names {len(plan.subjects)} and {len(plan.objects)}"
+        )
     if len(plan.subjects) > MAX_ENTITIES or len(plan.objects) > MAX_ENTITIES:
         raise PlanError(f"a plan names at most {MAX_ENTITIES} entities on each side")
     if plan.relation is not None:
@@ -206,8 +245,7 @@ def _check_signature(plan: Plan) -> None:
         wrong = [e for e in plan.objects if e.type != "pathway"]
     if wrong:
         allowed = f"{'/'.join(sorted(subject_types))} {relation} {'/'.join(sorted(object_types)) or '—'}"
-        raise PlanError(f"{relation} does not join {', '.join(f'{e.type} {e.id}' for e in wrong)} "
-                        f"(it reads {allowed})")
+        raise PlanError(f"{relation} does not join {', '.join(f'{e.type} {e.id}' for e in wrong)} (it reads {allowed})")
 
 
 def not_held(plan: Plan) -> FactType | None:
@@ -218,16 +256,36 @@ def not_held(plan: Plan) -> FactType | None:
 def plan_schema() -> dict[str, Any]:
     """The JSON schema an LLM's proposed plan must match (structured output): entities by name or id, the
     relation, the operation and its options; ids are resolved and checked by the reader afterwards."""
-    entity = {"type": "object", "additionalProperties": False, "required": ["type", "text"],
-              "properties": {"type": {"type": "string", "enum": list(get_args(EntityType))},
-                             "text": {"type": "string", "description": "The entity as the question names it: "
-                                      "an id (R-HSA-70171, hsa00010, HGNC:11998, CHEBI:15361, C00022), a gene "
-                                      "symbol or a pathway name"}}}
+    entity = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["type", "text"],
+        "properties": {
+            "type": {"type": "string", "enum": list(get_args(EntityType))},
+            "text": {
+                "type": "string",
+                "description": "The entity as the question names it: "
+                "an id (R-HSA-70171, hsa00010, HGNC:11998, CHEBI:15361, C00022), a gene "
+                "symbol or a pathway name",
+            },
+        },
+    }
     nullable = lambda values: {"anyOf": [{"type": "string", "enum": list(values)}, {"type": "null"}]}  # noqa: E731
     return {
-        "type": "object", "additionalProperties": False,
-        "required": ["operation", "relation", "subjects", "objects", "returns", "depth", "source", "field",
-                     "role", "scope"],
+        "type": "object",
+        "additionalProperties": False,
+        "required": [
+            "operation",
+            "relation",
+            "subjects",
+            "objects",
+            "returns",
+            "depth",
+            "source",
+            "field",
+            "role",
+            "scope",
+        ],
         "properties": {
             "operation": {"type": "string", "enum": list(get_args(Operation))},
             "relation": nullable(get_args(Relation)),

@@ -47,8 +47,11 @@ class ReactionScopeData(BaseModel):
     pathway: NodeRef | None = None
     held: list[NodeRef] = Field(default_factory=list, description="The pathways Flux holds reactions for.")
     reactions: int = Field(default=0, description="Reactions Flux holds in all.")
-    held_here: int = Field(default=0, description="Reactions Flux does hold for the pathway asked about, when it "
-                           "holds some but not the fact the question asks for (a rate-limiting step).")
+    held_here: int = Field(
+        default=0,
+        description="Reactions Flux does hold for the pathway asked about, when it "
+        "holds some but not the fact the question asks for (a rate-limiting step).",
+    )
 
 
 class ReactionParticipantsData(BaseModel):
@@ -83,8 +86,9 @@ class WalkStep(BaseModel):
 
     source: ReactionRef
     target: ReactionRef
-    through: NodeRef | None = Field(default=None, description="The output of one that is an input of the other; "
-                                    "None for a PRECEDES edge.")
+    through: NodeRef | None = Field(
+        default=None, description="The output of one that is an input of the other; None for a PRECEDES edge."
+    )
     depth: int
 
 
@@ -93,12 +97,17 @@ class ReactionWalkData(BaseModel):
     start: NodeRef
     start_kind: Literal["gene", "compound", "reaction"]
     direction: Literal["downstream", "upstream"]
-    first: list[ReactionRef] = Field(description="Where the walk starts: the start reaction, or the reactions the "
-                                     "gene or compound takes part in (downstream) or comes out of (upstream).")
+    first: list[ReactionRef] = Field(
+        description="Where the walk starts: the start reaction, or the reactions the "
+        "gene or compound takes part in (downstream) or comes out of (upstream)."
+    )
     steps: list[WalkStep]
     max_depth: int
-    hubs_skipped: list[NodeRef] = Field(default_factory=list, description="Entities so common (ATP, H2O, "
-                                        "ubiquitin) that the walk does not pass through them.")
-    start_is_hub: bool = Field(default=False, description="The start itself is such a hub: the walk stops at "
-                               "its own reactions.")
+    hubs_skipped: list[NodeRef] = Field(
+        default_factory=list,
+        description="Entities so common (ATP, H2O, ubiquitin) that the walk does not pass through them.",
+    )
+    start_is_hub: bool = Field(
+        default=False, description="The start itself is such a hub: the walk stops at its own reactions."
+    )
     truncated: bool = Field(default=False, description="More reactions were reached than the answer lists.")

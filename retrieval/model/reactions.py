@@ -66,25 +66,30 @@ class ReactionLexicon:
 
     def compounds_in(self, question: str) -> list[Named]:
         """Compounds named by ChEBI id or by a name a reaction gives them, in order of appearance."""
-        found: list[tuple[int, Named]] = [(m.start(), self.compounds.get(f"CHEBI:{m.group(1)}",
-                                                                          Named(f"CHEBI:{m.group(1)}", "")))
-                                          for m in _CHEBI.finditer(question)]
+        found: list[tuple[int, Named]] = [
+            (m.start(), self.compounds.get(f"CHEBI:{m.group(1)}", Named(f"CHEBI:{m.group(1)}", "")))
+            for m in _CHEBI.finditer(question)
+        ]
         if self._compound_pattern is not None:
-            found += [(m.start(), self._compound_by_name[m.group(1).lower()])
-                      for m in self._compound_pattern.finditer(question)]
+            found += [
+                (m.start(), self._compound_by_name[m.group(1).lower()])
+                for m in self._compound_pattern.finditer(question)
+            ]
         return list({c.id: c for _, c in sorted(found, key=lambda item: item[0])}.values())
 
 
 READ = {
     "reactions": "SELECT r.reaction_id, r.name FROM reactions r JOIN pathways p "
-                 "ON p.pathway_id = r.pathway_id AND p.status = 'active' ORDER BY r.reaction_id",
+    "ON p.pathway_id = r.pathway_id AND p.status = 'active' ORDER BY r.reaction_id",
     "compounds": "SELECT DISTINCT ON (entity_id) entity_id, name FROM reaction_participants "
-                 "WHERE entity_kind = 'compound' AND name <> '' ORDER BY entity_id, name",
+    "WHERE entity_kind = 'compound' AND name <> '' ORDER BY entity_id, name",
 }
 
 
 def read_reactions(conn: Connection) -> ReactionLexicon:
     rows = conn.execute(text(READ["reactions"])).all()
     compounds = conn.execute(text(READ["compounds"])).all()
-    return ReactionLexicon(reactions={r.reaction_id: Named(r.reaction_id, r.name) for r in rows},
-                           compounds={c.entity_id: Named(c.entity_id, c.name) for c in compounds})
+    return ReactionLexicon(
+        reactions={r.reaction_id: Named(r.reaction_id, r.name) for r in rows},
+        compounds={c.entity_id: Named(c.entity_id, c.name) for c in compounds},
+    )

@@ -14,12 +14,31 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 # British → American, as a few suffix and prefix rules plus the words no rule covers.
-_WORDS = {"tumour": "tumor", "tumours": "tumors", "colour": "color", "behaviour": "behavior", "favour": "favor",
-          "fibre": "fiber", "centre": "center", "sulphur": "sulfur", "sulphate": "sulfate", "aluminium": "aluminum",
-          "grey": "gray", "programme": "program", "catalyse": "catalyze", "catalysed": "catalyzed"}
-_RULES = ((re.compile(r"(?<=[a-z])lling$"), "ling"), (re.compile(r"(?<=[a-z])lled$"), "led"),
-          (re.compile(r"aem"), "em"), (re.compile(r"^oe(?=[a-z]{3})"), "e"), (re.compile(r"isation$"), "ization"),
-          (re.compile(r"ysed$"), "yzed"), (re.compile(r"yse$"), "yze"))
+_WORDS = {
+    "tumour": "tumor",
+    "tumours": "tumors",
+    "colour": "color",
+    "behaviour": "behavior",
+    "favour": "favor",
+    "fibre": "fiber",
+    "centre": "center",
+    "sulphur": "sulfur",
+    "sulphate": "sulfate",
+    "aluminium": "aluminum",
+    "grey": "gray",
+    "programme": "program",
+    "catalyse": "catalyze",
+    "catalysed": "catalyzed",
+}
+_RULES = (
+    (re.compile(r"(?<=[a-z])lling$"), "ling"),
+    (re.compile(r"(?<=[a-z])lled$"), "led"),
+    (re.compile(r"aem"), "em"),
+    (re.compile(r"^oe(?=[a-z]{3})"), "e"),
+    (re.compile(r"isation$"), "ization"),
+    (re.compile(r"ysed$"), "yzed"),
+    (re.compile(r"yse$"), "yze"),
+)
 # Endings that are not a plural "s": apoptosis, virus, process, hepatitis.
 _NOT_PLURAL = ("ss", "is", "us", "os", "as", "ys")
 MIN_TYPO_LENGTH = 5
@@ -92,8 +111,7 @@ class TypoCorrector:
         """The vocabulary words whose length alone allows a ratio at the cutoff: 2·min(a, b) / (a + b) is the
         best ratio two lengths can give (difflib's real_quick_ratio), so the answer is the same as over the whole
         vocabulary, without scoring the words that could never pass."""
-        return [w for n, ws in self._by_length.items() if 2 * min(n, length) / (n + length) >= TYPO_CUTOFF
-                for w in ws]
+        return [w for n, ws in self._by_length.items() if 2 * min(n, length) / (n + length) >= TYPO_CUTOFF for w in ws]
 
     def corrections(self, question: str) -> dict[str, str]:
         """Question word (lower case, as written) → the known word it was read as, for the words that changed.

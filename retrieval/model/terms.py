@@ -18,8 +18,16 @@ play plays played contain contains containing correspond corresponds correspondi
 QUESTION_WORDS = frozenset(_QUESTION_WORDS.split())
 STOPWORDS = ENGLISH_STOPWORDS | QUESTION_WORDS
 
-__all__ = ["QUESTION_WORDS", "STOPWORDS", "content_words", "entities", "key_terms", "stem", "without_possessive",
-           "words"]
+__all__ = [
+    "QUESTION_WORDS",
+    "STOPWORDS",
+    "content_words",
+    "entities",
+    "key_terms",
+    "stem",
+    "without_possessive",
+    "words",
+]
 
 
 def content_words(text: str) -> list[str]:
@@ -29,13 +37,18 @@ def content_words(text: str) -> list[str]:
 
 def entities(text: str) -> list[str]:
     """Identifier-like tokens and capitalised names: TP53, PI3K, R-HSA-70171, hsa00010, KEGG, Reactome."""
-    found = [w for w in words(text) if any(c.isdigit() for c in w) or any(c.isupper() for c in w[1:])
-             or (w[:1].isupper() and w.lower() not in STOPWORDS)]
+    found = [
+        w
+        for w in words(text)
+        if any(c.isdigit() for c in w)
+        or any(c.isupper() for c in w[1:])
+        or (w[:1].isupper() and w.lower() not in STOPWORDS)
+    ]
     return list(dict.fromkeys(found))
 
 
 def without_possessive(token: str) -> str:
-    """"BUB1's" → "BUB1" (straight or curly apostrophe)."""
+    """ "BUB1's" → "BUB1" (straight or curly apostrophe)."""
     return token.removesuffix("'s").removesuffix("\u2019s")
 
 

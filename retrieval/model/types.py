@@ -53,7 +53,8 @@ class Filters(BaseModel):
     """Request filters. Any filter makes a request uncacheable (user/session scoped results must not leak)."""
 
     sources: list[Annotated[str, Field(pattern=r"^[^\x00]*$")]] | None = Field(
-        default=None, description="Only evidence from these sources.")
+        default=None, description="Only evidence from these sources."
+    )
     user: str | None = None
     session: str | None = None
 

@@ -34,12 +34,16 @@ def indexed_answer(engine: Engine | None, request: LiteratureRequest, source_mod
             data.articles = _by_pmid(conn, request.pmids)
         else:
             where, params = _matching(request)
-            data.indexed_count = conn.execute(text(f"SELECT count(*) FROM documents WHERE {where}"),
-                                              params).scalar_one()
-            rows = conn.execute(text(
-                f"SELECT external_id, title, metadata FROM documents WHERE {where} "
-                "ORDER BY (metadata->>'year') DESC NULLS LAST, external_id DESC LIMIT :limit"),
-                params | {"limit": request.limit if request.operation == "articles" else 5}).all()
+            data.indexed_count = conn.execute(
+                text(f"SELECT count(*) FROM documents WHERE {where}"), params
+            ).scalar_one()
+            rows = conn.execute(
+                text(
+                    f"SELECT external_id, title, metadata FROM documents WHERE {where} "
+                    "ORDER BY (metadata->>'year') DESC NULLS LAST, external_id DESC LIMIT :limit"
+                ),
+                params | {"limit": request.limit if request.operation == "articles" else 5},
+            ).all()
             data.articles = [_article(row) for row in rows]
     return data
 
@@ -62,8 +66,10 @@ def _matching(request: LiteratureRequest) -> tuple[str, dict[str, Any]]:
 
 
 def _by_pmid(conn: Any, pmids: list[str]) -> list[Article]:
-    rows = conn.execute(text(f"SELECT external_id, title, metadata FROM documents WHERE {_ACTIVE} "
-                             "AND external_id = ANY(:ids)"), {"ids": pmids}).all()
+    rows = conn.execute(
+        text(f"SELECT external_id, title, metadata FROM documents WHERE {_ACTIVE} AND external_id = ANY(:ids)"),
+        {"ids": pmids},
+    ).all()
     order = {pmid: i for i, pmid in enumerate(pmids)}
     return sorted((_article(row) for row in rows), key=lambda a: order[a.pmid])
 
@@ -71,6 +77,11 @@ def _by_pmid(conn: Any, pmids: list[str]) -> list[Article]:
 def _article(row: Any) -> Article:
     meta = row.metadata or {}
     year = meta.get("year")
-    return Article(pmid=row.external_id, title=row.title, journal=str(meta.get("journal") or ""),
-                   date=str(year) if year else "", mesh=list(meta.get("mesh") or []),
-                   publication_types=list(meta.get("publication_types") or []))
+    return Article(
+        pmid=row.external_id,
+        title=row.title,
+        journal=str(meta.get("journal") or ""),
+        date=str(year) if year else "",
+        mesh=list(meta.get("mesh") or []),
+        publication_types=list(meta.get("publication_types") or []),
+    )

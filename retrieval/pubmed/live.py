@@ -29,8 +29,13 @@ def tools_for(settings: FluxSettings) -> LiteratureTools:
     email = live_contact_email(settings)
     with _TOOLS_LOCK:
         if (url, email, key) not in _TOOLS:
-            client = make_eutils_client(url, email=email, api_key=key or None, timeout=config.http_timeout,
-                                        max_attempts=config.http_max_attempts)
+            client = make_eutils_client(
+                url,
+                email=email,
+                api_key=key or None,
+                timeout=config.http_timeout,
+                max_attempts=config.http_max_attempts,
+            )
             _TOOLS[(url, email, key)] = LiteratureTools(client, source_mode="live")
         return _TOOLS[(url, email, key)]
 
@@ -39,8 +44,9 @@ def memory_for(engine: Engine | None) -> StrategyMemory | None:
     return StrategyMemory(engine) if engine is not None else None
 
 
-def pubmed_evidence(settings: FluxSettings, engine: Engine | None, question: str, request: LiteratureRequest
-                    ) -> tuple[PubMedSearchData, list[PaperRecord], str]:
+def pubmed_evidence(
+    settings: FluxSettings, engine: Engine | None, question: str, request: LiteratureRequest
+) -> tuple[PubMedSearchData, list[PaperRecord], str]:
     """(how the search went, the abstracts read, why none were read — empty when some were)."""
     try:
         tools = tools_for(settings)
@@ -61,5 +67,7 @@ def searched_note(data: PubMedSearchData) -> str:
         return ""
     refined = f" after {data.trail.refinements} refinement(s)" if data.trail and data.trail.refinements else ""
     count = f"{final.count:,} records" if final.count is not None else "no count"
-    return (f"PubMed, searched live{refined}: Entrez query {final.term} — translated as {final.translation} "
-            f"({count}); the abstracts of the {len(data.articles)} most relevant were read.")
+    return (
+        f"PubMed, searched live{refined}: Entrez query {final.term} — translated as {final.translation} "
+        f"({count}); the abstracts of the {len(data.articles)} most relevant were read."
+    )

@@ -23,8 +23,9 @@ class CheckedSearch:
     def __init__(self, client: EUtilsClient) -> None:
         self.client = client
 
-    def search(self, question: str, request: LiteratureRequest, retmax: int = 20,
-               memory: StrategyMemory | None = None) -> SearchTrail:
+    def search(
+        self, question: str, request: LiteratureRequest, retmax: int = 20, memory: StrategyMemory | None = None
+    ) -> SearchTrail:
         """ESearch for the request (ids: the first `retmax`, in the request's sort order), checked and refined;
         `memory` supplies a stored strategy first and keeps the one that passed."""
         sent_before = self.client.requests
@@ -45,9 +46,16 @@ class CheckedSearch:
             return self._done(question, trail, sent_before, memory)
         if unknown:  # refused by name, then corrected: the tags go, their words are searched in title/abstract
             written = ", ".join(f"[{t}]" for t in unknown)
-            trail.attempts.append(SearchAttempt(term=term.text(), error=(
-                f"unknown field tag{'s' if len(unknown) > 1 else ''} {written}: PubMed would search the words in "
-                "all fields instead")))
+            trail.attempts.append(
+                SearchAttempt(
+                    term=term.text(),
+                    error=(
+                        f"unknown field tag{'s' if len(unknown) > 1 else ''} {written}: "
+                        "PubMed would search the words in "
+                        "all fields instead"
+                    ),
+                )
+            )
             term = terms.without_tags(term, unknown)
             request = request.model_copy(update={"concepts": [terms.strip_tags(c, unknown) for c in request.concepts]})
             changes = [f"removed the unknown field tag{'s' if len(unknown) > 1 else ''} {written}"]
@@ -64,20 +72,23 @@ class CheckedSearch:
         return self._done(question, trail, sent_before, memory)
 
     def _attempt(self, request: LiteratureRequest, term: str, retmax: int) -> SearchAttempt:
-        args: dict[str, Any] = {"retmax": retmax, "sort": "pub_date" if request.sort == "pub_date" else None,
-                                "check_fields": True}
+        args: dict[str, Any] = {
+            "retmax": retmax,
+            "sort": "pub_date" if request.sort == "pub_date" else None,
+            "check_fields": True,
+        }
         if request.mindate:
             args |= {"mindate": request.mindate, "maxdate": request.maxdate, "datetype": "pdat"}
         found = self.client.esearch("pubmed", term, **args)
         if "error" in found:
             return SearchAttempt(term=term, error=said(found))
-        attempt = SearchAttempt(term=term, translation=found["query_translation"], count=found["count"],
-                                ids=found["ids"])
+        attempt = SearchAttempt(
+            term=term, translation=found["query_translation"], count=found["count"], ids=found["ids"]
+        )
         attempt.problems = translation.check(request, attempt.translation, attempt.count)
         return attempt
 
-    def _done(self, question: str, trail: SearchTrail, sent_before: int, memory: StrategyMemory | None
-              ) -> SearchTrail:
+    def _done(self, question: str, trail: SearchTrail, sent_before: int, memory: StrategyMemory | None) -> SearchTrail:
         trail.requests = self.client.requests - sent_before
         if trail.passed and memory is not None:
             memory.remember(question, trail)

@@ -89,15 +89,19 @@ class StrategyMemory:
             return None
         try:
             with self.engine.connect() as conn:
-                rows = conn.execute(text(
-                    "SELECT question, tokens, final_term, translation, attempts FROM literature_strategies "
-                    "WHERE db = :db AND distinctive = CAST(:distinctive AS TEXT[])"),
-                    {"db": self.db, "distinctive": distinctive}).all()
+                rows = conn.execute(
+                    text(
+                        "SELECT question, tokens, final_term, translation, attempts FROM literature_strategies "
+                        "WHERE db = :db AND distinctive = CAST(:distinctive AS TEXT[])"
+                    ),
+                    {"db": self.db, "distinctive": distinctive},
+                ).all()
         except SQLAlchemyError as exc:
             log.warning("strategy memory unavailable: %s", exc)
             return None
-        stored = [(list(row.tokens), Strategy(row.final_term, row.translation, row.attempts, row.question))
-                  for row in rows]
+        stored = [
+            (list(row.tokens), Strategy(row.final_term, row.translation, row.attempts, row.question)) for row in rows
+        ]
         return choose(question, stored)
 
     def remember(self, question: str, trail: SearchTrail) -> None:
@@ -106,22 +110,40 @@ class StrategyMemory:
         content, distinctive = tokens(question)
         if final is None or not trail.passed or not content:
             return
-        row = {"db": self.db, "key": " ".join(content), "question": question, "tokens": content,
-               "distinctive": distinctive, "term": final.term, "translation": final.translation,
-               "count": final.count, "attempts": len(trail.attempts)}
+        row = {
+            "db": self.db,
+            "key": " ".join(content),
+            "question": question,
+            "tokens": content,
+            "distinctive": distinctive,
+            "term": final.term,
+            "translation": final.translation,
+            "count": final.count,
+            "attempts": len(trail.attempts),
+        }
         try:
             with self.engine.begin() as conn:
-                conn.execute(text(
-                    "INSERT INTO literature_strategies (db, question_key, question, tokens, distinctive, final_term, "
-                    "translation, record_count, attempts) VALUES (:db, :key, :question, CAST(:tokens AS TEXT[]), "
-                    "CAST(:distinctive AS TEXT[]), :term, :translation, :count, :attempts) "
-                    "ON CONFLICT (db, question_key) DO UPDATE SET final_term = EXCLUDED.final_term, "
-                    "translation = EXCLUDED.translation, record_count = EXCLUDED.record_count, "
-                    "attempts = GREATEST(literature_strategies.attempts, EXCLUDED.attempts), "
-                    "uses = literature_strategies.uses + 1, last_used_at = now()"), row)
+                conn.execute(
+                    text(
+                        "INSERT INTO literature_strategies (db, question_key, question, tokens, distinctive, "
+                        "final_term, "
+                        "translation, record_count, attempts) VALUES (:db, :key, :question, CAST(:tokens AS TEXT[]), "
+                        "CAST(:distinctive AS TEXT[]), :term, :translation, :count, :attempts) "
+                        "ON CONFLICT (db, question_key) DO UPDATE SET final_term = EXCLUDED.final_term, "
+                        "translation = EXCLUDED.translation, record_count = EXCLUDED.record_count, "
+                        "attempts = GREATEST(literature_strategies.attempts, EXCLUDED.attempts), "
+                        "uses = literature_strategies.uses + 1, last_used_at = now()"
+                    ),
+                    row,
+                )
                 if trail.reused_strategy:
-                    conn.execute(text("UPDATE literature_strategies SET uses = uses + 1, last_used_at = now() "
-                                      "WHERE db = :db AND final_term = :term AND question_key <> :key"), row)
+                    conn.execute(
+                        text(
+                            "UPDATE literature_strategies SET uses = uses + 1, last_used_at = now() "
+                            "WHERE db = :db AND final_term = :term AND question_key <> :key"
+                        ),
+                        row,
+                    )
         except SQLAlchemyError as exc:
             log.warning("strategy memory not written: %s", exc)
 

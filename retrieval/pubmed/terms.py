@@ -90,14 +90,15 @@ def _pairs(phrase: str) -> list[str]:
     """A swallowed phrase's concepts: its words two by two ("long covid" AND "brain fog"); of five or more, an odd
     last word joins the pair before it, of three it stands alone ("covid vaccine" AND "myocarditis")."""
     found = phrase.split()
-    pairs = [" ".join(found[i:i + 2]) for i in range(0, len(found), 2)]
+    pairs = [" ".join(found[i : i + 2]) for i in range(0, len(found), 2)]
     if len(pairs) > 2 and len(pairs[-1].split()) == 1:
         pairs[-2:] = [f"{pairs[-2]} {pairs[-1]}"]
     return pairs
 
 
-def refine(request: LiteratureRequest, term: Term, problems: list[TranslationProblem]
-           ) -> tuple[LiteratureRequest, Term, list[str]] | None:
+def refine(
+    request: LiteratureRequest, term: Term, problems: list[TranslationProblem]
+) -> tuple[LiteratureRequest, Term, list[str]] | None:
     """The request and term a next attempt sends, and each change with its reason; None when no problem has a
     refinement (the search stops there and says why)."""
     changes: list[str] = []
@@ -122,8 +123,7 @@ def _without(concept: str, phrase: str) -> str:
     return " ".join(re.sub(rf"(?i)(?<!\w){re.escape(phrase)}(?!\w)", " ", concept).split())
 
 
-def _apply(request: LiteratureRequest, term: Term, problem: TranslationProblem
-           ) -> tuple[LiteratureRequest, Term, str]:
+def _apply(request: LiteratureRequest, term: Term, problem: TranslationProblem) -> tuple[LiteratureRequest, Term, str]:
     code, concept = problem.code, problem.concept
     if code == "phrase_swallowed":
         owner = _owner(request, term, concept)
@@ -138,17 +138,25 @@ def _apply(request: LiteratureRequest, term: Term, problem: TranslationProblem
         for pair in pairs:
             new_term = new_term.with_group(pair, concept_text(request, pair))
         joined = " AND ".join(f'"{p}"' for p in pairs)
-        return (request.model_copy(update={"concepts": concepts}), new_term,
-                f'split "{kept}" into {joined}: it was searched as one literal phrase')
+        return (
+            request.model_copy(update={"concepts": concepts}),
+            new_term,
+            f'split "{kept}" into {joined}: it was searched as one literal phrase',
+        )
     if code == "unmapped_abbreviation":
         heading = vocabulary.expansion(concept) or concept
         owner = _owner(request, term, concept)
         rest = _without(owner, concept) if owner != concept else ""
         quoted = f'"{concept}"' if " " in concept else concept
         text = f'("{heading}"[mh] OR {quoted}[tiab])' + (f" AND {rest}" if rest else "")
-        return request, term.without(owner).with_group(owner, text), (
-            f'searched "{concept}" as the MeSH heading "{heading}" or as written in title/abstract: it had stayed '
-            "in [All Fields]")
+        return (
+            request,
+            term.without(owner).with_group(owner, text),
+            (
+                f'searched "{concept}" as the MeSH heading "{heading}" or as written in title/abstract: it had stayed '
+                "in [All Fields]"
+            ),
+        )
     if code == "wrong_sense":
         context = set(words(request.topic)) | {w for c in request.concepts for w in words(c)}
         sense = vocabulary.meant_sense(concept, context)
@@ -164,15 +172,24 @@ def _apply(request: LiteratureRequest, term: Term, problem: TranslationProblem
             text = f'("{phrase}"[mh] OR {written}[tiab])' + (f" AND {rest}" if rest else "")
             meant, did = f"{written} {rest}".strip(), f'searched "{phrase}" (MeSH) or "{written}" in title/abstract'
         concepts = [meant if c == owner else c for c in request.concepts]
-        return (request.model_copy(update={"concepts": concepts}), term.without(owner).with_group(meant, text),
-                f'{did}: it was mapped to "{wrong}", not "{phrase}"')
+        return (
+            request.model_copy(update={"concepts": concepts}),
+            term.without(owner).with_group(meant, text),
+            f'{did}: it was mapped to "{wrong}", not "{phrase}"',
+        )
     if code == "concept_missing":
-        return request, term.with_group(concept, f'"{concept}"[{FIELD_TAG[request.field] or "tiab"}]'), (
-            f'searched "{concept}" as a phrase in {request.field or "title/abstract"}: the translation had lost it')
+        return (
+            request,
+            term.with_group(concept, f'"{concept}"[{FIELD_TAG[request.field] or "tiab"}]'),
+            (f'searched "{concept}" as a phrase in {request.field or "title/abstract"}: the translation had lost it'),
+        )
     if code == "date_missing" and request.mindate:
         text = f"{request.mindate}:{request.maxdate}[dp]"
-        return request, term.with_group("dates", text), (
-            f"added {text}: the publication dates were not in the translation")
+        return (
+            request,
+            term.with_group("dates", text),
+            (f"added {text}: the publication dates were not in the translation"),
+        )
     if code == "field_missing":
         tag = FIELD_TAG[request.field]
         new_term = term
@@ -180,9 +197,15 @@ def _apply(request: LiteratureRequest, term: Term, problem: TranslationProblem
             new_term = new_term.with_group(c, f'"{c}"[{tag}]' if c in request.quoted else _tagged(c, tag))
         return request, new_term, f"tagged every concept [{tag}]: the translation searched other fields too"
     if code == "publication_type_missing":
-        return request, term.with_group(f"pt:{concept}", f'"{concept}"[pt]'), (
-            f'added "{concept}"[pt]: the publication type was not in the translation')
+        return (
+            request,
+            term.with_group(f"pt:{concept}", f'"{concept}"[pt]'),
+            (f'added "{concept}"[pt]: the publication type was not in the translation'),
+        )
     if code == "population_missing":
-        return request, term.with_group(f"population:{concept}", f'"{concept}"[mh]'), (
-            f'added "{concept}"[mh]: the population was not in the translation')
+        return (
+            request,
+            term.with_group(f"population:{concept}", f'"{concept}"[mh]'),
+            (f'added "{concept}"[mh]: the population was not in the translation'),
+        )
     return request, term, ""

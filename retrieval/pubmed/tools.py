@@ -33,8 +33,9 @@ class LiteratureTools:
         self.search = CheckedSearch(client)
         self.source_mode = source_mode
 
-    def answer(self, question: str, request: LiteratureRequest, memory: StrategyMemory | None = None
-               ) -> PubMedSearchData:
+    def answer(
+        self, question: str, request: LiteratureRequest, memory: StrategyMemory | None = None
+    ) -> PubMedSearchData:
         """`memory`: strategies to reuse and keep (None: every search starts from the request)."""
         data = PubMedSearchData(request=request, source_mode=self.source_mode, live=True)
         if request.operation in ("count", "articles"):
@@ -43,8 +44,9 @@ class LiteratureTools:
             return self._facts(request.pmids, data)
         return self._links(request, data)
 
-    def read_abstracts(self, question: str, request: LiteratureRequest, memory: StrategyMemory | None = None
-                       ) -> tuple[PubMedSearchData, list[PaperRecord]]:
+    def read_abstracts(
+        self, question: str, request: LiteratureRequest, memory: StrategyMemory | None = None
+    ) -> tuple[PubMedSearchData, list[PaperRecord]]:
         """The most relevant articles' abstracts for "what does the literature say about X" (checked search, then
         EFetch); the data says how the search went and why nothing was read, if nothing was."""
         data = PubMedSearchData(request=request, source_mode=self.source_mode, live=True)
@@ -58,8 +60,9 @@ class LiteratureTools:
         papers = [p for p in parse_pubmed_xml(fetched["text"], "question-time efetch").papers if p.abstract]
         return data, papers
 
-    def _searched(self, question: str, request: LiteratureRequest, data: PubMedSearchData,
-                  memory: StrategyMemory | None) -> PubMedSearchData:
+    def _searched(
+        self, question: str, request: LiteratureRequest, data: PubMedSearchData, memory: StrategyMemory | None
+    ) -> PubMedSearchData:
         wanted = EXAMPLES if request.operation == "count" else request.limit  # articles and summary: the limit
         trail = self.search.search(question, request, retmax=wanted, memory=memory)
         data.trail = trail
@@ -69,8 +72,10 @@ class LiteratureTools:
             return data
         if not trail.passed:
             problems = "; ".join(p.message for p in final.problems)
-            data.error = (f"the translation of the last query still fails the check after {trail.refinements} "
-                          f"refinement{'s' if trail.refinements != 1 else ''}: {problems}")
+            data.error = (
+                f"the translation of the last query still fails the check after {trail.refinements} "
+                f"refinement{'s' if trail.refinements != 1 else ''}: {problems}"
+            )
             return data
         data.count = final.count
         refused = next((a for a in trail.attempts if a.error), None)
@@ -85,8 +90,10 @@ class LiteratureTools:
     def _facts(self, pmids: Sequence[str], data: PubMedSearchData) -> PubMedSearchData:
         asked = list(pmids)
         if len(asked) > MAX_FACT_IDS:
-            data.corrected = (f"{len(asked):,} PMIDs were asked; an answer shows facts for at most {MAX_FACT_IDS}, "
-                              f"so the first {MAX_FACT_IDS} were fetched")
+            data.corrected = (
+                f"{len(asked):,} PMIDs were asked; an answer shows facts for at most {MAX_FACT_IDS}, "
+                f"so the first {MAX_FACT_IDS} were fetched"
+            )
             asked = asked[:MAX_FACT_IDS]
         articles = self._summaries(asked, data)
         if data.error:
@@ -114,7 +121,7 @@ class LiteratureTools:
         data.linked_total = len(ids)
         newest_first = sorted(ids, key=int, reverse=True)  # PMIDs grow with time: a proxy NCBI's docs endorse
         if newest_first:
-            data.articles = self._summaries(newest_first[:request.limit], data)
+            data.articles = self._summaries(newest_first[: request.limit], data)
         return data
 
     def _summaries(self, pmids: Sequence[str], data: PubMedSearchData) -> list[Article]:
@@ -128,7 +135,11 @@ class LiteratureTools:
 
 
 def _article(summary: dict[str, Any]) -> Article:
-    return Article(pmid=str(summary.get("uid", "")), title=str(summary.get("title", "")).strip(),
-                   authors=[a.get("name", "") for a in summary.get("authors") or [] if isinstance(a, dict)],
-                   journal=str(summary.get("fulljournalname") or summary.get("source") or ""),
-                   date=str(summary.get("pubdate", "")), publication_types=list(summary.get("pubtype") or []))
+    return Article(
+        pmid=str(summary.get("uid", "")),
+        title=str(summary.get("title", "")).strip(),
+        authors=[a.get("name", "") for a in summary.get("authors") or [] if isinstance(a, dict)],
+        journal=str(summary.get("fulljournalname") or summary.get("source") or ""),
+        date=str(summary.get("pubdate", "")),
+        publication_types=list(summary.get("pubtype") or []),
+    )

@@ -27,8 +27,32 @@ from retrieval.model.literature import LiteratureRequest, TranslationProblem
 _TERM_RE = re.compile(r'"([^"]+)"\[([^\]]+)\]|([^\s()"]+)\[([^\]]+)\]')
 _DATE_TAGS = ("date - publication", "dp", "pdat", "publication date")
 TOO_BROAD = 3_000_000  # PubMed holds some 38 million records; a topic matching this many lost a concept
-_STOP = frozenset({"the", "of", "and", "in", "on", "for", "with", "a", "an", "to", "by", "or", "as", "at", "from",
-                   "after", "via", "into", "among", "during", "vs", "versus"})
+_STOP = frozenset(
+    {
+        "the",
+        "of",
+        "and",
+        "in",
+        "on",
+        "for",
+        "with",
+        "a",
+        "an",
+        "to",
+        "by",
+        "or",
+        "as",
+        "at",
+        "from",
+        "after",
+        "via",
+        "into",
+        "among",
+        "during",
+        "vs",
+        "versus",
+    }
+)
 
 
 def split_and(translation: str) -> list[str]:
@@ -67,8 +91,10 @@ def _balanced(text: str) -> bool:
 
 def terms(group: str) -> list[tuple[str, str]]:
     """(text, tag) of every tagged term in a group; tags lower-cased."""
-    return [((m.group(1) or m.group(3)).lower(), (m.group(2) or m.group(4)).strip().lower())
-            for m in _TERM_RE.finditer(group)]
+    return [
+        ((m.group(1) or m.group(3)).lower(), (m.group(2) or m.group(4)).strip().lower())
+        for m in _TERM_RE.finditer(group)
+    ]
 
 
 def words(text: str) -> list[str]:
@@ -96,8 +122,12 @@ def check(request: LiteratureRequest, translation: str, count: int | None) -> li
     groups = split_and(translation)
     problems = _phrases(request, groups) + _concepts(request, translation) + _constraints(request, translation)
     if count is not None and count >= TOO_BROAD and request.concepts:
-        problems.append(TranslationProblem(code="too_broad", message=f"{count:,} records is most of PubMed: the "
-                                           "concepts were not combined with AND"))
+        problems.append(
+            TranslationProblem(
+                code="too_broad",
+                message=f"{count:,} records is most of PubMed: the concepts were not combined with AND",
+            )
+        )
     return problems
 
 
@@ -106,11 +136,22 @@ def _phrases(request: LiteratureRequest, groups: list[str]) -> list[TranslationP
     out = []
     for group in groups:
         found = terms(group)
-        if len(found) == 1 and found[0][1] == "all fields" and len(words(found[0][0])) >= 3 \
-                and found[0][0] not in quoted:
-            out.append(TranslationProblem(code="phrase_swallowed", concept=found[0][0], message=(
-                f'"{found[0][0]}" was searched as one literal phrase in all fields, so its concepts were never '
-                "searched separately")))
+        if (
+            len(found) == 1
+            and found[0][1] == "all fields"
+            and len(words(found[0][0])) >= 3
+            and found[0][0] not in quoted
+        ):
+            out.append(
+                TranslationProblem(
+                    code="phrase_swallowed",
+                    concept=found[0][0],
+                    message=(
+                        f'"{found[0][0]}" was searched as one literal phrase in all fields, so its concepts were never '
+                        "searched separately"
+                    ),
+                )
+            )
     return out
 
 
@@ -123,8 +164,13 @@ def _concepts(request: LiteratureRequest, translation: str) -> list[TranslationP
         # "peritoneal dialysis").
         lost = [w for w in missing_words(translation, concept) if not _spelled_out(w, concept, topic_words)]
         if lost:
-            out.append(TranslationProblem(code="concept_missing", concept=concept, message=(
-                f'"{concept}" is not all in the translation (missing: {", ".join(lost)})')))
+            out.append(
+                TranslationProblem(
+                    code="concept_missing",
+                    concept=concept,
+                    message=(f'"{concept}" is not all in the translation (missing: {", ".join(lost)})'),
+                )
+            )
             continue
         out += _unmapped(concept, found) + _wrong_senses(concept, found, topic_words)
     return out
@@ -138,7 +184,7 @@ def abbreviations_in(concept: str) -> list[tuple[str, str]]:
     for size in (3, 2, 1):
         for start in range(len(tokens) - size + 1):
             span = set(range(start, start + size))
-            phrase = " ".join(tokens[start:start + size])
+            phrase = " ".join(tokens[start : start + size])
             heading = vocabulary.expansion(phrase)
             if heading and not span & used:
                 found.append((phrase, heading))
@@ -153,11 +199,18 @@ def _spelled_out(word: str, concept: str, context: set[str]) -> bool:
 
 def _unmapped(concept: str, found: list[tuple[str, str]]) -> list[TranslationProblem]:
     """Abbreviations of the concept searched only as text although MeSH has a heading for them."""
-    return [TranslationProblem(code="unmapped_abbreviation", concept=phrase, message=(
+    return [
+        TranslationProblem(
+            code="unmapped_abbreviation",
+            concept=phrase,
+            message=(
                 f'"{phrase}" stayed in [All Fields] (no MeSH heading), though it stands for the MeSH heading '
-                f'"{heading}"'))
-            for phrase, heading in abbreviations_in(concept)
-            if not any(text == heading and tag.startswith("mesh") for text, tag in found)]
+                f'"{heading}"'
+            ),
+        )
+        for phrase, heading in abbreviations_in(concept)
+        if not any(text == heading and tag.startswith("mesh") for text, tag in found)
+    ]
 
 
 def _wrong_senses(concept: str, found: list[tuple[str, str]], topic_words: set[str]) -> list[TranslationProblem]:
@@ -165,8 +218,15 @@ def _wrong_senses(concept: str, found: list[tuple[str, str]], topic_words: set[s
     for word in words(concept):
         sense = vocabulary.meant_sense(word, topic_words)
         if sense and any(text == sense[0] and tag.startswith("mesh") for text, tag in found):
-            out.append(TranslationProblem(code="wrong_sense", concept=word, message=(
-                f'"{word}" was mapped to the MeSH heading "{sense[0]}", but the question means "{sense[1]}"')))
+            out.append(
+                TranslationProblem(
+                    code="wrong_sense",
+                    concept=word,
+                    message=(
+                        f'"{word}" was mapped to the MeSH heading "{sense[0]}", but the question means "{sense[1]}"'
+                    ),
+                )
+            )
     return out
 
 
@@ -174,23 +234,52 @@ def _constraints(request: LiteratureRequest, translation: str) -> list[Translati
     tags = [(text, tag) for text, tag in terms(translation)]
     lowered = translation.lower()
     out = []
-    if request.mindate and not any(tag in _DATE_TAGS for _, tag in tags) \
-            and not re.search(r"\[(date - publication|dp|pdat)\]", lowered):
-        out.append(TranslationProblem(code="date_missing", message=(
-            f"the publication dates {request.mindate}..{request.maxdate} are not in the translation")))
+    if (
+        request.mindate
+        and not any(tag in _DATE_TAGS for _, tag in tags)
+        and not re.search(r"\[(date - publication|dp|pdat)\]", lowered)
+    ):
+        out.append(
+            TranslationProblem(
+                code="date_missing",
+                message=(f"the publication dates {request.mindate}..{request.maxdate} are not in the translation"),
+            )
+        )
     wanted_tag = {"title": ("title", "ti"), "title/abstract": ("title/abstract", "tiab")}.get(request.field)
-    if wanted_tag and request.concepts and not all(
+    if (
+        wanted_tag
+        and request.concepts
+        and not all(
             any(covers(f'"{text}"[{tag}]', concept) for text, tag in tags if tag in wanted_tag)
-            for concept in request.concepts):
-        out.append(TranslationProblem(code="field_missing", message=(
-            f"the request searches the {request.field} only; the translation searches other fields too")))
+            for concept in request.concepts
+        )
+    ):
+        out.append(
+            TranslationProblem(
+                code="field_missing",
+                message=(f"the request searches the {request.field} only; the translation searches other fields too"),
+            )
+        )
     for kind in request.publication_types:
-        if f'"{kind.lower()}"[publication type]' not in lowered and f"{kind.lower()}[pt]" not in lowered \
-                and f'"{kind.lower()}"[pt]' not in lowered:
-            out.append(TranslationProblem(code="publication_type_missing", concept=kind,
-                                          message=f'the publication type "{kind}" is not in the translation'))
+        if (
+            f'"{kind.lower()}"[publication type]' not in lowered
+            and f"{kind.lower()}[pt]" not in lowered
+            and f'"{kind.lower()}"[pt]' not in lowered
+        ):
+            out.append(
+                TranslationProblem(
+                    code="publication_type_missing",
+                    concept=kind,
+                    message=f'the publication type "{kind}" is not in the translation',
+                )
+            )
     for heading in request.population:
         if not any(text == heading.lower() for text, _ in tags):
-            out.append(TranslationProblem(code="population_missing", concept=heading,
-                                          message=f'the population "{heading}" is not in the translation'))
+            out.append(
+                TranslationProblem(
+                    code="population_missing",
+                    concept=heading,
+                    message=f'the population "{heading}" is not in the translation',
+                )
+            )
     return out

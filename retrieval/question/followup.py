@@ -16,12 +16,16 @@ from retrieval.model.genes import GeneLexicon
 from retrieval.model.pathways import PathwayLexicon
 
 _OPENING = re.compile(r"^\s*(and|also|what about|how about|and what about|then)\b", re.I)
-_BACK_REFERENCE = re.compile(r"\b(those|these|them|they|its|it|their|this pathway|that pathway|the two|both of them|"
-                             r"the pair|this gene|that gene)\b", re.I)
+_BACK_REFERENCE = re.compile(
+    r"\b(those|these|them|they|its|it|their|this pathway|that pathway|the two|both of them|"
+    r"the pair|this gene|that gene)\b",
+    re.I,
+)
 _LIST_REFERENCE = re.compile(r"\b(of|among) (those|these|them)\b|\b(those|these|them)\b", re.I)
 _ITS = re.compile(r"\b(its|their)\b", re.I)
-_IT = re.compile(r"\b(it|this pathway|that pathway|they|them|the two|both of them|the pair|this gene|that gene)\b",
-                 re.I)
+_IT = re.compile(
+    r"\b(it|this pathway|that pathway|they|them|the two|both of them|the pair|this gene|that gene)\b", re.I
+)
 _DATABASE = re.compile(r"\b(kegg|reactome)\b", re.I)
 _OTHER = {"kegg": "Reactome", "reactome": "KEGG"}
 
@@ -49,8 +53,9 @@ def is_follow_up(question: str, genes: GeneLexicon, pathways: PathwayLexicon) ->
     return bool(_OPENING.search(question) or _BACK_REFERENCE.search(question))
 
 
-def resolve(question: str, previous: TurnContext | None, genes: GeneLexicon, pathways: PathwayLexicon
-            ) -> tuple[str, str | None]:
+def resolve(
+    question: str, previous: TurnContext | None, genes: GeneLexicon, pathways: PathwayLexicon
+) -> tuple[str, str | None]:
     """(the question to answer, a warning or None)."""
     if not is_follow_up(question, genes, pathways):
         return question, None

@@ -18,26 +18,82 @@ Fact = Literal["symbol", "ids", "locus_type", "location", "summary"]
 
 # Checked in this order: the first that matches names the fact.
 _FACTS: tuple[tuple[Fact, re.Pattern[str]], ...] = (
-    ("location", re.compile(r"\bchromosom\w*|\bcytoband|\bcytogenetic|\bchromosomal\b|\bwhere\b.*\b(located|lie|lies|"
-                            r"sit|sits|map|maps)\b|\b(genomic )?location\b|\bmap position\b|\bwhich arm\b|"
-                            r"\blocated\b|\bwhere in the genome\b", re.I)),
-    ("locus_type", re.compile(r"\bprotein[- ]coding\b|\blocus (type|group)\b|\bnon-?coding\b|\bpseudogenes?\b|"
-                              r"\b(kind|type|sort|class) of (gene|locus)\b|\b(lnc|nc|mi|sn|sno)?RNA gene\b|"
-                              r"\b(code|codes|coding|encode|encodes) (for )?(a )?protein\b", re.I)),
-    ("summary", re.compile(r"\bfull name\b|\bstands? for\b|\bapproved name\b|\bofficial name\b|\bgene name\b|"
-                           r"\bwhat does .+ stand for\b", re.I)),
-    ("symbol", re.compile(r"\bsymbols?\b|\bwhat gene is\b|\bwhich gene (is|has)\b|\b(also|otherwise) (called|known)\b|"
-                          r"\baliase?s?\b|\bsynonyms?\b|\bother names?\b|\bold name\b|\bprevious(ly)? (symbol|name|"
-                          r"called|named)\b|\brenamed\b|\bcurrent name\b", re.I)),
-    ("ids", re.compile(r"\b(uniprot|entrez|ncbi|ensembl|hgnc)\b|\bidentifiers?\b|\bids?\b|\baccessions?\b|"
-                       r"\bcross-?references?\b", re.I)),
+    (
+        "location",
+        re.compile(
+            r"\bchromosom\w*|\bcytoband|\bcytogenetic|\bchromosomal\b|\bwhere\b.*\b(located|lie|lies|"
+            r"sit|sits|map|maps)\b|\b(genomic )?location\b|\bmap position\b|\bwhich arm\b|"
+            r"\blocated\b|\bwhere in the genome\b",
+            re.I,
+        ),
+    ),
+    (
+        "locus_type",
+        re.compile(
+            r"\bprotein[- ]coding\b|\blocus (type|group)\b|\bnon-?coding\b|\bpseudogenes?\b|"
+            r"\b(kind|type|sort|class) of (gene|locus)\b|\b(lnc|nc|mi|sn|sno)?RNA gene\b|"
+            r"\b(code|codes|coding|encode|encodes) (for )?(a )?protein\b",
+            re.I,
+        ),
+    ),
+    (
+        "summary",
+        re.compile(
+            r"\bfull name\b|\bstands? for\b|\bapproved name\b|\bofficial name\b|\bgene name\b|"
+            r"\bwhat does .+ stand for\b",
+            re.I,
+        ),
+    ),
+    (
+        "symbol",
+        re.compile(
+            r"\bsymbols?\b|\bwhat gene is\b|\bwhich gene (is|has)\b|\b(also|otherwise) (called|known)\b|"
+            r"\baliase?s?\b|\bsynonyms?\b|\bother names?\b|\bold name\b|\bprevious(ly)? (symbol|name|"
+            r"called|named)\b|\brenamed\b|\bcurrent name\b",
+            re.I,
+        ),
+    ),
+    (
+        "ids",
+        re.compile(
+            r"\b(uniprot|entrez|ncbi|ensembl|hgnc)\b|\bidentifiers?\b|\bids?\b|\baccessions?\b|"
+            r"\bcross-?references?\b",
+            re.I,
+        ),
+    ),
 )
 # "What does X convert to", "convert ENSG… to a gene symbol": the target of a conversion is a symbol.
 _CONVERT = re.compile(r"\b(convert|map|translate|turn|resolve)\b.*\b(symbols?|names?|genes?)\b", re.I)
 # Written like a gene (upper-case letters and digits) but in no row of the table: an unknown gene.
 _GENE_SHAPED = re.compile(r"(?<![\w:-])([A-Z][A-Z0-9]{1,9}(?:-[A-Z0-9]+)?)(?![\w:-])")
-_NOT_GENES = frozenset({"HGNC", "KEGG", "NCBI", "ENSEMBL", "UNIPROT", "ENTREZ", "ID", "IDS", "DNA", "RNA", "TCA", "I",
-                        "A", "OK", "REACTOME", "HSA", "MAPK", "ATP", "GTP", "NADH", "NAD", "II", "III", "IV"})
+_NOT_GENES = frozenset(
+    {
+        "HGNC",
+        "KEGG",
+        "NCBI",
+        "ENSEMBL",
+        "UNIPROT",
+        "ENTREZ",
+        "ID",
+        "IDS",
+        "DNA",
+        "RNA",
+        "TCA",
+        "I",
+        "A",
+        "OK",
+        "REACTOME",
+        "HSA",
+        "MAPK",
+        "ATP",
+        "GTP",
+        "NADH",
+        "NAD",
+        "II",
+        "III",
+        "IV",
+    }
+)
 
 
 def asked_fact(question: str) -> Fact | None:
@@ -78,5 +134,8 @@ def named_gene(question: str, lexicon: GeneLexicon) -> tuple[GeneMention | None,
 
 def unknown_gene_tokens(question: str, lexicon: GeneLexicon) -> list[str]:
     """Gene-shaped words the table does not hold (FOOBAR1), for an honest 'not found'."""
-    return [t for t in dict.fromkeys(_GENE_SHAPED.findall(question))
-            if t.upper() not in _NOT_GENES and lexicon.lookup(t) is None and not t.isdigit()]
+    return [
+        t
+        for t in dict.fromkeys(_GENE_SHAPED.findall(question))
+        if t.upper() not in _NOT_GENES and lexicon.lookup(t) is None and not t.isdigit()
+    ]

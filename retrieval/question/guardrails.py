@@ -303,8 +303,12 @@ def scrub_answer(answer: FinalAnswer) -> FinalAnswer:
         return answer
     kept = [c for c in answer.claims if not scrub_output(c.text)[1]]
     cited = {i for c in kept for i in c.citations}
-    update: dict[str, Any] = {"answer": text, "claims": kept, "warnings": [*answer.warnings, *warnings],
-                              "citations": [c for c in answer.citations if c.id in cited]}
+    update: dict[str, Any] = {
+        "answer": text,
+        "claims": kept,
+        "warnings": [*answer.warnings, *warnings],
+        "citations": [c for c in answer.citations if c.id in cited],
+    }
     if not kept:
         update["confidence"] = 0.0
     return answer.model_copy(update=update)

@@ -15,31 +15,52 @@ from retrieval.model.plan import Entity
 from retrieval.model.spelling import canonical, canonical_words, fold
 
 # Where a question about two pathways changes from one to the other: each side is read on its own.
-SEGMENTS = re.compile(r"\b(?:and|but|vs\.?|versus|with|against|compared (?:to|with|against)|than|from|or|"
-                      r"not (?:found |present |part |also )?(?:in|of)|"
-                      r"absent from|missing from|that aren'?t in|between)\b|[,;:]", re.I)
-COUNTERPART = re.compile(r"\bcorrespond|\bcounterpart|\bequivalent\b|\bmatch(es|ing)?\b|\bmaps? to\b|\bmapped\b|"
-                         r"\bsame as\b|\banalog(ue)?\b|\bversion of\b|\bonto\b|\bcross-?reference|\bclosest\b|"
-                         r"\bhomolog(ue)?\b|\bin the other database\b|\btranslate\b", re.I)
-GENE_PATHWAYS = re.compile(r"\b(which|what) pathways?\b|\bpathways? (contain\w*|includ\w*|involv\w*|with|hold\w*|"
-                           r"have|has|for|of)\b|\bpathways?\b.*\b(participates?|takes? part|appears?|occurs?|found)\b|"
-                           r"\bin which pathways?\b|\bpart of\s*\??\s*$|\bbelongs? to\s*\??\s*$|\binvolved in\s*"
-                           r"\??\s*$|\bpathways?\b.*\b(contain|include|involve|hold|have)s?\b", re.I)
+SEGMENTS = re.compile(
+    r"\b(?:and|but|vs\.?|versus|with|against|compared (?:to|with|against)|than|from|or|"
+    r"not (?:found |present |part |also )?(?:in|of)|"
+    r"absent from|missing from|that aren'?t in|between)\b|[,;:]",
+    re.I,
+)
+COUNTERPART = re.compile(
+    r"\bcorrespond|\bcounterpart|\bequivalent\b|\bmatch(es|ing)?\b|\bmaps? to\b|\bmapped\b|"
+    r"\bsame as\b|\banalog(ue)?\b|\bversion of\b|\bonto\b|\bcross-?reference|\bclosest\b|"
+    r"\bhomolog(ue)?\b|\bin the other database\b|\btranslate\b",
+    re.I,
+)
+GENE_PATHWAYS = re.compile(
+    r"\b(which|what) pathways?\b|\bpathways? (contain\w*|includ\w*|involv\w*|with|hold\w*|"
+    r"have|has|for|of)\b|\bpathways?\b.*\b(participates?|takes? part|appears?|occurs?|found)\b|"
+    r"\bin which pathways?\b|\bpart of\s*\??\s*$|\bbelongs? to\s*\??\s*$|\binvolved in\s*"
+    r"\??\s*$|\bpathways?\b.*\b(contain|include|involve|hold|have)s?\b",
+    re.I,
+)
 MEMBERS = re.compile(r"\b(genes?|members?|proteins?|participants?|compounds?|metabolites?|enzymes?)\b", re.I)
-OVERVIEW = re.compile(r"\b(tell me (more )?about|describe|overview|summary of|summari[sz]e|info(rmation)? (on|about)|"
-                      r"what (do|can) (we|you) (know|tell me) about)\b|\bexplain what\b.*\b(covers?|is about|"
-                      r"includes?)\b", re.I)
+OVERVIEW = re.compile(
+    r"\b(tell me (more )?about|describe|overview|summary of|summari[sz]e|info(rmation)? (on|about)|"
+    r"what (do|can) (we|you) (know|tell me) about)\b|\bexplain what\b.*\b(covers?|is about|"
+    r"includes?)\b",
+    re.I,
+)
 COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount (of|the)\b|\bhow (large|big)\b|\bsize of\b", re.I)
 # Why and how something works, or papers about it: the literature's question, not the tables'.
-EXPLAINS = re.compile(r"^\s*(?:why|how (?:does|do|is|are|can|could))\b|\b(?:papers?|reviews?|literature|"
-                      r"publications?|articles?|studies|mechanisms?)\b|\bwhat (?:is|do we) know(?:n)?\b", re.I)
+EXPLAINS = re.compile(
+    r"^\s*(?:why|how (?:does|do|is|are|can|could))\b|\b(?:papers?|reviews?|literature|"
+    r"publications?|articles?|studies|mechanisms?)\b|\bwhat (?:is|do we) know(?:n)?\b",
+    re.I,
+)
 PATHWAY_WORD = re.compile(r"\bpathways?\b|\bkegg\b|\breactome\b", re.I)
 DATABASE = re.compile(r"\b(kegg|reactome)\b", re.I)
-YES_NO = re.compile(r"^\s*(?:(?:true or false|is it (?:true|correct|right) that|can you confirm(?: that)?|"
-                    r"confirm(?: that)?|check(?: whether| if)?|tell me (?:whether|if))\b[\s:,-]*)?"
-                    r"(is|are|does|do|did|can|could|has|have|was|were|would)\b", re.I)
-STATEMENT = re.compile(r"^\s*(true or false|is it (true|correct|right) that|can you confirm|confirm that)\b|"
-                       r",\s*(right|correct|true)\s*\??\s*$|\b(yes or no|true or false)\s*\??\s*$", re.I)
+YES_NO = re.compile(
+    r"^\s*(?:(?:true or false|is it (?:true|correct|right) that|can you confirm(?: that)?|"
+    r"confirm(?: that)?|check(?: whether| if)?|tell me (?:whether|if))\b[\s:,-]*)?"
+    r"(is|are|does|do|did|can|could|has|have|was|were|would)\b",
+    re.I,
+)
+STATEMENT = re.compile(
+    r"^\s*(true or false|is it (true|correct|right) that|can you confirm|confirm that)\b|"
+    r",\s*(right|correct|true)\s*\??\s*$|\b(yes or no|true or false)\s*\??\s*$",
+    re.I,
+)
 
 
 def databases(question: str) -> list[str]:
@@ -53,8 +74,11 @@ def single_source(question: str) -> str:
 
 # "Can you describe …", "Could you list …": a request, not a yes/no question; "Is there any …": an existence
 # question its kind lists ("Is there a Reactome counterpart of …?").
-REQUEST = re.compile(r"^\s*(can|could|would|will)\s+(you|u|flux)\b(?!\s+(confirm|verify|check|tell me (whether|if)))"
-                     r"|^\s*(is|are)\s+there\b", re.I)
+REQUEST = re.compile(
+    r"^\s*(can|could|would|will)\s+(you|u|flux)\b(?!\s+(confirm|verify|check|tell me (whether|if)))"
+    r"|^\s*(is|are)\s+there\b",
+    re.I,
+)
 
 
 def is_yes_no(question: str) -> bool:
@@ -69,8 +93,14 @@ def pathway_entity(ref: PathwayRef) -> Entity:
 
 
 def gene_entity(gene: Gene, asked_as: str = "", matched_by: str = "") -> Entity:
-    return Entity(type="gene", id=gene.hgnc_id, name=gene.symbol, source="hgnc",
-                  asked_as=asked_as if asked_as and asked_as != gene.symbol else "", matched_by=matched_by)
+    return Entity(
+        type="gene",
+        id=gene.hgnc_id,
+        name=gene.symbol,
+        source="hgnc",
+        asked_as=asked_as if asked_as and asked_as != gene.symbol else "",
+        matched_by=matched_by,
+    )
 
 
 def pathway_entities(refs: list[PathwayRef]) -> list[Entity]:
@@ -114,8 +144,11 @@ class Read:
         """The genes named outside the pathway names the question also names ("p53" in "the p53 signaling
         pathway", "AKT" in "PIP3 activates AKT signaling" are part of a name, not genes asked about)."""
         names = [fold(p.name) for p in (self.found if found is None else found)]
-        return [m.gene for m in self.mentions
-                if not any(re.search(rf"(?<!\w){re.escape(fold(m.token))}(?!\w)", name) for name in names)]
+        return [
+            m.gene
+            for m in self.mentions
+            if not any(re.search(rf"(?<!\w){re.escape(fold(m.token))}(?!\w)", name) for name in names)
+        ]
 
     @property
     def count(self) -> bool:
@@ -140,8 +173,8 @@ def _without(words: list[str], name: list[str]) -> list[str]:
         return words
     canon = [canonical(w) for w in words]
     for i in range(len(words) - len(name) + 1):
-        if canon[i:i + len(name)] == name:
-            return words[:i] + words[i + len(name):]
+        if canon[i : i + len(name)] == name:
+            return words[:i] + words[i + len(name) :]
     return words
 
 
@@ -154,8 +187,9 @@ def position(question: str, ref: PathwayRef) -> int:
     return len(words)
 
 
-def with_fuzzy(question: str, found: list[PathwayRef], lexicon: PathwayLexicon, want: int,
-               ignore: frozenset[str] = frozenset()) -> list[PathwayRef]:
+def with_fuzzy(
+    question: str, found: list[PathwayRef], lexicon: PathwayLexicon, want: int, ignore: frozenset[str] = frozenset()
+) -> list[PathwayRef]:
     """Top up to `want` pathways: each side of the question ("A but not B", "A vs B") read on its own, exact
     names first, then by name-word coverage; then the whole question, per database it names. In question order."""
     if len(found) >= want:
@@ -168,7 +202,7 @@ def with_fuzzy(question: str, found: list[PathwayRef], lexicon: PathwayLexicon, 
     ordered = [r for _, r in sorted(placed, key=lambda item: item[0])]
     merged = list({r.id: r for r in [*ordered, *found]}.values())
     if len(merged) >= want:
-        return merged[:max(want, len(found))]
+        return merged[: max(want, len(found))]
     for source in dict.fromkeys(databases(question) or ["reactome", "kegg"]):
         if len(merged) >= want:
             break
@@ -180,9 +214,12 @@ def with_fuzzy(question: str, found: list[PathwayRef], lexicon: PathwayLexicon, 
     return merged
 
 
-_SCAFFOLD = re.compile(r"^(which|what|how many|how|list|name|show|give me|tell me about|the|genes?|members?|are|is|in|"
-                       r"of|does|do|kegg|reactome|s|connects?|links?|relates?|related|connection|between|true or "
-                       r"false)\s+", re.I)
+_SCAFFOLD = re.compile(
+    r"^(which|what|how many|how|list|name|show|give me|tell me about|the|genes?|members?|are|is|in|"
+    r"of|does|do|kegg|reactome|s|connects?|links?|relates?|related|connection|between|true or "
+    r"false)\s+",
+    re.I,
+)
 
 
 def asked_phrase(rest: str) -> str:

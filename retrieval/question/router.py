@@ -23,9 +23,14 @@ MAX_QUERIES = 4
 # punctuation. "BRCA1 and BRCA2 in DNA repair" is one clause; "…glycolysis, and which genes…" is two.
 _CLAUSE_SPLIT = re.compile(
     r"\s*(?:[,;]\s*(?:and|or|as well as)\s+|\s+(?:and|or|as well as)\s+(?=(?:what|which|how|why|where|when|who|"
-    r"whose|is|are|does|do|did|can|could|should|would|will|has|have)\b))", re.IGNORECASE)
-_ERROR_TEXT = re.compile(r"Traceback \(most recent call last\)|\b\w+(?:Error|Exception)\b:|^\s+at [\w.$]+\(|"
-                         r"\bFile \"[^\"]+\", line \d+|\berror:\s", re.MULTILINE)
+    r"whose|is|are|does|do|did|can|could|should|would|will|has|have)\b))",
+    re.IGNORECASE,
+)
+_ERROR_TEXT = re.compile(
+    r"Traceback \(most recent call last\)|\b\w+(?:Error|Exception)\b:|^\s+at [\w.$]+\(|"
+    r"\bFile \"[^\"]+\", line \d+|\berror:\s",
+    re.MULTILINE,
+)
 _ACRONYM = re.compile(r"(?<![\w-])([A-Za-z]*[A-Z][A-Za-z]*\d[\w-]*|[A-Z]{2,}[\w-]*|[a-z]\d{2,}[\w-]*)(?![\w-])")
 
 
@@ -45,7 +50,7 @@ def unexplained_acronyms(question: str) -> list[str]:
     found = []
     for match in _ACRONYM.finditer(question):
         # DNA, RNA, ATP are acronyms everyone reads; they need no expansion.
-        if not re.match(r"\s*\(", question[match.end():]) and match.group(1).upper() not in COMMON_WORDS:
+        if not re.match(r"\s*\(", question[match.end() :]) and match.group(1).upper() not in COMMON_WORDS:
             found.append(match.group(1))
     return list(dict.fromkeys(found))
 
@@ -98,14 +103,22 @@ def route(question: str, lexicon: GeneLexicon, provider: LLMProvider | None = No
     expansions: dict[str, str] = {}
     if strategy == "decompose":
         parts = split_clauses(question)
-        rules = parts if len(parts) > 1 else [_compress(p) for p in re.split(r"(?<=[.;?])\s+", question)
-                                                 if len(words(p)) >= 3]
+        rules = (
+            parts
+            if len(parts) > 1
+            else [_compress(p) for p in re.split(r"(?<=[.;?])\s+", question) if len(words(p)) >= 3]
+        )
     elif strategy == "expand":
         expanded, expansions = _expand(question, lexicon)
         rules = [expanded] if expanded != question else []
     else:
         rules = [_compress(question)]
     extra = [q for q in (rewritten or rules) if q.strip() and q.strip() != question]
-    queries = list(dict.fromkeys([question, *extra]))[:MAX_QUERIES + 1]
-    return RoutePlan(strategy=strategy, reason=reason, queries=queries, expansions=expansions,
-                     rewritten_by="llm" if rewritten else "rules")
+    queries = list(dict.fromkeys([question, *extra]))[: MAX_QUERIES + 1]
+    return RoutePlan(
+        strategy=strategy,
+        reason=reason,
+        queries=queries,
+        expansions=expansions,
+        rewritten_by="llm" if rewritten else "rules",
+    )

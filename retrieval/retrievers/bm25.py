@@ -27,8 +27,9 @@ _STOPWORDS = sorted(SHORT_STOPWORDS)
 
 def tokenize(texts: list[str]) -> list[list[str]]:
     """Lower-cased word tokens without English stopwords (the same function for the corpus and for queries)."""
-    return bm25s.tokenize(texts, lower=True, token_pattern=_TOKEN_PATTERN, stopwords=_STOPWORDS,
-                          return_ids=False, show_progress=False)
+    return bm25s.tokenize(
+        texts, lower=True, token_pattern=_TOKEN_PATTERN, stopwords=_STOPWORDS, return_ids=False, show_progress=False
+    )
 
 
 def bm25_version(rows: Iterable[tuple[str, str]], k1: float, b: float) -> str:
@@ -69,8 +70,9 @@ class BM25Index:
         """(chunk_id, bm25 score) best first; only positive scores. `sources` filters by the chunk id prefix."""
         return self.search_many([query], k, sources)[0]
 
-    def search_many(self, queries: list[str], k: int, sources: list[str] | None = None
-                    ) -> list[list[tuple[str, float]]]:
+    def search_many(
+        self, queries: list[str], k: int, sources: list[str] | None = None
+    ) -> list[list[tuple[str, float]]]:
         """`search` for each query, scored in one bm25s call (each query's ranking is its own)."""
         tokens = tokenize(queries)
         found: list[list[tuple[str, float]]] = [[] for _ in queries]
@@ -78,12 +80,16 @@ class BM25Index:
         if not asked or not self.chunk_ids:
             return found
         wanted = k * 8 if sources else k  # over-fetch, then filter by source
-        docs, scores = self.retriever.retrieve([tokens[i] for i in asked], k=min(wanted, len(self.chunk_ids)),
-                                               show_progress=False, n_threads=1)
+        docs, scores = self.retriever.retrieve(
+            [tokens[i] for i in asked], k=min(wanted, len(self.chunk_ids)), show_progress=False, n_threads=1
+        )
         prefixes = tuple(f"{s}_" for s in sources or ())
         for row, i in enumerate(asked):
-            hits = [(self.chunk_ids[int(d)], float(s)) for d, s in zip(docs[row], scores[row], strict=True)
-                    if s > 0 and np.isfinite(s)]
+            hits = [
+                (self.chunk_ids[int(d)], float(s))
+                for d, s in zip(docs[row], scores[row], strict=True)
+                if s > 0 and np.isfinite(s)
+            ]
             if sources:
                 hits = [h for h in hits if h[0].startswith(prefixes)]
             found[i] = hits[:k]

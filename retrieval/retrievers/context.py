@@ -88,7 +88,7 @@ def tier_context(evidence: list[Evidence], budget: int) -> list[ContextItem]:
     for i in included:
         reserve -= _cost(evidence[i], "200")  # what the items after this one still need at least
         choices: list[Tier] = ["full", "1000", "200"]
-        for tier in choices[choices.index(preferred(rel[i])):]:
+        for tier in choices[choices.index(preferred(rel[i])) :]:
             if _cost(evidence[i], tier) <= remaining - reserve or tier == "200":
                 # A text no longer than its cut is shown whole: call it what it is.
                 tiers[i] = "full" if _shown(evidence[i], tier) == evidence[i].text else tier

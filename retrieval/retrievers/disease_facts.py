@@ -34,10 +34,14 @@ OF_CONDITIONS = _ASSOCIATIONS.format(where="a.concept_id = ANY(:conditions)")
 OF_PAIR = _ASSOCIATIONS.format(where="a.hgnc_id = :gene AND a.concept_id = :condition")
 COUNT_GENE = "SELECT count(DISTINCT concept_id) FROM disease_associations WHERE hgnc_id = :gene"
 COUNT_CONDITION = "SELECT count(DISTINCT hgnc_id) FROM disease_associations WHERE concept_id = :condition"
-CONDITION = ("SELECT concept_id, name, coalesce(mondo_id, '') AS mondo, coalesce(omim_id, '') AS omim FROM diseases "
-             "WHERE concept_id = :condition")
-RELEASE = ("SELECT release_key FROM source_releases WHERE source = 'clinvar' AND served_at IS NOT NULL "
-           "ORDER BY served_at DESC LIMIT 1")
+CONDITION = (
+    "SELECT concept_id, name, coalesce(mondo_id, '') AS mondo, coalesce(omim_id, '') AS omim FROM diseases "
+    "WHERE concept_id = :condition"
+)
+RELEASE = (
+    "SELECT release_key FROM source_releases WHERE source = 'clinvar' AND served_at IS NOT NULL "
+    "ORDER BY served_at DESC LIMIT 1"
+)
 MEMBERSHIP = """
 MATCH (p:Pathway)-[:HAS_MEMBER]->(g:Gene) WHERE $source = '' OR p.source = $source
 RETURN p.id AS id, p.name AS name, p.source AS source, collect(g.id) AS genes
@@ -47,10 +51,13 @@ MIN_PATHWAY_GENES = 3  # smaller pathways say little about a condition
 
 
 def association(row: Any) -> Association:
-    return Association(gene=GeneRef(id=row.hgnc_id, symbol=row.symbol, name=row.gene_name or ""),
-                       condition=ConditionRef(id=row.concept_id, name=row.name, mondo=row.mondo, omim=row.omim),
-                       sources=[s or "ClinVar" for s in row.sources], relation="associated" if row.associated
-                       else "related", last_updated=row.last_updated)
+    return Association(
+        gene=GeneRef(id=row.hgnc_id, symbol=row.symbol, name=row.gene_name or ""),
+        condition=ConditionRef(id=row.concept_id, name=row.name, mondo=row.mondo, omim=row.omim),
+        sources=[s or "ClinVar" for s in row.sources],
+        relation="associated" if row.associated else "related",
+        last_updated=row.last_updated,
+    )
 
 
 class DiseaseReader:
@@ -79,8 +86,11 @@ class DiseaseReader:
 
     def condition(self, concept_id: str) -> ConditionRef | None:
         rows = self._rows(CONDITION, condition=concept_id)
-        return ConditionRef(id=rows[0].concept_id, name=rows[0].name, mondo=rows[0].mondo, omim=rows[0].omim) \
-            if rows else None
+        return (
+            ConditionRef(id=rows[0].concept_id, name=rows[0].name, mondo=rows[0].mondo, omim=rows[0].omim)
+            if rows
+            else None
+        )
 
 
 def enrichment(graph: GraphReader, genes: dict[str, str], source: str) -> tuple[list[Enriched], int, int, int]:
@@ -95,9 +105,16 @@ def enrichment(graph: GraphReader, genes: dict[str, str], source: str) -> tuple[
         return [], 0, len(universe), len(wanted)
     p = [float(hypergeom.sf(len(hits) - 1, len(universe), len(r["genes"]), len(wanted))) for r, hits in tested]
     q = multipletests(p, method="fdr_bh")[1]
-    rows = [Enriched(pathway=NodeRef(id=r["id"], name=r["name"] or "", source=r["source"] or ""),
-                     overlap=len(hits), size=len(r["genes"]), p_value=pv, q_value=float(qv),
-                     genes=sorted(genes[g] for g in hits))
-            for (r, hits), pv, qv in zip(tested, p, q, strict=True)]
+    rows = [
+        Enriched(
+            pathway=NodeRef(id=r["id"], name=r["name"] or "", source=r["source"] or ""),
+            overlap=len(hits),
+            size=len(r["genes"]),
+            p_value=pv,
+            q_value=float(qv),
+            genes=sorted(genes[g] for g in hits),
+        )
+        for (r, hits), pv, qv in zip(tested, p, q, strict=True)
+    ]
     rows.sort(key=lambda e: (e.q_value, e.p_value, -e.overlap, e.pathway.id))
     return rows[:SHOWN], len(tested), len(universe), len(wanted)

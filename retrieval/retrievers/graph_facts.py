@@ -69,8 +69,10 @@ DESCENDANTS = """
 MATCH (p:Pathway {id: $id})<-[:SUBPATHWAY_OF*1..32]-(d:Pathway)
 RETURN DISTINCT d.id AS id
 """
-PATHWAY = "MATCH (p:Pathway {id: $id}) RETURN p.id AS id, p.name AS name, p.source AS source, p.category AS " \
-          "category, p.subcategory AS subcategory"
+PATHWAY = (
+    "MATCH (p:Pathway {id: $id}) RETURN p.id AS id, p.name AS name, p.source AS source, p.category AS "
+    "category, p.subcategory AS subcategory"
+)
 # Compound nodes are keyed 'CHEBI:15361' (Reactome's ChEBI members) or 'KEGG:C00022' (KEGG): graph/rows.py.
 COMPOUND_PATHWAYS = """
 MATCH (p:Pathway)-[:HAS_MEMBER]->(c:Compound) WHERE c.id IN $ids
@@ -98,16 +100,23 @@ def gene_ref(entity: Entity) -> GeneRef:
 
 def mapping(row: dict[str, Any]) -> Mapping:
     equivalent = row["relation"] == "EQUIVALENT_TO"
-    return Mapping(pathway=NodeRef(id=row["id"], name=row["name"] or "", source=row["source"] or ""),
-                   relation="equivalent" if equivalent else "part_of",
-                   direction="" if equivalent else ("inside" if row["outgoing"] else "contains"),
-                   confidence=row["confidence"], jaccard=row["jaccard"], overlap=row["overlap"],
-                   shared_genes=list(row["shared"]))
+    return Mapping(
+        pathway=NodeRef(id=row["id"], name=row["name"] or "", source=row["source"] or ""),
+        relation="equivalent" if equivalent else "part_of",
+        direction="" if equivalent else ("inside" if row["outgoing"] else "contains"),
+        confidence=row["confidence"],
+        jaccard=row["jaccard"],
+        overlap=row["overlap"],
+        shared_genes=list(row["shared"]),
+    )
 
 
 def pathway_rows(rows: list[dict[str, Any]], source: str) -> list[NodeRef]:
-    return [NodeRef(id=r["id"], name=r["name"] or "", source=r["source"] or "", size=r["size"]) for r in rows
-            if not source or r["source"] == source]
+    return [
+        NodeRef(id=r["id"], name=r["name"] or "", source=r["source"] or "", size=r["size"])
+        for r in rows
+        if not source or r["source"] == source
+    ]
 
 
 def compound_key(compound: str) -> str:
@@ -122,8 +131,9 @@ class GraphReader:
     def rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
         # READ access: the serving path cannot write to the graph, whatever a query says.
         try:
-            records = self.driver.execute_query(Query(query, timeout=self.timeout_s), routing_=RoutingControl.READ,
-                                                **params).records
+            records = self.driver.execute_query(
+                Query(query, timeout=self.timeout_s), routing_=RoutingControl.READ, **params
+            ).records
         except Neo4jError as exc:
             if "TimedOut" in (exc.code or "") or "timed out" in (exc.message or "").lower():
                 raise GraphQueryTimeout(f"the graph query ran past {self.timeout_s:g} s") from exc

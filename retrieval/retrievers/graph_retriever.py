@@ -68,22 +68,36 @@ class GraphRetriever:
     def similar_pathways(self, vector: Sequence[float]) -> list[tuple[str, float]]:
         if self.top_k <= 0:
             return []
-        records = self.driver.execute_query(SIMILAR, routing_=READ, k=self.top_k,
-                                            vector=[float(x) for x in vector]).records
+        records = self.driver.execute_query(
+            SIMILAR, routing_=READ, k=self.top_k, vector=[float(x) for x in vector]
+        ).records
         return [(r["id"], float(r["score"])) for r in records]
 
-    def retrieve(self, query: str, vector: Sequence[float], genes: list[GeneMention] | None = None,
-                 sources: list[str] | None = None) -> list[Evidence]:
+    def retrieve(
+        self,
+        query: str,
+        vector: Sequence[float],
+        genes: list[GeneMention] | None = None,
+        sources: list[str] | None = None,
+    ) -> list[Evidence]:
         similar = self.similar_pathways(vector)
         scores = dict(similar)
         evidence = []
         if similar:
             rows = self.driver.execute_query(EXPAND, routing_=READ, ids=[pid for pid, _ in similar]).records
             for row in sorted(rows, key=lambda r: -scores[r["id"]]):
-                evidence.append(Evidence(id=row["id"], kind="graph", text=render_pathway(row.data()),
-                                         title=row["name"] or "", source=row["source"] or "graph",
-                                         score=scores[row["id"]], scores={"graph_cosine": scores[row["id"]]},
-                                         query=query))
+                evidence.append(
+                    Evidence(
+                        id=row["id"],
+                        kind="graph",
+                        text=render_pathway(row.data()),
+                        title=row["name"] or "",
+                        source=row["source"] or "graph",
+                        score=scores[row["id"]],
+                        scores={"graph_cosine": scores[row["id"]]},
+                        query=query,
+                    )
+                )
         if genes:
             evidence.extend(self.genes(genes, query))
         if sources:
@@ -93,8 +107,19 @@ class GraphRetriever:
     def genes(self, mentions: list[GeneMention], query: str) -> list[Evidence]:
         ids = [m.gene.hgnc_id for m in mentions]
         rows = [r.data() for r in self.driver.execute_query(GENES, routing_=READ, ids=ids).records]
-        return [Evidence(id=row["id"], kind="graph", text=render_gene(row, rows), title=row["symbol"] or row["id"],
-                         source="hgnc", score=1.0, scores={"named_in_question": 1.0}, query=query) for row in rows]
+        return [
+            Evidence(
+                id=row["id"],
+                kind="graph",
+                text=render_gene(row, rows),
+                title=row["symbol"] or row["id"],
+                source="hgnc",
+                score=1.0,
+                scores={"named_in_question": 1.0},
+                query=query,
+            )
+            for row in rows
+        ]
 
 
 def _names(items: list[dict[str, Any]]) -> str:
@@ -103,14 +128,15 @@ def _names(items: list[dict[str, Any]]) -> str:
 
 def render_pathway(row: dict[str, Any]) -> str:
     source = SOURCE_LABEL.get(row["source"] or "", row["source"] or "")
-    parts = [f"Pathway {row['id']} \"{row['name']}\" ({source}{', ' + row['species'] if row['species'] else ''})."]
+    parts = [f'Pathway {row["id"]} "{row["name"]}" ({source}{", " + row["species"] if row["species"] else ""}).']
     if row["category"]:
         parts.append(f"Category: {row['category']}.")
     if row["parents"]:
         parts.append(f"Part of: {_names(row['parents'])}.")
     if row["children"]:
-        parts.append("Sub-pathways: " + "; ".join(f"{c['id']} {c['name']} ({c['genes']} genes)"
-                                                  for c in row["children"]) + ".")
+        parts.append(
+            "Sub-pathways: " + "; ".join(f"{c['id']} {c['name']} ({c['genes']} genes)" for c in row["children"]) + "."
+        )
     if row["n_reactions"]:
         parts.append(f"Reactions ({row['n_reactions']}): {_names(row['reactions'])}.")
     if row["n_genes"]:
@@ -125,25 +151,35 @@ def render_pathway(row: dict[str, Any]) -> str:
         else:
             relation = f"lies within {other}" if m["outgoing"] else f"contains {other}"
         shared = ", ".join(m["shared"][:30]) + (", …" if len(m["shared"]) > 30 else "")
-        parts.append(f"{relation}: {m['id']} \"{m['name']}\" (overlap {m['overlap']:.2f}, Jaccard "
-                     f"{m['jaccard']:.2f}, q={m['q_value']:.1e}); shared genes ({len(m['shared'])}): {shared}.")
+        parts.append(
+            f'{relation}: {m["id"]} "{m["name"]}" (overlap {m["overlap"]:.2f}, Jaccard '
+            f"{m['jaccard']:.2f}, q={m['q_value']:.1e}); shared genes ({len(m['shared'])}): {shared}."
+        )
     return " ".join(parts)
 
 
 def render_gene(row: dict[str, Any], all_rows: list[dict[str, Any]]) -> str:
-    ids = ", ".join(x for x in [f"UniProt {', '.join(row['uniprot'] or [])}" if row["uniprot"] else "",
-                                f"Entrez {row['entrez']}" if row["entrez"] else ""] if x)
+    ids = ", ".join(
+        x
+        for x in [
+            f"UniProt {', '.join(row['uniprot'] or [])}" if row["uniprot"] else "",
+            f"Entrez {row['entrez']}" if row["entrez"] else "",
+        ]
+        if x
+    )
     parts = [f"Gene {row['id']} {row['symbol']} ({row['name']}{'; ' + ids if ids else ''})."]
     if row["n_pathways"]:
         parts.append(f"Member of {row['n_pathways']} pathways: {_names(row['pathways'])}.")
     else:
         parts.append("Member of no pathway in the graph.")
     # Each pair once, on the gene named first.
-    for other in all_rows[all_rows.index(row) + 1:]:
+    for other in all_rows[all_rows.index(row) + 1 :]:
         if other["id"] != row["id"]:
             both = sorted(set(row["all_ids"]) & set(other["all_ids"]))
-            parts.append(f"Pathways containing both {row['symbol']} and {other['symbol']} ({len(both)}): "
-                         f"{', '.join(both[:20]) or 'none'}.")
+            parts.append(
+                f"Pathways containing both {row['symbol']} and {other['symbol']} ({len(both)}): "
+                f"{', '.join(both[:20]) or 'none'}."
+            )
     if row["papers"]:
         parts.append(f"Mentioned in: {', '.join(row['papers'])}.")
     return " ".join(parts)

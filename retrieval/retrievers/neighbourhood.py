@@ -80,24 +80,49 @@ def neighbourhood(driver: Driver, ids: list[str]) -> Neighbourhood:
 
     for row in _read(driver, _PATHWAYS, [s for s in seeds if not s.startswith("HGNC:")]):
         related, genes = row["pathways"], row["genes"]
-        shown = related[:PER_SEED // 2] + genes[:PER_SEED - min(len(related), PER_SEED // 2)]
-        add(GraphNode(id=row["id"], label=row["name"] or row["id"], kind="pathway", source=row["source"] or "",
-                      seed=True, more=len(related) + len(genes) - len(shown)))
-        for other in related[:PER_SEED // 2]:
-            add(GraphNode(id=other["id"], label=other["name"] or other["id"], kind="pathway",
-                          source=other["source"] or ""))
+        shown = related[: PER_SEED // 2] + genes[: PER_SEED - min(len(related), PER_SEED // 2)]
+        add(
+            GraphNode(
+                id=row["id"],
+                label=row["name"] or row["id"],
+                kind="pathway",
+                source=row["source"] or "",
+                seed=True,
+                more=len(related) + len(genes) - len(shown),
+            )
+        )
+        for other in related[: PER_SEED // 2]:
+            add(
+                GraphNode(
+                    id=other["id"], label=other["name"] or other["id"], kind="pathway", source=other["source"] or ""
+                )
+            )
             ends = (row["id"], other["id"]) if other["outgoing"] else (other["id"], row["id"])
             link(*ends, other["type"])
-        for gene in genes[:PER_SEED - min(len(related), PER_SEED // 2)]:
+        for gene in genes[: PER_SEED - min(len(related), PER_SEED // 2)]:
             add(GraphNode(id=gene["id"], label=gene["name"] or gene["id"], kind="gene", source="hgnc"))
             link(row["id"], gene["id"], "HAS_MEMBER")
     for row in _read(driver, _GENES, [s for s in seeds if s.startswith("HGNC:")]):
         pathways = row["pathways"]
-        add(GraphNode(id=row["id"], label=row["name"] or row["id"], kind="gene", source="hgnc", seed=True,
-                      more=max(0, len(pathways) - PER_SEED)))
+        add(
+            GraphNode(
+                id=row["id"],
+                label=row["name"] or row["id"],
+                kind="gene",
+                source="hgnc",
+                seed=True,
+                more=max(0, len(pathways) - PER_SEED),
+            )
+        )
         for pathway in pathways[:PER_SEED]:
-            add(GraphNode(id=pathway["id"], label=pathway["name"] or pathway["id"], kind="pathway",
-                          source=pathway["source"] or ""))
+            add(
+                GraphNode(
+                    id=pathway["id"],
+                    label=pathway["name"] or pathway["id"],
+                    kind="pathway",
+                    source=pathway["source"] or "",
+                )
+            )
             link(pathway["id"], row["id"], "HAS_MEMBER")
     missing = [s for s in seeds if s not in nodes or not nodes[s].seed]
     return Neighbourhood(nodes=list(nodes.values()), edges=list(edges.values()), missing=missing)

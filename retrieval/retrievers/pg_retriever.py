@@ -44,18 +44,30 @@ class ChunkQueries:
         source = as_sql(sql.SQL("SELECT " + _COLUMNS + " FROM {} c").format(qualified(table)))
         return cls(
             dense=text(f"{source} ORDER BY c.embedding <=> CAST(:v AS vector) LIMIT :k"),
-            dense_in_sources=text(f"{source} WHERE c.source IN :sources ORDER BY c.embedding <=> CAST(:v AS vector)"
-                                  " LIMIT :k").bindparams(bindparam("sources", expanding=True)),
+            dense_in_sources=text(
+                f"{source} WHERE c.source IN :sources ORDER BY c.embedding <=> CAST(:v AS vector) LIMIT :k"
+            ).bindparams(bindparam("sources", expanding=True)),
             by_ids=text(f"{source} WHERE c.id IN :ids").bindparams(bindparam("ids", expanding=True)),
             # Many queries in one statement: each query vector's own top-k by the same index scan (LATERAL), in
             # the scan's order (`r`), as the one-query statement returns them.
-            dense_many=text(as_sql(sql.SQL(
-                "SELECT q.i, d.* FROM unnest(CAST(:vs AS vector[])) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL"
-                " (SELECT x.*, row_number() OVER () AS r FROM (SELECT " + _columns("q.v") + " FROM {} c"
-                " ORDER BY c.embedding <=> q.v LIMIT :k) x) d ORDER BY q.i, d.r").format(qualified(table)))),
-            by_ids_many=text(as_sql(sql.SQL(
-                "SELECT q.i, " + _columns("q.v") + " FROM unnest(CAST(:is AS bigint[]), CAST(:ids AS text[]),"
-                " CAST(:vs AS vector[])) AS q(i, id, v) JOIN {} c ON c.id = q.id").format(qualified(table)))),
+            dense_many=text(
+                as_sql(
+                    sql.SQL(
+                        "SELECT q.i, d.* FROM unnest(CAST(:vs AS vector[])) WITH ORDINALITY AS q(v, i)"
+                        " CROSS JOIN LATERAL"
+                        " (SELECT x.*, row_number() OVER () AS r FROM (SELECT " + _columns("q.v") + " FROM {} c"
+                        " ORDER BY c.embedding <=> q.v LIMIT :k) x) d ORDER BY q.i, d.r"
+                    ).format(qualified(table))
+                )
+            ),
+            by_ids_many=text(
+                as_sql(
+                    sql.SQL(
+                        "SELECT q.i, " + _columns("q.v") + " FROM unnest(CAST(:is AS bigint[]), CAST(:ids AS text[]),"
+                        " CAST(:vs AS vector[])) AS q(i, id, v) JOIN {} c ON c.id = q.id"
+                    ).format(qualified(table))
+                )
+            ),
         )
 
 
@@ -77,8 +89,18 @@ def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
 
 
 class PostgresRetriever:
-    def __init__(self, engine: Engine, table: str, bm25: BM25Index, reranker: Reranker, *, dense_k: int,
-                 bm25_k: int, keep: int, ef_search: int) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        table: str,
+        bm25: BM25Index,
+        reranker: Reranker,
+        *,
+        dense_k: int,
+        bm25_k: int,
+        keep: int,
+        ef_search: int,
+    ) -> None:
         self.engine = engine
         self.queries = ChunkQueries.for_table(table)
         self.bm25 = bm25
@@ -121,8 +143,9 @@ class PostgresRetriever:
             rows |= _by_ids(conn, self.queries.by_ids, missing, literal)
         return _merge(query, dense_rows, lexical, rows)
 
-    def candidates_many(self, queries: list[str], vectors: Sequence[Sequence[float]]
-                        ) -> tuple[list[list[Any]], list[list[tuple[str, float]]], list[list[Evidence]]]:
+    def candidates_many(
+        self, queries: list[str], vectors: Sequence[Sequence[float]]
+    ) -> tuple[list[list[Any]], list[list[tuple[str, float]]], list[list[Evidence]]]:
         """`candidates` for many queries (no source filter) in two statements and one BM25 call: each query's dense
         rows, its BM25 hits and its candidates, exactly as the one-query path finds them."""
         literals = [vector_literal(v) for v in vectors]
@@ -135,9 +158,14 @@ class PostgresRetriever:
             rows = [{r.id: r for r in found} for found in dense]
             missing = [(i, cid) for i, hits in enumerate(lexical) for cid, _ in hits if cid not in rows[i]]
             if missing:
-                for row in conn.execute(self.queries.by_ids_many, {
-                        "is": [i for i, _ in missing], "ids": [cid for _, cid in missing],
-                        "vs": [literals[i] for i, _ in missing]}):
+                for row in conn.execute(
+                    self.queries.by_ids_many,
+                    {
+                        "is": [i for i, _ in missing],
+                        "ids": [cid for _, cid in missing],
+                        "vs": [literals[i] for i, _ in missing],
+                    },
+                ):
                     rows[row.i][row.id] = row
         merged = [_merge(q, d, hits, found) for q, d, hits, found in zip(queries, dense, lexical, rows, strict=True)]
         return dense, lexical, merged
@@ -146,8 +174,7 @@ class PostgresRetriever:
         return self.reranker.rerank(query, self.candidates(query, vector, sources))[: self.keep]
 
 
-def _merge(query: str, dense_rows: list[Any], lexical: list[tuple[str, float]], rows: dict[str, Any]
-           ) -> list[Evidence]:
+def _merge(query: str, dense_rows: list[Any], lexical: list[tuple[str, float]], rows: dict[str, Any]) -> list[Evidence]:
     merged: dict[str, dict[str, float]] = {}
     for rank, row in enumerate(dense_rows, start=1):
         merged[row.id] = {"dense_rank": rank, "cosine": float(row.cosine)}
@@ -165,5 +192,12 @@ def _by_ids(conn: Connection, statement: TextClause, ids: list[str], literal: st
 
 
 def _evidence(row: object, signals: dict[str, float], query: str) -> Evidence:
-    return Evidence(id=row.id, kind="chunk", text=row.content, title=row.title, source=row.source,  # type: ignore[attr-defined]
-                    scores=signals, query=query)
+    return Evidence(
+        id=row.id,
+        kind="chunk",
+        text=row.content,
+        title=row.title,
+        source=row.source,  # type: ignore[attr-defined]
+        scores=signals,
+        query=query,
+    )

@@ -13,16 +13,42 @@ from retrieval.model.reaction_data import Involvement, Participant, ReactionRef,
 from retrieval.model.refs import NodeRef
 from retrieval.retrievers.graph_facts import GraphReader
 
-ROLE_OF = {"HAS_INPUT": "input", "HAS_OUTPUT": "output", "CATALYSED_BY": "catalyst",
-           "ACTIVATED_BY": "positive_regulator", "INHIBITED_BY": "negative_regulator"}
+ROLE_OF = {
+    "HAS_INPUT": "input",
+    "HAS_OUTPUT": "output",
+    "CATALYSED_BY": "catalyst",
+    "ACTIVATED_BY": "positive_regulator",
+    "INHIBITED_BY": "negative_regulator",
+}
 _ROLE_TYPES = "|".join(ROLE_OF)
 # Entities so common that a walk through them reaches everything: currency metabolites and ubiquitin.
-HUBS = frozenset({
-    "CHEBI:15377", "CHEBI:30616", "CHEBI:456216", "CHEBI:43474", "CHEBI:33019", "CHEBI:15378", "CHEBI:57540",
-    "CHEBI:57945", "CHEBI:58349", "CHEBI:57783", "CHEBI:16526", "CHEBI:15379", "CHEBI:57287", "CHEBI:456215",
-    "CHEBI:29108", "CHEBI:18420", "CHEBI:29101", "CHEBI:29103", "CHEBI:17996",
-    "HGNC:12463", "HGNC:12468", "HGNC:12458", "HGNC:10417",  # ubiquitin: UBB, UBC, UBA52, RPS27A
-})
+HUBS = frozenset(
+    {
+        "CHEBI:15377",
+        "CHEBI:30616",
+        "CHEBI:456216",
+        "CHEBI:43474",
+        "CHEBI:33019",
+        "CHEBI:15378",
+        "CHEBI:57540",
+        "CHEBI:57945",
+        "CHEBI:58349",
+        "CHEBI:57783",
+        "CHEBI:16526",
+        "CHEBI:15379",
+        "CHEBI:57287",
+        "CHEBI:456215",
+        "CHEBI:29108",
+        "CHEBI:18420",
+        "CHEBI:29101",
+        "CHEBI:29103",
+        "CHEBI:17996",
+        "HGNC:12463",
+        "HGNC:12468",
+        "HGNC:12458",
+        "HGNC:10417",  # ubiquitin: UBB, UBC, UBA52, RPS27A
+    }
+)
 HUB_REACTIONS = 12  # an entity that goes into or comes out of more reactions than this is a hub too
 
 PATHWAY_REACTIONS = """
@@ -119,8 +145,10 @@ class ReactionReader:
 
     def held_pathways(self) -> list[NodeRef]:
         """The pathways that hold reactions directly, with how many."""
-        return [NodeRef(id=r["id"], name=r["name"] or "", source=r["source"] or "", size=r["size"])
-                for r in self.graph.rows(HELD_PATHWAYS)]
+        return [
+            NodeRef(id=r["id"], name=r["name"] or "", source=r["source"] or "", size=r["size"])
+            for r in self.graph.rows(HELD_PATHWAYS)
+        ]
 
     def reaction(self, reaction_id: str) -> ReactionRef | None:
         rows = self.graph.rows(REACTION, id=reaction_id)
@@ -130,8 +158,15 @@ class ReactionReader:
         out = []
         for row in self.graph.rows(PARTICIPANTS, id=reaction_id):
             entity = {"Gene": "gene", "Compound": "compound"}.get(row["label"], row["kind"] or "complex")
-            out.append(Participant(id=row["id"], name=row["name"] or row["id"], entity=entity,
-                                   role=ROLE_OF[row["rel"]], parts=list(row["parts"])))
+            out.append(
+                Participant(
+                    id=row["id"],
+                    name=row["name"] or row["id"],
+                    entity=entity,
+                    role=ROLE_OF[row["rel"]],
+                    parts=list(row["parts"]),
+                )
+            )
         return out
 
     def neighbours(self, reaction_id: str) -> tuple[list[ReactionRef], list[ReactionRef]]:
@@ -139,8 +174,10 @@ class ReactionReader:
         rows = self.graph.rows(NEIGHBOURS, id=reaction_id)
         if not rows:
             return [], []
-        return ([reaction_ref(b) for b in sorted(rows[0]["before"], key=lambda b: b["id"])],
-                [reaction_ref(a) for a in sorted(rows[0]["after"], key=lambda a: a["id"])])
+        return (
+            [reaction_ref(b) for b in sorted(rows[0]["before"], key=lambda b: b["id"])],
+            [reaction_ref(a) for a in sorted(rows[0]["after"], key=lambda a: a["id"])],
+        )
 
     def entity(self, entity_id: str) -> tuple[NodeRef, int] | None:
         """A gene, compound or complex by id, with the number of reactions that name it directly."""
@@ -148,9 +185,14 @@ class ReactionReader:
         return (NodeRef(id=rows[0]["id"], name=rows[0]["name"] or ""), rows[0]["reactions"]) if rows else None
 
     def involvements(self, entity_id: str) -> list[Involvement]:
-        return [Involvement(reaction=reaction_ref(r), role=ROLE_OF[r["rel"]],  # type: ignore[arg-type]
-                            via=NodeRef(id=r["via_id"], name=r["via_name"] or "") if r["via_id"] else None)
-                for r in self.graph.rows(INVOLVEMENTS, id=entity_id)]
+        return [
+            Involvement(
+                reaction=reaction_ref(r),
+                role=ROLE_OF[r["rel"]],  # type: ignore[arg-type]
+                via=NodeRef(id=r["via_id"], name=r["via_name"] or "") if r["via_id"] else None,
+            )
+            for r in self.graph.rows(INVOLVEMENTS, id=entity_id)
+        ]
 
     def step(self, frontier: list[str], direction: str, depth: int) -> tuple[list[WalkStep], list[NodeRef]]:
         """The next reactions from a frontier, and the hubs the step did not pass through."""
@@ -160,6 +202,12 @@ class ReactionReader:
             if row["hub"] and through is not None:
                 hubs.append(through)
                 continue
-            steps.append(WalkStep(source=ReactionRef(id=row["source"], name=row["source_name"] or ""),
-                                  target=reaction_ref(row), through=through, depth=depth))
+            steps.append(
+                WalkStep(
+                    source=ReactionRef(id=row["source"], name=row["source_name"] or ""),
+                    target=reaction_ref(row),
+                    through=through,
+                    depth=depth,
+                )
+            )
         return steps, hubs

@@ -59,10 +59,13 @@ class CrossEncoderReranker:
     def rerank(self, query: str, candidates: list[Evidence]) -> list[Evidence]:
         if not candidates:
             return []
-        scores = self.model.predict([(query, ev.text) for ev in candidates], batch_size=self.batch_size,
-                                    show_progress_bar=False)
-        scored = [ev.model_copy(update={"score": float(s), "scores": {**ev.scores, "cross_encoder": float(s)}})
-                  for ev, s in zip(candidates, scores, strict=True)]
+        scores = self.model.predict(
+            [(query, ev.text) for ev in candidates], batch_size=self.batch_size, show_progress_bar=False
+        )
+        scored = [
+            ev.model_copy(update={"score": float(s), "scores": {**ev.scores, "cross_encoder": float(s)}})
+            for ev, s in zip(candidates, scores, strict=True)
+        ]
         return sorted(scored, key=lambda e: (-e.score, e.id))
 
 

@@ -32,10 +32,15 @@ SOURCE_ROW = re.compile(r"^│\s*(\w+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)
 def fresh_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """The environment of a new machine: only FLUX_HOME and ports chosen here, no FLUX_ variable of the session."""
     home = tmp_path_factory.mktemp("e2e-home")
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("FLUX_", "DAGSTER_", "RAY_ADDRESS"))}
-    env |= {"FLUX_HOME": str(home), "FLUX_PG_PORT": str(free_port()), "FLUX_NEO4J_BOLT_PORT": str(free_port()),
-            "FLUX_REDIS_PORT": str(free_port()), "FLUX_SERVE_PORT": str(free_port()), "FLUX_RAY_NUM_CPUS": "2"}
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("FLUX_", "DAGSTER_", "RAY_ADDRESS"))}
+    env |= {
+        "FLUX_HOME": str(home),
+        "FLUX_PG_PORT": str(free_port()),
+        "FLUX_NEO4J_BOLT_PORT": str(free_port()),
+        "FLUX_REDIS_PORT": str(free_port()),
+        "FLUX_SERVE_PORT": str(free_port()),
+        "FLUX_RAY_NUM_CPUS": "2",
+    }
     try:
         yield env
     finally:
@@ -49,8 +54,9 @@ def _flux(env: dict[str, str], *args: str, timeout: int = 900) -> str:
 
 
 def _post(url: str, body: dict[str, object]) -> dict[str, object]:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"content-type": "application/json"})
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), method="POST", headers={"content-type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=120) as response:
         assert response.status == 200
         return json.loads(response.read())
@@ -65,8 +71,9 @@ def _demo_counts() -> dict[str, int]:
         "kegg pathways": len((DEMO / "kegg" / "list_pathway_hsa.txt").read_text().splitlines()),
         "reactome pathways": sum("\tHomo sapiens" in line for line in reactome),
         # Each demo reaction has a summation, so a document of its own.
-        "reactome reactions": sum(len(events) for events in json.loads(
-            (DEMO / "reactome" / "reactions.json").read_text()).values()),
+        "reactome reactions": sum(
+            len(events) for events in json.loads((DEMO / "reactome" / "reactions.json").read_text()).values()
+        ),
     }
 
 
@@ -74,8 +81,9 @@ def _summary_tables(summary: str) -> tuple[dict[tuple[str, str], int], dict[str,
     """`flux summary`'s tables: (store, table / label) → count, and source → its per-source counts (documents
     active, documents gone, genes, associations, quarantined)."""
     counts = {(m[1], m[2]): int(m[3]) for line in summary.splitlines() if (m := ROW.match(line.strip()))}
-    sources = {m[1]: [int(m[i]) for i in range(2, 7)]
-               for line in summary.splitlines() if (m := SOURCE_ROW.match(line.strip()))}
+    sources = {
+        m[1]: [int(m[i]) for i in range(2, 7)] for line in summary.splitlines() if (m := SOURCE_ROW.match(line.strip()))
+    }
     return counts, sources
 
 
@@ -86,7 +94,10 @@ def _shared_in_graph(env: dict[str, str], left: str, right: str) -> set[str]:
     with GraphDatabase.driver(shlex.split(exported["FLUX_NEO4J_URI"])[0], auth=auth) as driver:
         records = driver.execute_query(
             "MATCH (:Pathway {id: $left})-[:HAS_MEMBER]->(g:Gene)<-[:HAS_MEMBER]-(:Pathway {id: $right})"
-            " RETURN g.symbol AS symbol", left=left, right=right).records
+            " RETURN g.symbol AS symbol",
+            left=left,
+            right=right,
+        ).records
     return {record["symbol"] for record in records}
 
 
@@ -95,28 +106,35 @@ def _assert_the_daemon_looked(summary: str, env: dict[str, str], run_id: str) ->
     the code location's, tagged with what started it."""
     assert re.search(r"Nightly refresh \(Dagster daemon running\)", summary), summary
     assert re.search(r"│ nightly_refresh\s+│ \d{4}-\d\d-\d\d 02:00 UTC", summary), summary
-    assert re.search(r"│ snapshot_changed\s+│ every interval\s+│ [\d-]+ [\d:]+\s+│ skipped\s+│ first evaluation",
-                     summary), summary
+    assert re.search(
+        r"│ snapshot_changed\s+│ every interval\s+│ [\d-]+ [\d:]+\s+│ skipped\s+│ first evaluation", summary
+    ), summary
     raw_root = env.get("FLUX_RAW_ROOT") or str(Path(env["FLUX_HOME"], "raw"))
     assert f"Runs of this instance read demo pulls under {raw_root}" in " ".join(summary.split()), summary
-    probe = ("import dagster as dg, sys; i = dg.DagsterInstance.get(); r = i.get_run_by_id(sys.argv[1]); "
-             "print(r.remote_job_origin.location_name, r.tags['flux/trigger'], r.status.value)")
+    probe = (
+        "import dagster as dg, sys; i = dg.DagsterInstance.get(); r = i.get_run_by_id(sys.argv[1]); "
+        "print(r.remote_job_origin.location_name, r.tags['flux/trigger'], r.status.value)"
+    )
     home = {"DAGSTER_HOME": str(Path(env["FLUX_HOME"], "dagster"))}
-    seen = subprocess.run([sys.executable, "-c", probe, run_id], env=env | home, capture_output=True, text=True,
-                          timeout=120, check=True).stdout.split()
+    seen = subprocess.run(
+        [sys.executable, "-c", probe, run_id], env=env | home, capture_output=True, text=True, timeout=120, check=True
+    ).stdout.split()
     assert seen == ["flux", "make-run", "SUCCESS"], seen
     _assert_the_release_history_is_recorded(env | home)
 
 
 def _assert_the_release_history_is_recorded(env: dict[str, str], deadline_s: float = 240) -> None:
     """After `make run`, the daemon's automation records each source's release as a partition of its history."""
-    probe = ("import dagster as dg; i = dg.DagsterInstance.get(); print(' '.join(str(len("
-             "i.get_materialized_partitions(dg.AssetKey(f'{s}_release_history')))) for s in "
-             "('hgnc', 'reactome', 'kegg', 'clinvar')))")
+    probe = (
+        "import dagster as dg; i = dg.DagsterInstance.get(); print(' '.join(str(len("
+        "i.get_materialized_partitions(dg.AssetKey(f'{s}_release_history')))) for s in "
+        "('hgnc', 'reactome', 'kegg', 'clinvar')))"
+    )
     deadline = time.monotonic() + deadline_s
     while True:
-        counts = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120,
-                                check=True).stdout.split()
+        counts = subprocess.run(
+            [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120, check=True
+        ).stdout.split()
         if counts == ["1", "1", "1", "1"] or time.monotonic() > deadline:
             break
         time.sleep(5)
@@ -143,8 +161,9 @@ def test_make_run_then_the_sample_question_over_http(fresh_home: dict[str, str])
     assert re.search(r"^dagster-daemon\s+running\b.*started", started, re.M), started
     materialized = _flux(env, "materialize", "--trigger", "make-run")
     # The daemon that `stack up` started dequeues the run: it goes through the code location, as the UI's would.
-    run_id = re.search(r"^run (\S+) \(queued\): success — \d+ assets materialized, checks passed (\d+)/\2",
-                       materialized, re.M)
+    run_id = re.search(
+        r"^run (\S+) \(queued\): success — \d+ assets materialized, checks passed (\d+)/\2", materialized, re.M
+    )
     assert run_id, materialized
     summary = _flux(env, "summary")
     counts, sources = _summary_tables(summary)
@@ -176,8 +195,9 @@ def test_make_run_then_the_sample_question_over_http(fresh_home: dict[str, str])
     assert "Plan: check part_of R-HSA-70171 'Glycolysis' → R-HSA-1430728 'Metabolism'" in explained, explained
 
     base = f"http://127.0.0.1:{env['FLUX_SERVE_PORT']}"
-    server = subprocess.Popen([*FLUX, "serve"], env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [*FLUX, "serve"], env=env, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         _wait_healthy(base, server)
         answer = _post(f"{base}/query", {"question": SAMPLE_QUESTION, "mode": "quick"})

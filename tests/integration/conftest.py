@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 def demo_platform(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FluxSettings]:
     database = f"{stack.postgres.pg_database}_demo"
     # Only this settings object names the demo database, so no other test can be redirected to it.
-    settings = stack.evolve(pg_database=database, source_mode="demo", raw_root=str(tmp_path_factory.mktemp("raw")),
-                            embedding_batch_size=8)  # several write batches even on the small demo
+    settings = stack.evolve(
+        pg_database=database, source_mode="demo", raw_root=str(tmp_path_factory.mktemp("raw")), embedding_batch_size=8
+    )  # several write batches even on the small demo
     ensure_databases(settings)
     outcome = materialize_selection(settings, "*")
     assert outcome.success and outcome.checks_passed == outcome.checks_total, outcome

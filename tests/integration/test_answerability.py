@@ -47,8 +47,9 @@ def test_literature_answers_carry_their_calibrated_confidence_or_abstain(query_c
     assert unrelated["confidence"] == 0.0 and not unrelated["claims"]
 
 
-@pytest.mark.parametrize("question", ["R-HSA-", "hsa0411", "?" * 3, "x" * 1999,
-                                      "What connects Hedgehog signaling and Wnt signaling?"])
+@pytest.mark.parametrize(
+    "question", ["R-HSA-", "hsa0411", "?" * 3, "x" * 1999, "What connects Hedgehog signaling and Wnt signaling?"]
+)
 def test_bad_input_gets_a_clear_non_answer_never_a_5xx(query_client: TestClient, question: str) -> None:
     answer = ask(query_client, question)
     assert answer["confidence"] == 0.0 or answer["kind"] in ("not_found", "literature"), answer["answer"]
@@ -68,20 +69,28 @@ def _catch_all(question: str, genes: Any, pathways: Any) -> Plan:
     return plan if plan.kind not in ("scope", "not_found") else plan_for(Read.of(question, genes, pathways))
 
 
-def test_the_answerability_gates_fail_on_the_catch_all(demo_platform: FluxSettings,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_answerability_gates_fail_on_the_catch_all(
+    demo_platform: FluxSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     questions = abstention_eval.questions(engine)
     grounding = answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, None)
     # Quick mode for both (one retrieval pass): the comparison is what is answered and refused, not the judge loop.
-    served, _ = answer_eval.evaluate(eval_pipeline(demo_platform, current_index(engine)), questions, grounding,
-                                     mode="quick")
+    served, _ = answer_eval.evaluate(
+        eval_pipeline(demo_platform, current_index(engine)), questions, grounding, mode="quick"
+    )
     assert served["answerability_refused"] >= 0.8 and served["answerability_answered"] >= 0.8, served
     monkeypatch.setattr(registry, "read_question", _catch_all)
-    monkeypatch.setattr(answerability, "decide", lambda q, plan, evidence, model, aliases=None: answerability.Decision(
-        True, None, "catch-all", answerability.signals(q, plan, evidence)))
-    worse, _ = answer_eval.evaluate(eval_pipeline(demo_platform, current_index(engine)), questions, grounding,
-                                    mode="quick")
+    monkeypatch.setattr(
+        answerability,
+        "decide",
+        lambda q, plan, evidence, model, aliases=None: answerability.Decision(
+            True, None, "catch-all", answerability.signals(q, plan, evidence)
+        ),
+    )
+    worse, _ = answer_eval.evaluate(
+        eval_pipeline(demo_platform, current_index(engine)), questions, grounding, mode="quick"
+    )
     assert worse["confident_non_answers"] > served["confident_non_answers"] + 20
     failed = {c.metric for c in compare("answer", worse, served, tolerance=0.02) if c.failed}
     assert {"answerability_refused", "confident_non_answers"} <= failed

@@ -30,8 +30,9 @@ def api_schema(demo_platform: FluxSettings) -> schemathesis.BaseSchema:
 
 
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=["valid", "invalid"])
-def test_every_operation_keeps_its_documented_contract(api_schema: schemathesis.BaseSchema,
-                                                       mode: GenerationMode) -> None:
+def test_every_operation_keeps_its_documented_contract(
+    api_schema: schemathesis.BaseSchema, mode: GenerationMode
+) -> None:
     operations = [result.ok() for result in api_schema.get_all_operations()]
     assert len(operations) >= 7
     no_input: list[str] = []

@@ -31,8 +31,9 @@ def secured(settings: FluxSettings, pipeline: Pipeline, **update: object) -> Tes
     return TestClient(create_app(locked, pipeline), raise_server_exceptions=False)
 
 
-def test_with_keys_every_endpoint_but_health_needs_a_bearer_key(demo_platform: FluxSettings, pipeline: Pipeline,
-                                                                  caplog: pytest.LogCaptureFixture) -> None:
+def test_with_keys_every_endpoint_but_health_needs_a_bearer_key(
+    demo_platform: FluxSettings, pipeline: Pipeline, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     with secured(demo_platform, pipeline) as client:
         assert client.get("/health").status_code == 200
@@ -62,7 +63,8 @@ def test_each_key_has_a_rate_limit_with_retry_after(demo_platform: FluxSettings,
 
 
 def test_the_rate_limit_holds_across_workers_through_redis_and_per_worker_without_it(
-        demo_platform: FluxSettings) -> None:
+    demo_platform: FluxSettings,
+) -> None:
     """Two guards are two API workers: with Redis they share one bucket per key, so 2 a minute is 2 in all, not 2
     each; with Redis unreachable each falls back to its own bucket and still limits."""
     key = f"flux_{secrets.token_urlsafe(16)}"
@@ -97,8 +99,9 @@ def test_cors_is_closed_unless_an_origin_is_configured(demo_platform: FluxSettin
         assert response.headers["access-control-allow-origin"] == "https://analyst.example"
 
 
-def test_the_documented_error_and_media_types_are_what_the_service_sends(demo_platform: FluxSettings,
-                                                                          pipeline: Pipeline) -> None:
+def test_the_documented_error_and_media_types_are_what_the_service_sends(
+    demo_platform: FluxSettings, pipeline: Pipeline
+) -> None:
     with TestClient(create_app(demo_platform, pipeline), raise_server_exceptions=False) as client:
         spec = client.get("/openapi.json").json()
         assert "HTTPValidationError" not in spec["components"]["schemas"]
@@ -109,19 +112,28 @@ def test_the_documented_error_and_media_types_are_what_the_service_sends(demo_pl
         documented_422 = spec["paths"]["/query"]["post"]["responses"]["422"]["content"]["application/json"]
         assert documented_422["schema"]["$ref"].endswith("/ErrorBody")
         assert list(spec["paths"]["/metrics"]["get"]["responses"]["200"]["content"]) == [
-            client.get("/metrics").headers["content-type"].replace("; charset=utf-8", "")]
+            client.get("/metrics").headers["content-type"].replace("; charset=utf-8", "")
+        ]
         stream = spec["paths"]["/query/stream"]["post"]["responses"]
         assert list(stream["200"]["content"]) == ["text/event-stream"]
         assert list(stream["422"]["content"]) == ["application/json"]
 
 
-@pytest.mark.parametrize("statement", [
-    "DELETE FROM chunks", "UPDATE documents SET title = 'x'", "TRUNCATE pathways",
-    "INSERT INTO eval_runs (scorecard, dagster_run_id, index_version, dataset_version, pipeline_version, params,"
-    " metrics) VALUES ('x', 'x', 'x', 'x', 'x', '{}', '{}')", "DROP TABLE answers", "CREATE TABLE intruder (id int)",
-])
-def test_serving_connects_as_a_role_that_cannot_change_the_index(demo_platform: FluxSettings,
-                                                                 pipeline: Pipeline, statement: str) -> None:
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "DELETE FROM chunks",
+        "UPDATE documents SET title = 'x'",
+        "TRUNCATE pathways",
+        "INSERT INTO eval_runs (scorecard, dagster_run_id, index_version, dataset_version, pipeline_version, params,"
+        " metrics) VALUES ('x', 'x', 'x', 'x', 'x', '{}', '{}')",
+        "DROP TABLE answers",
+        "CREATE TABLE intruder (id int)",
+    ],
+)
+def test_serving_connects_as_a_role_that_cannot_change_the_index(
+    demo_platform: FluxSettings, pipeline: Pipeline, statement: str
+) -> None:
     from sqlalchemy import text
     from sqlalchemy.exc import DBAPIError
 

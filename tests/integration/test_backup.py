@@ -26,8 +26,7 @@ from tests.support.ports import free_port
 # Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.
 pytestmark = pytest.mark.resilience
 
-QUESTIONS = ["Which genes do the KEGG and Reactome apoptosis pathways share?",
-             "What does TP53 do in apoptosis?"]
+QUESTIONS = ["Which genes do the KEGG and Reactome apoptosis pathways share?", "What does TP53 do in apoptosis?"]
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +36,13 @@ def fresh_stack(demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFa
     cosines to agree to the last bit.)"""
     home = tmp_path_factory.mktemp("fresh")
     settings = demo_platform.evolve(
-        home=home, pg_port=free_port(), neo4j_bolt_port=free_port(), redis_port=free_port(),
-        pg_database="flux_restored", raw_root=str(home / "raw"))
+        home=home,
+        pg_port=free_port(),
+        neo4j_bolt_port=free_port(),
+        redis_port=free_port(),
+        pg_database="flux_restored",
+        raw_root=str(home / "raw"),
+    )
     services = Stack(settings)
     try:
         services.up()
@@ -66,17 +70,23 @@ def _answers(settings: FluxSettings) -> list[tuple[str, list[str], str]]:
 
 def _environment(settings: FluxSettings, **databases: str) -> dict[str, str]:
     """The FLUX_ variables a user would export to point `flux` at this stack, with new database names."""
-    names = {"home": settings.home, "pg_port": settings.postgres.pg_port,
-             "neo4j_bolt_port": settings.graph.neo4j_bolt_port, "redis_port": settings.cache.redis_port,
-             "raw_root": settings.sources.raw_root, "source_mode": settings.sources.source_mode,
-             "embedding_batch_size": settings.index.embedding_batch_size, **databases}
+    names = {
+        "home": settings.home,
+        "pg_port": settings.postgres.pg_port,
+        "neo4j_bolt_port": settings.graph.neo4j_bolt_port,
+        "redis_port": settings.cache.redis_port,
+        "raw_root": settings.sources.raw_root,
+        "source_mode": settings.sources.source_mode,
+        "embedding_batch_size": settings.index.embedding_batch_size,
+        **databases,
+    }
     return {f"FLUX_{name.upper()}": str(value) for name, value in names.items()}
 
 
 @pytest.mark.timeout(900)
-def test_a_backup_restores_into_a_fresh_stack_and_answers_the_same(demo_platform: FluxSettings,
-                                                                    fresh_stack: FluxSettings,
-                                                                    demo_backup: Path) -> None:
+def test_a_backup_restores_into_a_fresh_stack_and_answers_the_same(
+    demo_platform: FluxSettings, fresh_stack: FluxSettings, demo_backup: Path
+) -> None:
     with pytest.raises(BackupError, match="not empty"):
         backup(demo_platform, demo_backup)
     manifest = json.loads((demo_backup / "manifest.json").read_text())
@@ -94,7 +104,8 @@ def test_a_backup_restores_into_a_fresh_stack_and_answers_the_same(demo_platform
 
 @pytest.mark.timeout(900)
 def test_restore_of_a_backup_whose_manifest_was_tampered_exits_1_naming_the_table(
-        fresh_stack: FluxSettings, demo_backup: Path, tmp_path: Path) -> None:
+    fresh_stack: FluxSettings, demo_backup: Path, tmp_path: Path
+) -> None:
     tampered = tmp_path / "backup"
     shutil.copytree(demo_backup, tampered)
     manifest = json.loads((tampered / "manifest.json").read_text())
@@ -103,11 +114,16 @@ def test_restore_of_a_backup_whose_manifest_was_tampered_exits_1_naming_the_tabl
     manifest["tables"]["eval_runs"]["rows"] = rows + 1
     (tampered / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
     suffix = uuid.uuid4().hex[:8]
-    env = _environment(fresh_stack, pg_database=f"flux_tampered_{suffix}",
-                       dagster_database=f"flux_tampered_dagster_{suffix}",
-                       mlflow_database=f"flux_tampered_mlflow_{suffix}")
+    env = _environment(
+        fresh_stack,
+        pg_database=f"flux_tampered_{suffix}",
+        dagster_database=f"flux_tampered_dagster_{suffix}",
+        mlflow_database=f"flux_tampered_mlflow_{suffix}",
+    )
     result = flux("restore", str(tampered), env=env)
     assert result.code == 1, result.stderr
     assert result.flux_lines == ["flux: restored state differs from the backup: table eval_runs"], result.stderr
-    assert (f"restored dagster, mlflow, platform and {len(manifest['bm25'])} BM25 index(es);"
-            f" {len(manifest['tables']) - 1} tables match the backup; graph matches") in result.printed
+    assert (
+        f"restored dagster, mlflow, platform and {len(manifest['bm25'])} BM25 index(es);"
+        f" {len(manifest['tables']) - 1} tables match the backup; graph matches"
+    ) in result.printed

@@ -29,8 +29,19 @@ pytestmark = pytest.mark.resilience
 
 REFRESH = "key:openalex_documents or group:index or key:candidate_index"
 QUESTION = "How do MDM2 and MDM4 keep p53 levels low in unstressed cells?"
-NEW_ABSTRACT = {"Ubiquitin": [0], "ligase": [1], "MDM2": [2], "degrades": [3], "p53": [4], "under": [5],
-                "hypoxia": [6], "in": [7], "a": [8], "revised": [9], "study.": [10]}
+NEW_ABSTRACT = {
+    "Ubiquitin": [0],
+    "ligase": [1],
+    "MDM2": [2],
+    "degrades": [3],
+    "p53": [4],
+    "under": [5],
+    "hypoxia": [6],
+    "in": [7],
+    "a": [8],
+    "revised": [9],
+    "study.": [10],
+}
 UNCACHED = Filters(user="blue-green")  # any filter bypasses the caches: every query reads the tables
 
 
@@ -87,8 +98,7 @@ def test_queries_during_a_refresh_never_mix_versions_and_rollback_restores(refre
             except BaseException as exc:
                 errors.append(exc)
                 return
-            seen.append((result.index_version,
-                         [(e.id, e.text) for e in result.evidence if e.kind == "chunk"]))
+            seen.append((result.index_version, [(e.id, e.text) for e in result.evidence if e.kind == "chunk"]))
 
     worker = threading.Thread(target=query_without_pause, daemon=True)
     worker.start()
@@ -109,8 +119,7 @@ def test_queries_during_a_refresh_never_mix_versions_and_rollback_restores(refre
     changed = {cid for cid in new_texts if old_texts.get(cid) != new_texts[cid]}
     assert changed and all(cid.startswith("openalex_W9000000002_") for cid in changed)
     expected = {old.version: old_texts, switch.version: new_texts}
-    mixed = [(version, cid) for version, chunks in seen for cid, body in chunks
-             if expected[version].get(cid) != body]
+    mixed = [(version, cid) for version, chunks in seen for cid, body in chunks if expected[version].get(cid) != body]
     assert not mixed, mixed[:5]
     versions = [version for version, _ in seen]
     assert versions.count(old.version) >= during > 0 and versions[-1] == switch.version
@@ -123,8 +132,9 @@ def test_queries_during_a_refresh_never_mix_versions_and_rollback_restores(refre
     assert all(old_texts[e.id] == e.text for e in again.evidence if e.kind == "chunk")
 
     with engine.connect() as conn:
-        new_storage = conn.execute(text("SELECT chunk_table, bm25_path FROM index_versions WHERE version = :v"),
-                                   {"v": switch.version}).one()
+        new_storage = conn.execute(
+            text("SELECT chunk_table, bm25_path FROM index_versions WHERE version = :v"), {"v": switch.version}
+        ).one()
     # The nightly run brings the original abstract back: the same content is the same version, published again.
     _restore(settings)
     assert current_index(engine).version == old.version
@@ -132,6 +142,7 @@ def test_queries_during_a_refresh_never_mix_versions_and_rollback_restores(refre
     with engine.connect() as conn:
         assert table_exists(conn, old.chunk_table) and old.bm25_path.exists()
         assert switch.version in dropped and not table_exists(conn, new_storage.chunk_table)
-        dropped_at = conn.execute(text("SELECT dropped_at FROM index_versions WHERE version = :v"),
-                                  {"v": switch.version}).scalar_one()
+        dropped_at = conn.execute(
+            text("SELECT dropped_at FROM index_versions WHERE version = :v"), {"v": switch.version}
+        ).scalar_one()
     assert dropped_at is not None and not Path(new_storage.bm25_path).exists()

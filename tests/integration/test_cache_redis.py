@@ -82,8 +82,9 @@ def test_brca1_answer_is_never_served_for_brca2(cache: Cache) -> None:
     assert cache.get_answer("v1", "quick", "what does BRCA1 do", vec()) == ({"answer": "BRCA1 answer"}, "semantic")
 
 
-def test_outage_falls_back_to_memory_and_recovers(cache: Cache, redis_service: RedisService,
-                                                  clock: ManualClock) -> None:
+def test_outage_falls_back_to_memory_and_recovers(
+    cache: Cache, redis_service: RedisService, clock: ManualClock
+) -> None:
     cache.set_answer("v1", "quick", "What does TP53 do?", vec(), {"answer": "before"})
     assert cache.backend == "redis"
 
@@ -154,8 +155,14 @@ def test_the_in_process_store_answers_bucket_ranges_as_redis_does(client: redis.
     for store in (memory, client):
         store.zadd(key, dict.fromkeys(members, 0))
     try:
-        for low, high in [("[abcd:", "(abcd;"), ("-", "+"), ("(abcd:1", "[abcd;5"), ("[0000:", "(0000;"),
-                          ("[zz", "+"), ("-", "(abc")]:
+        for low, high in [
+            ("[abcd:", "(abcd;"),
+            ("-", "+"),
+            ("(abcd:1", "[abcd;5"),
+            ("[0000:", "(0000;"),
+            ("[zz", "+"),
+            ("-", "(abc"),
+        ]:
             assert memory.zrangebylex(key, low, high) == client.zrangebylex(key, low, high), (low, high)
         assert memory.zrem(key, "abcd:1", "nope") == client.zrem(key, "abcd:1", "nope") == 1
         assert memory.zrangebylex(key, "-", "+") == client.zrangebylex(key, "-", "+")

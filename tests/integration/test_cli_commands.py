@@ -58,7 +58,7 @@ def migrated(stack: FluxSettings) -> FluxSettings:
     return stack
 
 
-VERSIONS = ("SELECT version, published_at, rolled_back_at, dropped_at FROM index_versions ORDER BY version")
+VERSIONS = "SELECT version, published_at, rolled_back_at, dropped_at FROM index_versions ORDER BY version"
 
 
 @pytest.fixture
@@ -71,31 +71,43 @@ def index_rows(migrated: FluxSettings) -> Iterator[FluxSettings]:
 
 def _insert_version(settings: FluxSettings, version: str, published: bool) -> None:
     with engine_for(settings.platform_database_url).begin() as conn:
-        conn.execute(text(
-            "INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,"
-            " vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id, published_at,"
-            " chunk_table) VALUES (:v, 'bm25-x', '/nonexistent/bm25', 'model-x', 3, 3, 1, 'ds-1', 'pl-1',"
-            " 'run01234567', CASE WHEN :p THEN now() END, 'chunks_cli_test')"), {"v": version, "p": published})
+        conn.execute(
+            text(
+                "INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,"
+                " vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id, published_at,"
+                " chunk_table) VALUES (:v, 'bm25-x', '/nonexistent/bm25', 'model-x', 3, 3, 1, 'ds-1', 'pl-1',"
+                " 'run01234567', CASE WHEN :p THEN now() END, 'chunks_cli_test')"
+            ),
+            {"v": version, "p": published},
+        )
 
 
 # --- an unmigrated database ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("args", "table"),
-    [(["index", "list"], "index_versions"), (["index", "rollback"], "index_versions"),
-     (["evals", "show"], "eval_runs"), (["evals", "accept"], "eval_runs")],
+    [
+        (["index", "list"], "index_versions"),
+        (["index", "rollback"], "index_versions"),
+        (["evals", "show"], "eval_runs"),
+        (["evals", "accept"], "eval_runs"),
+    ],
     ids=lambda value: "-".join(value) if isinstance(value, list) else value,
 )
 def test_a_command_on_an_unmigrated_database_says_in_one_line_to_migrate(
-        unmigrated: dict[str, str], args: list[str], table: str) -> None:
+    unmigrated: dict[str, str], args: list[str], table: str
+) -> None:
     result = flux(*args, env=unmigrated)
     assert result.code == 2
     assert result.stderr.strip() == (
         f'flux: error: relation "{table}" does not exist in the platform database {unmigrated["FLUX_PG_DATABASE"]}:'
-        " run `flux migrate` (or `flux materialize`) first (check FLUX_PG_DATABASE)")
+        " run `flux migrate` (or `flux materialize`) first (check FLUX_PG_DATABASE)"
+    )
 
 
 # --- flux index ----------------------------------------------------------------------------------------------
+
 
 def test_index_list_on_a_migrated_database_shows_an_empty_table(migrated: FluxSettings) -> None:
     result = flux("index", "list")
@@ -117,14 +129,14 @@ def test_index_rollback_with_only_a_candidate_exits_1_and_changes_nothing(index_
     assert re.search(r"cli-test-v1\s*│\s*candidate", listed.stdout), listed.stdout
 
 
-def test_index_rollback_of_the_only_published_version_exits_1_and_keeps_it_serving(
-        index_rows: FluxSettings) -> None:
+def test_index_rollback_of_the_only_published_version_exits_1_and_keeps_it_serving(index_rows: FluxSettings) -> None:
     _insert_version(index_rows, "cli-test-v1", published=True)
     before = _rows(index_rows, VERSIONS)
     result = flux("index", "rollback")
     assert result.code == 1
-    assert result.stderr == ("flux: index cli-test-v1 is the only published version still kept; there is nothing"
-                             " to roll back to\n")
+    assert result.stderr == (
+        "flux: index cli-test-v1 is the only published version still kept; there is nothing to roll back to\n"
+    )
     assert _rows(index_rows, VERSIONS) == before
     listed = flux("index", "list")
     assert listed.code == 0
@@ -133,16 +145,20 @@ def test_index_rollback_of_the_only_published_version_exits_1_and_keeps_it_servi
 
 # --- flux evals ----------------------------------------------------------------------------------------------
 
+
 def test_evals_show_with_nothing_evaluated_says_so_for_each_scorecard(migrated: FluxSettings) -> None:
     result = flux("evals", "show")
     assert result.code == 0 and result.stderr == ""
-    assert result.stdout.splitlines() == [f"{s}: no scorecard yet (materialize group:evals)"
-                                          for s in ("retrieval", "answer", "resolution", "literature_tools")]
+    assert result.stdout.splitlines() == [
+        f"{s}: no scorecard yet (materialize group:evals)"
+        for s in ("retrieval", "answer", "resolution", "literature_tools")
+    ]
 
 
 @pytest.mark.parametrize("args", [[], ["--scorecard", "retrieval"]], ids=["all", "one"])
-def test_evals_accept_with_nothing_evaluated_exits_1_and_accepts_nothing(migrated: FluxSettings,
-                                                                         args: list[str]) -> None:
+def test_evals_accept_with_nothing_evaluated_exits_1_and_accepts_nothing(
+    migrated: FluxSettings, args: list[str]
+) -> None:
     result = flux("evals", "accept", *args)
     assert result.code == 1
     assert result.stderr == "flux: nothing to accept: no scorecard has been materialized yet\n"
@@ -158,8 +174,10 @@ def test_evals_accept_of_an_unknown_scorecard_is_a_usage_error(migrated: FluxSet
 
 # --- flux resolution fit -------------------------------------------------------------------------------------
 
+
 def test_resolution_fit_with_a_missing_curation_file_names_it_and_writes_nothing(
-        migrated: FluxSettings, tmp_path: Path) -> None:
+    migrated: FluxSettings, tmp_path: Path
+) -> None:
     from dagster_project.resolution.model import MODEL_PATH
 
     shipped = MODEL_PATH.read_bytes()
@@ -173,6 +191,7 @@ def test_resolution_fit_with_a_missing_curation_file_names_it_and_writes_nothing
 
 # --- flux materialize --select -------------------------------------------------------------------------------
 
+
 def _run_count(settings: FluxSettings) -> int:
     with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
         return instance.get_runs_count()
@@ -180,14 +199,23 @@ def _run_count(settings: FluxSettings) -> int:
 
 @pytest.mark.parametrize(
     ("selection", "message"),
-    [("group:nope", "'group:nope' selects no asset (groups: dbt, evals, graph, index, platform, raw, releases,"
-                    " serving, sources, tables)"),
-     ("bogus_asset", "'bogus_asset' is not a valid asset selection: AssetKey(s) ['bogus_asset'] were selected,"
-                     " but no AssetsDefinition objects supply these keys"),
-     ("key:a+++", "'key:a+++' is not a valid asset selection: Invalid selection string: key:a+++")],
+    [
+        (
+            "group:nope",
+            "'group:nope' selects no asset (groups: dbt, evals, graph, index, platform, raw, releases,"
+            " serving, sources, tables)",
+        ),
+        (
+            "bogus_asset",
+            "'bogus_asset' is not a valid asset selection: AssetKey(s) ['bogus_asset'] were selected,"
+            " but no AssetsDefinition objects supply these keys",
+        ),
+        ("key:a+++", "'key:a+++' is not a valid asset selection: Invalid selection string: key:a+++"),
+    ],
 )
 def test_materialize_of_an_unknown_selection_is_rejected_and_runs_nothing(
-        migrated: FluxSettings, selection: str, message: str) -> None:
+    migrated: FluxSettings, selection: str, message: str
+) -> None:
     runs = _run_count(migrated)
     result = flux("materialize", "--select", selection)
     assert result.code == 2
@@ -197,7 +225,8 @@ def test_materialize_of_an_unknown_selection_is_rejected_and_runs_nothing(
 
 
 def test_materialize_from_another_mode_or_raw_root_is_refused_until_it_claims_the_lineage(
-        migrated: FluxSettings, tmp_path: Path) -> None:
+    migrated: FluxSettings, tmp_path: Path
+) -> None:
     """The instance records the lineage (source mode, raw root) of its first `flux materialize`; a run with others
     is refused in one message naming both and creates no run; `--new-lineage` makes it the instance's lineage."""
     guard = {"FLUX_LINEAGE_GUARD": "true"}
@@ -232,6 +261,7 @@ def test_materialize_from_another_mode_or_raw_root_is_refused_until_it_claims_th
 
 # --- flux chat -----------------------------------------------------------------------------------------------
 
+
 @pytest.mark.timeout(600)
 def test_chat_without_a_published_index_says_so_in_one_line(migrated: FluxSettings) -> None:
     result = flux("chat", stdin="What does TP53 do in apoptosis?\n")
@@ -239,12 +269,14 @@ def test_chat_without_a_published_index_says_so_in_one_line(migrated: FluxSettin
     assert result.flux_lines == [
         "flux: error: no published retrieval index: no index version has passed its eval gates and been published"
         " yet; run `make run` or materialize `published_index` (flux materialize); `flux index list` shows what"
-        " this database holds"], result.stderr
+        " this database holds"
+    ], result.stderr
     assert result.stdout.startswith("you> ")
     assert _rows(migrated, "SELECT count(*) FROM answers") == [(0,)]
 
 
 # --- flux backup / flux restore ------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def backup_dir(migrated: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -261,8 +293,11 @@ def backup_dir(migrated: FluxSettings, tmp_path_factory: pytest.TempPathFactory)
 def fresh_databases(stack: FluxSettings) -> Iterator[dict[str, str]]:
     """New platform, Dagster and MLflow database names (created by the restore), dropped afterwards."""
     suffix = uuid.uuid4().hex[:8]
-    env = {"FLUX_PG_DATABASE": f"flux_cli_restore_{suffix}", "FLUX_DAGSTER_DATABASE": f"flux_cli_dagster_{suffix}",
-           "FLUX_MLFLOW_DATABASE": f"flux_cli_mlflow_{suffix}"}
+    env = {
+        "FLUX_PG_DATABASE": f"flux_cli_restore_{suffix}",
+        "FLUX_DAGSTER_DATABASE": f"flux_cli_dagster_{suffix}",
+        "FLUX_MLFLOW_DATABASE": f"flux_cli_mlflow_{suffix}",
+    }
     yield env
     _drop_databases(stack, *env.values())
     render_dagster_home(stack)  # the restore pointed DAGSTER_HOME at its own Dagster database
@@ -282,30 +317,36 @@ def test_backup_into_a_non_empty_directory_exits_1_and_overwrites_nothing(backup
     assert {p.name: p.read_bytes() for p in backup_dir.iterdir()} == before
 
 
-def test_restore_from_a_directory_without_a_manifest_exits_1(migrated: FluxSettings, tmp_path: Path,
-                                                              fresh_databases: dict[str, str]) -> None:
+def test_restore_from_a_directory_without_a_manifest_exits_1(
+    migrated: FluxSettings, tmp_path: Path, fresh_databases: dict[str, str]
+) -> None:
     (tmp_path / "platform.dump").write_bytes(b"PGDMP")
     result = flux("restore", str(tmp_path), env=fresh_databases)
     assert result.code == 1
     assert result.stderr == f"flux: {tmp_path} is not a Flux backup (no manifest.json)\n"
 
 
-def test_restore_into_a_database_that_holds_tables_exits_1_and_changes_nothing(migrated: FluxSettings,
-                                                                               backup_dir: Path) -> None:
-    tables = ("SELECT table_schema, table_name FROM information_schema.tables"
-              " WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2")
+def test_restore_into_a_database_that_holds_tables_exits_1_and_changes_nothing(
+    migrated: FluxSettings, backup_dir: Path
+) -> None:
+    tables = (
+        "SELECT table_schema, table_name FROM information_schema.tables"
+        " WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2"
+    )
     before = _rows(migrated, tables)
     result = flux("restore", str(backup_dir))
     assert result.code == 1
     assert result.stderr == (
         f"flux: the database {migrated.postgres.pg_database} already holds {len(before)} tables; restore goes into"
-        " an empty one (set FLUX_PG_DATABASE to a new name, or drop it first)\n")
+        " an empty one (set FLUX_PG_DATABASE to a new name, or drop it first)\n"
+    )
     assert _rows(migrated, tables) == before
 
 
 @pytest.mark.timeout(600)
 def test_restore_of_a_backup_with_a_tampered_dump_exits_1_naming_the_failure(
-        backup_dir: Path, tmp_path: Path, fresh_databases: dict[str, str]) -> None:
+    backup_dir: Path, tmp_path: Path, fresh_databases: dict[str, str]
+) -> None:
     tampered = _copy(backup_dir, tmp_path)
     dump = bytearray((tampered / "platform.dump").read_bytes())
     at = dump.find(b"CREATE TABLE public.")
@@ -314,6 +355,8 @@ def test_restore_of_a_backup_with_a_tampered_dump_exits_1_naming_the_failure(
     (tampered / "platform.dump").write_bytes(bytes(dump))
     result = flux("restore", str(tampered), env=fresh_databases)
     assert result.code == 1
-    assert result.stderr == ("flux: pg_restore of the platform database failed: pg_restore: error: could not"
-                             ' execute query: ERROR:  syntax error at or near "UABLE"\n')
+    assert result.stderr == (
+        "flux: pg_restore of the platform database failed: pg_restore: error: could not"
+        ' execute query: ERROR:  syntax error at or near "UABLE"\n'
+    )
     assert "restored" not in result.stdout

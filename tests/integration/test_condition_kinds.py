@@ -20,8 +20,13 @@ from retrieval.kinds import registry
 from tests.integration.conftest import ask_api as ask
 from tests.support.kind_scorecards import Scorecard, assert_kinds_pass, reader_without, scorecard
 
-CONDITION_KINDS = ("condition_genes", "gene_conditions", "association_check", "association_absent",
-                   "condition_enrichment")
+CONDITION_KINDS = (
+    "condition_genes",
+    "gene_conditions",
+    "association_check",
+    "association_absent",
+    "condition_enrichment",
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +43,15 @@ def truth(demo_platform: FluxSettings, engine: Engine) -> Truth:
 
 def _genes_of(engine: Engine, concept: str) -> set[str]:
     with engine.connect() as conn:
-        return set(conn.execute(text("SELECT g.symbol FROM disease_associations a JOIN gene_identifiers g "
-                                     "USING (hgnc_id) WHERE a.concept_id = :c"), {"c": concept}).scalars())
+        return set(
+            conn.execute(
+                text(
+                    "SELECT g.symbol FROM disease_associations a JOIN gene_identifiers g "
+                    "USING (hgnc_id) WHERE a.concept_id = :c"
+                ),
+                {"c": concept},
+            ).scalars()
+        )
 
 
 def test_a_conditions_genes_even_misspelt(query_client: TestClient, engine: Engine) -> None:
@@ -86,9 +98,9 @@ def test_generated_condition_questions_pass(condition_scorecard: Scorecard) -> N
     assert_kinds_pass(condition_scorecard, CONDITION_KINDS)
 
 
-def test_a_reader_without_the_condition_kinds_fails_them(demo_platform: FluxSettings, truth: Truth,
-                                                         condition_scorecard: Scorecard,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_reader_without_the_condition_kinds_fails_them(
+    demo_platform: FluxSettings, truth: Truth, condition_scorecard: Scorecard, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(registry, "read_question", reader_without(CONDITION_KINDS, "disease_association"))
     worse, _ = scorecard(demo_platform, truth, CONDITION_KINDS)
     assert worse["kinds_pass_rate"] < condition_scorecard[0]["kinds_pass_rate"] - 0.5

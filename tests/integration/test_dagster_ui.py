@@ -46,9 +46,21 @@ def webserver(demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFact
     port = free_port()
     log = (tmp_path_factory.mktemp("webserver") / "webserver.log").open("w")
     process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "dagster-webserver"), "-h", "127.0.0.1", "-p", str(port),
-         "-w", str(REPO_ROOT / "workspace.yaml")],
-        cwd=REPO_ROOT, env=location_env(demo_platform), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            str(Path(sys.executable).parent / "dagster-webserver"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-w",
+            str(REPO_ROOT / "workspace.yaml"),
+        ],
+        cwd=REPO_ROOT,
+        env=location_env(demo_platform),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + START_TIMEOUT_S
     try:
@@ -97,7 +109,8 @@ def _dismiss_dialogs(page: Any) -> None:
 
 
 def test_a_dbt_mart_page_shows_owner_tags_row_count_and_typed_columns(
-        page: Any, webserver: str, shots: Path, demo_platform: FluxSettings) -> None:
+    page: Any, webserver: str, shots: Path, demo_platform: FluxSettings
+) -> None:
     body = _open(page, f"{webserver}/assets/pathway_equivalences", "Columns")
     _dismiss_dialogs(page)
     page.screenshot(path=shots / "asset-pathway_equivalences.png", full_page=True)
@@ -118,8 +131,9 @@ def test_a_python_asset_page_links_to_its_code(page: Any, webserver: str, shots:
     assert "resolution.py" in body, "the code reference names the defining file"
 
 
-def test_the_release_history_lists_each_release_as_a_partition(page: Any, webserver: str, shots: Path,
-                                                                demo_platform: FluxSettings) -> None:
+def test_the_release_history_lists_each_release_as_a_partition(
+    page: Any, webserver: str, shots: Path, demo_platform: FluxSettings
+) -> None:
     from dagster_project.releases.history import raw_releases
 
     (release,) = raw_releases("kegg", demo_platform.raw_root_path)

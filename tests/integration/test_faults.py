@@ -66,12 +66,20 @@ RETRY = 0.5
 
 
 # --- Redis killed while serving ----------------------------------------------------------------------------
-def test_redis_killed_while_serving_answers_go_on_and_the_cache_reconnects(demo_platform: FluxSettings,
-                                                                           redis_service: RedisService) -> None:
+def test_redis_killed_while_serving_answers_go_on_and_the_cache_reconnects(
+    demo_platform: FluxSettings, redis_service: RedisService
+) -> None:
     clock = ManualClock()  # the cache's retry interval passes when the test says so
-    cache = Cache(redis_service.url, embedding_ttl=600, retrieval_ttl=600, answer_ttl=600,
-                  semantic_threshold=demo_platform.cache.semantic_cache_threshold, namespace=f"f{uuid.uuid4().hex[:8]}",
-                  retry_interval=RETRY, clock=clock)
+    cache = Cache(
+        redis_service.url,
+        embedding_ttl=600,
+        retrieval_ttl=600,
+        answer_ttl=600,
+        semantic_threshold=demo_platform.cache.semantic_cache_threshold,
+        namespace=f"f{uuid.uuid4().hex[:8]}",
+        retry_interval=RETRY,
+        clock=clock,
+    )
     pipeline = Pipeline.from_settings(demo_platform, cache=cache)
     with TestClient(create_app(demo_platform, pipeline), raise_server_exceptions=False) as client:
         first = client.post("/query", json={"question": QUESTIONS[0], "mode": "quick"})
@@ -110,11 +118,14 @@ def _wait(condition: object, what: str, timeout: float = 10.0) -> None:
 def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
     mountpoint = tmp_path / "raw"
     mountpoint.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mountpoint)],
-                             capture_output=True, text=True, check=False)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mountpoint)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({mounted.stderr.strip() or 'not root'}); the raw-zone fault "
-                    "needs one")
+        pytest.skip(f"cannot mount a tmpfs here ({mounted.stderr.strip() or 'not root'}); the raw-zone fault needs one")
     try:
         yield mountpoint
     finally:
@@ -124,8 +135,11 @@ def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
 def _raw_zone_state(root: Path) -> tuple[dict[str, str], list[str]]:
     """Data files by relative path and hash, and each manifest with the zone's own root taken out of it (a
     manifest names its files by absolute path, so two zones differ only there)."""
-    files = {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-             for p in sorted(root.rglob("*")) if p.is_file() and not p.name.startswith("manifest-")}
+    files = {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.startswith("manifest-")
+    }
     manifests = sorted(p.read_text().replace(str(root), "<root>") for p in root.rglob("manifest-*.json"))
     return files, manifests
 
@@ -135,8 +149,9 @@ def _demo_pull(source: str) -> RawPull:
     return RawPull(pull.source, pull.files, pull.release, retrieved_at="2026-01-01T00:00:00+00:00")
 
 
-def test_a_full_raw_zone_fails_clearly_keeps_nothing_partial_and_a_rerun_converges(small_tmpfs: Path,
-                                                                                   tmp_path: Path) -> None:
+def test_a_full_raw_zone_fails_clearly_keeps_nothing_partial_and_a_rerun_converges(
+    small_tmpfs: Path, tmp_path: Path
+) -> None:
     pull = _demo_pull("openalex")
     assert sum(len(b) for b in pull.files.values()) > 64 * 1024, "the pull must not fit the small tmpfs"
     with pytest.raises(RawZoneError, match=r"No space left on device.*FLUX_RAW_ROOT"):
@@ -174,7 +189,8 @@ def _alive(pids: list[int]) -> list[int]:
 
 @pytest.mark.timeout(600)
 def test_postgres_killed_during_an_embedding_write_loses_the_batch_whole_and_a_rerun_converges(
-        demo_platform: FluxSettings, stack: FluxSettings, another_model: str) -> None:
+    demo_platform: FluxSettings, stack: FluxSettings, another_model: str
+) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     other_tables = frozenset({"chunks"})
     before = table_checksums(engine, exclude=other_tables)
@@ -186,7 +202,7 @@ def test_postgres_killed_during_an_embedding_write_loses_the_batch_whole_and_a_r
     ids = [str(i) for b in computed for i in b["id"]]
     hashes = [str(h) for b in computed for h in b["content_hash"]]
     vectors = np.concatenate([np.stack(b["embedding"]) for b in computed])
-    clean = [(ids[i:i + 16], hashes[i:i + 16], vectors[i:i + 16]) for i in range(0, len(ids), 16)]
+    clean = [(ids[i : i + 16], hashes[i : i + 16], vectors[i : i + 16]) for i in range(0, len(ids), 16)]
     assert len(clean) >= 3
     first = write_vectors(engine, *clean[0], model)
 
@@ -233,8 +249,9 @@ def test_postgres_killed_during_an_embedding_write_loses_the_batch_whole_and_a_r
     expected = dict(zip(ids, vectors, strict=True))
     with engine.connect() as conn:
         register_vector(conn.connection.driver_connection)
-        rows = conn.execute(text("SELECT id, embedding, embedding_model, embedded_content_hash = content_hash"
-                                 " FROM chunks")).all()
+        rows = conn.execute(
+            text("SELECT id, embedding, embedding_model, embedded_content_hash = content_hash FROM chunks")
+        ).all()
     assert {r[0] for r in rows} == set(expected) and all(r[2] == model and r[3] for r in rows)
     assert all(np.allclose(r[1].to_numpy(), expected[r[0]], atol=1e-5) for r in rows)  # the state of a clean run
     assert table_checksums(engine, exclude=other_tables) == before  # nothing else was touched
@@ -249,22 +266,25 @@ def another_model(demo_platform: FluxSettings) -> Iterator[str]:
 
 
 def _waiting_update(conn: psycopg.Connection) -> bool:
-    row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                       " AND query LIKE 'UPDATE chunks%'").fetchone()
+    row = conn.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE chunks%'"
+    ).fetchone()
     return bool(row and row[0])
 
 
 # --- a Ray worker killed during embedding -------------------------------------------------------------------
 def _embedding_actor_pids() -> list[int]:
     """Ray names an actor's process after its class (`ray::MapWorker(...)` for a Ray Data actor pool)."""
-    found = subprocess.run(["pgrep", "-f", r"^ray::.*(MapWorker|EmbedBatch)"], capture_output=True, text=True,
-                           check=False)
+    found = subprocess.run(
+        ["pgrep", "-f", r"^ray::.*(MapWorker|EmbedBatch)"], capture_output=True, text=True, check=False
+    )
     return [int(p) for p in found.stdout.split()]
 
 
 @pytest.mark.timeout(600)
-def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_platform: FluxSettings,
-                                                                           another_model: str) -> None:
+def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(
+    demo_platform: FluxSettings, another_model: str
+) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     model = another_model
     # A slice is enough to kill a worker mid-run, and keeps this test's three encodes short.
@@ -283,8 +303,9 @@ def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_
 
     def written() -> int:
         with engine.connect() as conn:
-            return int(conn.execute(text("SELECT count(*) FROM chunks WHERE embedding_model = :m"),
-                                    {"m": model}).scalar_one())
+            return int(
+                conn.execute(text("SELECT count(*) FROM chunks WHERE embedding_model = :m"), {"m": model}).scalar_one()
+            )
 
     _wait(lambda: written() > 0 or not run.is_alive(), "the first batch to be written", timeout=120)
     victims = _embedding_actor_pids()
@@ -294,8 +315,10 @@ def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_
     run.join(timeout=300)
     assert not run.is_alive() and outcome
     failed = isinstance(outcome[0], BaseException)
-    print("\nafter the worker was killed the run " + (f"failed: {str(outcome[0])[:200]}" if failed
-                                                       else "recovered (Ray restarted the actor)"))
+    print(
+        "\nafter the worker was killed the run "
+        + (f"failed: {str(outcome[0])[:200]}" if failed else "recovered (Ray restarted the actor)")
+    )
     # Whatever Ray did (restart the actor and retry, or fail the run), a rerun finishes the job exactly once.
     landed = written()
     left = chunks_to_embed(engine, model)
@@ -308,8 +331,10 @@ def test_a_ray_worker_killed_during_embedding_ends_in_a_clean_runs_vectors(demo_
     expected = dict(zip(pending["id"], reference, strict=True))
     with engine.connect() as conn:
         register_vector(conn.connection.driver_connection)
-        rows = conn.execute(text("SELECT id, embedding, embedded_content_hash = content_hash FROM chunks"
-                                 " WHERE embedding_model = :m"), {"m": model}).all()
+        rows = conn.execute(
+            text("SELECT id, embedding, embedded_content_hash = content_hash FROM chunks WHERE embedding_model = :m"),
+            {"m": model},
+        ).all()
     assert all(r[2] for r in rows) and {r[0] for r in rows} == set(expected)
     assert all(np.allclose(r[1].to_numpy(), expected[r[0]], atol=1e-5) for r in rows)
 
@@ -319,8 +344,9 @@ GRAPH = "key:knowledge_graph or key:pathway_vectors or key:pathway_resolution"
 
 
 @pytest.mark.timeout(600)
-def test_neo4j_killed_during_the_graph_load_fails_the_run_and_a_rerun_converges(demo_platform: FluxSettings,
-                                                                                stack: FluxSettings) -> None:
+def test_neo4j_killed_during_the_graph_load_fails_the_run_and_a_rerun_converges(
+    demo_platform: FluxSettings, stack: FluxSettings
+) -> None:
     driver = graph_driver(demo_platform)
     # The clean load of the inputs as they are now: earlier tests re-embed chunks, and pathway vectors (and the
     # resolution edges built on them) follow the chunk vectors to the last bit.

@@ -33,12 +33,17 @@ def test_loading_twice_yields_identical_counts(demo_platform: FluxSettings) -> N
 def test_a_renamed_pathway_updates_its_node(demo_platform: FluxSettings) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     with engine.begin() as conn:
-        old = conn.execute(text("UPDATE pathways SET name = 'Glycolysis (renamed)' WHERE pathway_id = 'R-HSA-70171'"
-                                " RETURNING (SELECT name FROM pathways WHERE pathway_id = 'R-HSA-70171')")).scalar()
+        old = conn.execute(
+            text(
+                "UPDATE pathways SET name = 'Glycolysis (renamed)' WHERE pathway_id = 'R-HSA-70171'"
+                " RETURNING (SELECT name FROM pathways WHERE pathway_id = 'R-HSA-70171')"
+            )
+        ).scalar()
     try:
         assert materialize_selection(demo_platform, "key:knowledge_graph").success
-        records = _driver(demo_platform).execute_query(
-            "MATCH (p:Pathway {id: 'R-HSA-70171'}) RETURN p.name AS name").records
+        records = (
+            _driver(demo_platform).execute_query("MATCH (p:Pathway {id: 'R-HSA-70171'}) RETURN p.name AS name").records
+        )
         assert [r["name"] for r in records] == ["Glycolysis (renamed)"]
     finally:
         with engine.begin() as conn:
@@ -48,8 +53,14 @@ def test_a_renamed_pathway_updates_its_node(demo_platform: FluxSettings) -> None
 
 def test_a_duplicate_id_merges_into_one_node(demo_platform: FluxSettings) -> None:
     driver = _driver(demo_platform)
-    row = {"id": "R-HSA-0000001", "source": "reactome", "name": "Probe", "species": "Homo sapiens",
-           "category": "", "subcategory": ""}
+    row = {
+        "id": "R-HSA-0000001",
+        "source": "reactome",
+        "name": "Probe",
+        "species": "Homo sapiens",
+        "category": "",
+        "subcategory": "",
+    }
     try:
         loader.run_batched(driver, loader.MERGE_PATHWAYS, [row, {**row, "name": "Probe again"}])
         records = driver.execute_query("MATCH (p:Pathway {id: 'R-HSA-0000001'}) RETURN p.name AS name").records
@@ -62,15 +73,17 @@ def test_a_duplicate_id_merges_into_one_node(demo_platform: FluxSettings) -> Non
 
 def test_vector_query_finds_each_pathway_by_its_own_title(demo_platform: FluxSettings) -> None:
     driver = _driver(demo_platform)
-    pathways = driver.execute_query("MATCH (p:Pathway) WHERE p.embedding IS NOT NULL"
-                                    " RETURN p.id AS id, p.name AS name").records
+    pathways = driver.execute_query(
+        "MATCH (p:Pathway) WHERE p.embedding IS NOT NULL RETURN p.id AS id, p.name AS name"
+    ).records
     model = load_sentence_model(demo_platform.index.embedding_model)
     vectors = model.encode([r["name"] for r in pathways], normalize_embeddings=True)
     top1 = top3 = 0
     for record, vector in zip(pathways, vectors, strict=True):
         hits = driver.execute_query(
             "CALL db.index.vector.queryNodes('pathway_embedding', 3, $v) YIELD node RETURN node.id AS id",
-            v=vector.tolist()).records
+            v=vector.tolist(),
+        ).records
         ids = [h["id"] for h in hits]
         top1 += ids[0] == record["id"]
         top3 += record["id"] in ids
@@ -82,14 +95,25 @@ def test_vector_query_finds_each_pathway_by_its_own_title(demo_platform: FluxSet
 
 def test_demo_counterparts_are_resolved_and_explainable(demo_platform: FluxSettings) -> None:
     with engine_for(demo_platform.platform_database_url).connect() as conn:
-        relations = dict(conn.execute(text(
-            "SELECT reactome_id || '~' || kegg_id, relation FROM pathway_mappings")).all())
-    for pair in ("R-HSA-70171~hsa00010", "R-HSA-71403~hsa00020", "R-HSA-109581~hsa04210",
-                 "R-HSA-5358508~hsa03430", "R-HSA-3700989~hsa04115"):
+        relations = dict(
+            conn.execute(text("SELECT reactome_id || '~' || kegg_id, relation FROM pathway_mappings")).all()
+        )
+    for pair in (
+        "R-HSA-70171~hsa00010",
+        "R-HSA-71403~hsa00020",
+        "R-HSA-109581~hsa04210",
+        "R-HSA-5358508~hsa03430",
+        "R-HSA-3700989~hsa04115",
+    ):
         assert relations[pair] in {"equivalent", "part_of"}, pair
-    shared = _driver(demo_platform).execute_query(
-        "MATCH (:Pathway {id: 'R-HSA-70171'})-[:HAS_MEMBER]->(g:Gene)<-[:HAS_MEMBER]-(:Pathway {id: 'hsa00010'})"
-        " RETURN collect(g.symbol) AS genes").records[0]["genes"]
+    shared = (
+        _driver(demo_platform)
+        .execute_query(
+            "MATCH (:Pathway {id: 'R-HSA-70171'})-[:HAS_MEMBER]->(g:Gene)<-[:HAS_MEMBER]-(:Pathway {id: 'hsa00010'})"
+            " RETURN collect(g.symbol) AS genes"
+        )
+        .records[0]["genes"]
+    )
     assert {"HK1", "GAPDH", "PKM"} <= set(shared)
 
 
@@ -103,27 +127,38 @@ def test_dbt_mart_matches_the_resolution_and_dbt_build_runs_on_its_own(demo_plat
 
     with engine_for(demo_platform.platform_database_url).connect() as conn:
         resolved = conn.execute(text("SELECT count(*) FROM pathway_mappings WHERE relation <> 'unrelated'")).scalar()
-        mart = conn.execute(text("SELECT count(*), count(*) FILTER (WHERE shared = shared_in_sql)"
-                                 " FROM analytics.pathway_equivalences")).one()
+        mart = conn.execute(
+            text("SELECT count(*), count(*) FILTER (WHERE shared = shared_in_sql) FROM analytics.pathway_equivalences")
+        ).one()
         # The scorecards of the fixture's run (the first; other tests may record more later) and how many of them
         # the trend mart holds.
-        scorecards, trended = conn.execute(text(
-            "SELECT count(*), count(*) FILTER (WHERE r.id IN (SELECT eval_run_id FROM analytics.eval_metric_trends))"
-            " FROM eval_runs r WHERE r.dagster_run_id = (SELECT dagster_run_id FROM eval_runs ORDER BY created_at,"
-            " id LIMIT 1)")).one()
+        scorecards, trended = conn.execute(
+            text(
+                "SELECT count(*), count(*) FILTER"
+                " (WHERE r.id IN (SELECT eval_run_id FROM analytics.eval_metric_trends))"
+                " FROM eval_runs r WHERE r.dagster_run_id = (SELECT dagster_run_id FROM eval_runs ORDER BY created_at,"
+                " id LIMIT 1)"
+            )
+        ).one()
     assert resolved > 0 and tuple(mart) == (resolved, resolved)
     # That run built the trend mart after its scorecards wrote eval_runs, so the mart holds all four.
     assert (scorecards, trended) == (len(SCORECARDS), len(SCORECARDS))
     dbt = str(Path(sys.executable).parent / "dbt")
-    result = subprocess.run([dbt, "build", "--project-dir", "dbt", "--profiles-dir", "dbt"], cwd=REPO_ROOT,
-                            env={**os.environ, **dbt_env(demo_platform)}, capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [dbt, "build", "--project-dir", "dbt", "--profiles-dir", "dbt"],
+        cwd=REPO_ROOT,
+        env={**os.environ, **dbt_env(demo_platform)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout[-2000:]
     assert "ERROR=0" in result.stdout and "unit test" in result.stdout
 
 
 def test_resolution_with_unchanged_inputs_scores_nothing_and_a_lost_edge_is_rescored(
-        demo_platform: FluxSettings) -> None:
+    demo_platform: FluxSettings,
+) -> None:
     driver = graph_driver(demo_platform)
     assert materialize_selection(demo_platform, "key:pathway_resolution").success
     again = materialize_selection(demo_platform, "key:pathway_resolution")
@@ -147,7 +182,8 @@ def _resolution_metadata(settings: FluxSettings, run_id: str, asset: str = "path
 
 
 def test_a_graph_load_with_unchanged_inputs_merges_nothing_and_a_lost_node_is_loaded_again(
-        demo_platform: FluxSettings) -> None:
+    demo_platform: FluxSettings,
+) -> None:
     driver = graph_driver(demo_platform)
     assert materialize_selection(demo_platform, "key:knowledge_graph").success
     counts = loader.graph_counts(driver)
@@ -167,9 +203,12 @@ def test_a_pathway_left_without_members_loses_its_member_edges(demo_platform: Fl
     driver, engine = graph_driver(demo_platform), engine_for(demo_platform.platform_database_url)
     edges = "MATCH (:Pathway {id: $id})-[r:HAS_MEMBER]->() RETURN count(r) AS n"
     with engine.connect() as conn:
-        pathway = conn.execute(text("SELECT pathway_id FROM pathway_members m JOIN pathways p USING (pathway_id)"
-                                    " WHERE p.source = 'kegg' AND m.member_kind = 'compound' ORDER BY 1 LIMIT 1")
-                               ).scalar_one()
+        pathway = conn.execute(
+            text(
+                "SELECT pathway_id FROM pathway_members m JOIN pathways p USING (pathway_id)"
+                " WHERE p.source = 'kegg' AND m.member_kind = 'compound' ORDER BY 1 LIMIT 1"
+            )
+        ).scalar_one()
     assert materialize_selection(demo_platform, "key:knowledge_graph").success
     before = driver.execute_query(edges, id=pathway).records[0]["n"]
     assert before > 0
@@ -186,7 +225,8 @@ def test_a_pathway_left_without_members_loses_its_member_edges(demo_platform: Fl
 
 
 def test_a_dbt_run_builds_only_the_models_whose_definition_sources_or_relation_changed(
-        demo_platform: FluxSettings) -> None:
+    demo_platform: FluxSettings,
+) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     assert materialize_selection(demo_platform, "group:dbt").success  # whatever earlier tests left stale
     again = materialize_selection(demo_platform, "group:dbt")
@@ -201,8 +241,13 @@ def test_a_dbt_run_builds_only_the_models_whose_definition_sources_or_relation_c
         hgnc_id, name = conn.execute(text("SELECT hgnc_id, name FROM gene_identifiers ORDER BY hgnc_id LIMIT 1")).one()
         conn.execute(text("UPDATE gene_identifiers SET name = name || ' (edited)' WHERE hgnc_id = :h"), {"h": hgnc_id})
     # The models reading gene_identifiers, directly or through another model; none over pathways alone or eval_runs.
-    readers = ["disease_genes", "int_pathway_pair_overlaps", "int_pathway_uniprot_sets", "pathway_equivalences",
-               "stg_gene_identifiers"]
+    readers = [
+        "disease_genes",
+        "int_pathway_pair_overlaps",
+        "int_pathway_uniprot_sets",
+        "pathway_equivalences",
+        "stg_gene_identifiers",
+    ]
     try:
         edited = materialize_selection(demo_platform, f"{TABLE} or group:dbt")
         assert edited.success and edited.checks_total > 0
@@ -216,7 +261,8 @@ def test_a_dbt_run_builds_only_the_models_whose_definition_sources_or_relation_c
         # The table read again before dbt, as a writer's run would: the models are then built from the version
         # the table asset records (else the UI would call them "Upstream data" once the table is read next).
         assert materialize_selection(demo_platform, f"{TABLE} or group:dbt").materialized == sorted(
-            ["postgres/gene_identifiers", *readers])
+            ["postgres/gene_identifiers", *readers]
+        )
     with engine.begin() as conn:
         resolved = conn.execute(text("SELECT count(*) FROM analytics.pathway_equivalences")).scalar_one()
         conn.execute(text("DROP TABLE analytics.pathway_equivalences"))
@@ -250,4 +296,5 @@ def _assert_column_metadata(settings: FluxSettings, rows: int) -> None:
     assert (types["kegg_id"], types["shared"]) == ("text", "integer") and types["jaccard"].startswith("double")
     lineage = metadata["dagster/column_lineage"].value.deps_by_column
     assert [(dep.asset_key.to_user_string(), dep.column_name) for dep in lineage["kegg_id"]] == [
-        ("stg_pathway_mappings", "kegg_id")]
+        ("stg_pathway_mappings", "kegg_id")
+    ]

@@ -25,9 +25,11 @@ from tests.support.llm_server import LLMServer, evidence_ids, evidence_texts, fi
 
 QUESTION = "How do cytochrome c, APAF1 and caspase-9 drive apoptosis in human cells?"
 # Claims no demo document states, each planted to cite evidence the model was really shown.
-PLANTED = ("Chloroplast thylakoid membranes fix atmospheric nitrogen in maize leaves.",
-           "Dietary vitamin C doubles the speed of axonal transport in squid giant neurons.",
-           "Ribosomal RNA methylation alone determines eye colour in fruit flies.")
+PLANTED = (
+    "Chloroplast thylakoid membranes fix atmospheric nitrogen in maize leaves.",
+    "Dietary vitamin C doubles the speed of axonal transport in squid giant neurons.",
+    "Ribosomal RNA methylation alone determines eye colour in fruit flies.",
+)
 QUOTED = 2  # claims quoted from the first evidence items: supported by construction
 BUDGET = 6_000  # small enough that the broadened evidence is cut into tiers
 
@@ -44,19 +46,28 @@ def planting_model(request_json: dict[str, Any]) -> str:
     quoted = [{"text": first_sentence(texts[i]) + ".", "citations": [i]} for i in ids[:QUOTED]]
     planted = [{"text": text, "citations": [ids[n % len(ids)]]} for n, text in enumerate(PLANTED)]
     claims = quoted + planted
-    return json.dumps({"answer": " ".join(c["text"] for c in claims), "claims": claims, "confidence": 0.9,
-                       "citations": list(dict.fromkeys(i for c in claims for i in c["citations"])),
-                       "reasoning_summary": "Scripted: two quoted claims and three planted ones."})
+    return json.dumps(
+        {
+            "answer": " ".join(c["text"] for c in claims),
+            "claims": claims,
+            "confidence": 0.9,
+            "citations": list(dict.fromkeys(i for c in claims for i in c["citations"])),
+            "reasoning_summary": "Scripted: two quoted claims and three planted ones.",
+        }
+    )
 
 
 @pytest.fixture(scope="module")
 def served(demo_platform: FluxSettings) -> Iterator[tuple[Pipeline, LLMServer]]:
     server = LLMServer(planting_model).start()
-    provider = OpenAICompatibleProvider(server.base_url, "planting", "sk-test",
-                                        TransportOptions(timeout=5.0, max_attempts=1, requests_per_minute=60_000),
-                                        context_budget=BUDGET)
-    pipeline = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform, enabled=False),
-                                      provider=provider)
+    provider = OpenAICompatibleProvider(
+        server.base_url,
+        "planting",
+        "sk-test",
+        TransportOptions(timeout=5.0, max_attempts=1, requests_per_minute=60_000),
+        context_budget=BUDGET,
+    )
+    pipeline = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform, enabled=False), provider=provider)
     yield pipeline, server
     pipeline.close()
     server.stop()
@@ -73,7 +84,8 @@ def ask(pipeline: Pipeline, filters: Filters | None = None) -> tuple[FinalAnswer
 
 
 def test_planted_claims_are_caught_and_low_coverage_retrieves_broadened_then_augmented(
-        served: tuple[Pipeline, LLMServer]) -> None:
+    served: tuple[Pipeline, LLMServer],
+) -> None:
     pipeline, server = served
     before = len(generations(server))
     answer, events = ask(pipeline, Filters(sources=["openalex"]))
@@ -83,8 +95,10 @@ def test_planted_claims_are_caught_and_low_coverage_retrieves_broadened_then_aug
 
     # Every generation planted 3 claims; every check removed exactly those (the quoted ones all passed).
     planted, caught = len(PLANTED) * len(prompts), sum(c["claims_removed"] for c in checks)
-    print(f"\nunsupported claims caught/planted: {caught}/{planted}; quoted claims kept: "
-          f"{sum(c['claims_supported'] for c in checks)}/{QUOTED * len(prompts)}")
+    print(
+        f"\nunsupported claims caught/planted: {caught}/{planted}; quoted claims kept: "
+        f"{sum(c['claims_supported'] for c in checks)}/{QUOTED * len(prompts)}"
+    )
     assert len(prompts) == 3 and caught == planted
     assert all((c["claims_checked"], c["claims_supported"]) == (QUOTED + len(PLANTED), QUOTED) for c in checks)
     for text in PLANTED:
@@ -132,13 +146,12 @@ def test_the_prompt_shows_each_item_by_its_tier_within_the_budget(served: tuple[
     assert {c.id for c in answer.citations} <= set(shown)  # nothing the model was not shown is cited
 
 
-def test_the_stream_sends_the_grounding_steps(served: tuple[Pipeline, LLMServer],
-                                              demo_platform: FluxSettings) -> None:
+def test_the_stream_sends_the_grounding_steps(served: tuple[Pipeline, LLMServer], demo_platform: FluxSettings) -> None:
     pipeline, _ = served
     with TestClient(create_app(demo_platform, pipeline), raise_server_exceptions=False) as client:
         stream = client.post("/query/stream", json={"question": QUESTION, "mode": "quick"})
     assert stream.status_code == 200
-    steps = [json.loads(line[len("data:"):]) for line in stream.text.splitlines() if line.startswith("data:")]
+    steps = [json.loads(line[len("data:") :]) for line in stream.text.splitlines() if line.startswith("data:")]
     grounding = [s for s in steps if isinstance(s, dict) and s.get("step") == "grounding"]
     assert [g["answered_from"] for g in grounding] == ["first", "broadened", "augmented"]
     answer = next(s for s in steps if isinstance(s, dict) and "grounding" in s and "claims" in s)

@@ -24,8 +24,11 @@ RUN_LOG_TABLES = frozenset({"eval_runs", "eval_question_results"})  # one row se
 SERVING_TABLES = frozenset({"answers", "conversations"})  # written by questions, not by assets
 # Re-confirmations, not rewrites: the same index version recorded again, the same bad record seen again.
 # dbt's build record: the run log changed, so the models over it were built again from its new digest.
-TIMESTAMPS = {"index_versions": ["candidate_at", "published_at"], "quarantine": ["last_seen_at", "run_id"],
-              "dbt_model_builds": ["source_digests", "dagster_run_id", "built_at"]}
+TIMESTAMPS = {
+    "index_versions": ["candidate_at", "published_at"],
+    "quarantine": ["last_seen_at", "run_id"],
+    "dbt_model_builds": ["source_digests", "dagster_run_id", "built_at"],
+}
 # Metadata keys in which an asset reports what it wrote; a second run must report 0 for each.
 # ("quarantined" counts bad records met, not rows: meeting one again adds no row, which the checksums show.)
 WRITE_KEY = re.compile(r"inserted|updated|upserted|written|embedded|chunked|removed|pruned|dropped")
@@ -37,8 +40,9 @@ def _state(settings: FluxSettings) -> tuple[dict[str, object], dict[str, object]
         with engine.connect() as conn:
             # dbt's trend mart summarizes eval_runs, so it grows with that run log (schema FLUX_DBT_SCHEMA).
             marts_of_the_log = frozenset(t for t in table_names(conn) if t.endswith(".eval_metric_trends"))
-        tables = table_checksums(engine, exclude=RUN_LOG_TABLES | SERVING_TABLES | marts_of_the_log,
-                                 ignore_columns=TIMESTAMPS)
+        tables = table_checksums(
+            engine, exclude=RUN_LOG_TABLES | SERVING_TABLES | marts_of_the_log, ignore_columns=TIMESTAMPS
+        )
     finally:
         engine.dispose()
     driver = graph_driver(settings)
@@ -53,8 +57,11 @@ def _written_by_asset(run_id: str) -> dict[str, dict[str, int]]:
             materialization = record.event_log_entry.asset_materialization
             assert materialization is not None
             meta = {k: v.value for k, v in materialization.metadata.items()}
-            counts = {k: int(v) for k, v in meta.items()
-                      if WRITE_KEY.search(k) and isinstance(v, int | float) and not isinstance(v, bool)}
+            counts = {
+                k: int(v)
+                for k, v in meta.items()
+                if WRITE_KEY.search(k) and isinstance(v, int | float) and not isinstance(v, bool)
+            }
             written[materialization.asset_key.to_user_string()] = counts
     return written
 
@@ -101,5 +108,8 @@ def _stale(settings: FluxSettings) -> dict[str, str]:
     graph = defs.resolve_asset_graph()
     with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
         resolver = CachingStaleStatusResolver(instance, graph, LoadingContextForTest(instance))
-        return {key.to_user_string(): "; ".join(c.reason for c in resolver.get_stale_causes(key))
-                for key in graph.materializable_asset_keys if resolver.get_status(key) == StaleStatus.STALE}
+        return {
+            key.to_user_string(): "; ".join(c.reason for c in resolver.get_stale_causes(key))
+            for key in graph.materializable_asset_keys
+            if resolver.get_status(key) == StaleStatus.STALE
+        }

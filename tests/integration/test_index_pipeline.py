@@ -45,11 +45,18 @@ def test_cold_run_chunks_and_embeds_every_document(demo_platform: FluxSettings) 
     with engine_for(demo_platform.platform_database_url).connect() as conn:
         docs = conn.execute(text("SELECT count(*) FROM documents WHERE status = 'active'")).scalar_one()
         chunk_docs = conn.execute(text("SELECT count(DISTINCT document_id) FROM chunks")).scalar_one()
-        bad_ids = conn.execute(text(
-            "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id"
-            " WHERE c.id <> d.source || '_' || d.external_id || '_' || c.chunk_index")).scalar_one()
-        first = conn.execute(text("SELECT c.content, d.title FROM chunks c JOIN documents d ON d.id = c.document_id"
-                                  " WHERE c.chunk_index = 0 LIMIT 1")).one()
+        bad_ids = conn.execute(
+            text(
+                "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " WHERE c.id <> d.source || '_' || d.external_id || '_' || c.chunk_index"
+            )
+        ).scalar_one()
+        first = conn.execute(
+            text(
+                "SELECT c.content, d.title FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " WHERE c.chunk_index = 0 LIMIT 1"
+            )
+        ).one()
     assert docs > 60 and chunk_docs == docs and bad_ids == 0
     assert first.content.startswith(first.title)
     assert all(vec is not None for vec, _ in _vectors(demo_platform).values())
@@ -67,8 +74,9 @@ def test_unchanged_input_embeds_nothing(demo_platform: FluxSettings) -> None:
 def _rename_model(settings: FluxSettings, old: str, new: str) -> None:
     """Relabel vectors: the same weights under another name need no re-encoding to stand for either model."""
     with engine_for(settings.platform_database_url).begin() as conn:
-        conn.execute(text("UPDATE chunks SET embedding_model = :new WHERE embedding_model = :old"),
-                     {"new": new, "old": old})
+        conn.execute(
+            text("UPDATE chunks SET embedding_model = :new WHERE embedding_model = :old"), {"new": new, "old": old}
+        )
 
 
 @pytest.fixture

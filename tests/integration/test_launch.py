@@ -40,9 +40,16 @@ def test_a_launched_run_belongs_to_the_code_location_and_says_what_started_it(st
         assert set(run.step_keys_to_execute or ()) == started  # its checks' steps too
         with code_location(instance) as (_, location):
             repository = next(iter(location.get_repositories().values()))
-            subset = location.get_job(JobSubsetSelector(
-                location_name=LOCATION_NAME, repository_name=repository.name, job_name=ASSET_JOB, op_selection=None,
-                asset_selection=run.asset_selection, asset_check_selection=run.asset_check_selection))
+            subset = location.get_job(
+                JobSubsetSelector(
+                    location_name=LOCATION_NAME,
+                    repository_name=repository.name,
+                    job_name=ASSET_JOB,
+                    op_selection=None,
+                    asset_selection=run.asset_selection,
+                    asset_check_selection=run.asset_check_selection,
+                )
+            )
         # A later load of the location (the UI's, the daemon's) holds the run's job at the same version: the UI
         # re-executes it without "may be a different version".
         assert run.job_snapshot_id == subset.identifying_job_snapshot_id
@@ -58,7 +65,8 @@ def test_a_selection_that_names_nothing_creates_no_run(stack: FluxSettings) -> N
 
 
 def test_a_code_location_that_does_not_load_is_one_clear_error_and_no_run(
-        stack: FluxSettings, monkeypatch: pytest.MonkeyPatch) -> None:
+    stack: FluxSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FLUX_NIGHTLY_CRON", "every night")  # the code server reads the same environment
     with _instance(stack) as instance:
         before = instance.get_runs_count()
@@ -73,7 +81,8 @@ def test_a_code_location_that_does_not_load_is_one_clear_error_and_no_run(
 
 
 def test_a_partition_run_through_the_location_names_its_release_and_fails_clearly_when_it_is_gone(
-        stack: FluxSettings) -> None:
+    stack: FluxSettings,
+) -> None:
     """A release partition launched as the UI's backfill launches it: the run carries the partition; a release
     the raw zone does not hold fails its one step with the reason, and no materialization is recorded."""
     gone = "Flux demo (HGNC complete-set format) #00000000"

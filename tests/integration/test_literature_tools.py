@@ -38,23 +38,30 @@ def ncbi() -> Iterator[EUtilsToolsContractServer]:
 @pytest.fixture(scope="module")
 def live(demo_platform: FluxSettings, ncbi: EUtilsToolsContractServer) -> Pipeline:
     """The demo platform's index, with live literature search against the contract server."""
-    settings = demo_platform.evolve(source_mode="live", eutils_url=ncbi.url, ncbi_api_key=KEY,
-                                    contact_email="curator@pathway-lab.org", http_max_attempts=2)
+    settings = demo_platform.evolve(
+        source_mode="live",
+        eutils_url=ncbi.url,
+        ncbi_api_key=KEY,
+        contact_email="curator@pathway-lab.org",
+        http_max_attempts=2,
+    )
     return Pipeline.from_settings(settings, cache=fresh_cache(settings))
 
 
 def _indexed(engine: Engine, where: str = "TRUE") -> int:
     with engine.connect() as conn:
-        return conn.execute(text("SELECT count(*) FROM documents WHERE source = 'pubmed' AND status = 'active' "
-                                 f"AND {where}")).scalar_one()
+        return conn.execute(
+            text(f"SELECT count(*) FROM documents WHERE source = 'pubmed' AND status = 'active' AND {where}")
+        ).scalar_one()
 
 
 def test_with_live_search_off_a_count_is_the_index_s_and_says_so(query_client: TestClient, engine: Engine) -> None:
     answer = ask(query_client, "How many PubMed articles mention apoptosis in the title?")
     held = _indexed(engine)
     assert answer["kind"] == "pubmed_search" and answer["confidence"] == 0
-    assert answer["answer"].startswith(f"Live literature search is off (FLUX_SOURCE_MODE=demo); Flux's index holds "
-                                       f"{held:,} PubMed abstracts.")
+    assert answer["answer"].startswith(
+        f"Live literature search is off (FLUX_SOURCE_MODE=demo); Flux's index holds {held:,} PubMed abstracts."
+    )
     in_titles = _indexed(engine, r"title ~* '\mapoptosis'")
     assert f"In Flux's index (not PubMed), {in_titles:,} of those abstracts match" in answer["answer"]
     assert "PubMed holds" not in answer["answer"]
@@ -66,16 +73,22 @@ def indexed_paper(engine: Engine) -> Iterator[tuple[str, str]]:
     pmid, title = "39000123", "Brain fog after SARS-CoV-2 infection: a cohort study"
     metadata = '{"year": 2024, "journal": "Nature communications", "mesh": ["Post-Acute COVID-19 Syndrome"]}'
     with engine.begin() as conn:
-        conn.execute(text("INSERT INTO documents (type, source, external_id, title, content, metadata, content_hash) "
-                          "VALUES ('paper', 'pubmed', :pmid, :title, 'Cognitive symptoms persisted.', "
-                          "CAST(:meta AS jsonb), repeat('a', 64))"), {"pmid": pmid, "title": title, "meta": metadata})
+        conn.execute(
+            text(
+                "INSERT INTO documents (type, source, external_id, title, content, metadata, content_hash) "
+                "VALUES ('paper', 'pubmed', :pmid, :title, 'Cognitive symptoms persisted.', "
+                "CAST(:meta AS jsonb), repeat('a', 64))"
+            ),
+            {"pmid": pmid, "title": title, "meta": metadata},
+        )
     yield pmid, title
     with engine.begin() as conn:
         conn.execute(text("DELETE FROM documents WHERE source = 'pubmed' AND external_id = :pmid"), {"pmid": pmid})
 
 
 def test_with_live_search_off_an_indexed_pmid_is_described_and_citations_need_live_mode(
-        query_client: TestClient, indexed_paper: tuple[str, str]) -> None:
+    query_client: TestClient, indexed_paper: tuple[str, str]
+) -> None:
     pmid, title = indexed_paper
     facts = ask(query_client, f"What is PMID {pmid} about?")
     assert facts["kind"] == "pubmed_search" and facts["confidence"] > 0
@@ -87,8 +100,9 @@ def test_with_live_search_off_an_indexed_pmid_is_described_and_citations_need_li
     assert unknown["confidence"] == 0 and "holds no abstract with PMID 1" in unknown["answer"]
 
 
-def test_live_the_seed_question_is_counted_by_pubmed_and_never_cached(live: Pipeline,
-                                                                      ncbi: EUtilsToolsContractServer) -> None:
+def test_live_the_seed_question_is_counted_by_pubmed_and_never_cached(
+    live: Pipeline, ncbi: EUtilsToolsContractServer
+) -> None:
     first = live.ask(SEED)
     assert first.kind == "pubmed_search" and first.confidence > 0
     assert "PubMed holds 4,512 articles" in first.answer and '"CRISPR"[Title]' in first.answer
@@ -98,15 +112,20 @@ def test_live_the_seed_question_is_counted_by_pubmed_and_never_cached(live: Pipe
     assert not again.cached and len(ncbi.statuses("/esearch.fcgi")) == searches + 1  # asked PubMed again
 
 
-def test_live_a_rephrasing_reuses_the_strategy_kept_in_postgres(live: Pipeline, engine: Engine,
-                                                                 ncbi: EUtilsToolsContractServer) -> None:
+def test_live_a_rephrasing_reuses_the_strategy_kept_in_postgres(
+    live: Pipeline, engine: Engine, ncbi: EUtilsToolsContractServer
+) -> None:
     with engine.begin() as conn:  # another test's question may have stored this very strategy already
         conn.execute(text("DELETE FROM literature_strategies"))
     first = live.ask("What are the newest papers on long covid brain fog?")
     assert first.data is not None and first.data.trail.refinements == 1  # type: ignore[union-attr]
     with engine.connect() as conn:
-        stored = conn.execute(text("SELECT final_term, attempts FROM literature_strategies "
-                                   "WHERE question = 'What are the newest papers on long covid brain fog?'")).one()
+        stored = conn.execute(
+            text(
+                "SELECT final_term, attempts FROM literature_strategies "
+                "WHERE question = 'What are the newest papers on long covid brain fog?'"
+            )
+        ).one()
     assert tuple(stored) == ("long covid AND brain fog", 2)
     before = len(ncbi.statuses("/esearch.fcgi"))
     rephrased = live.ask("Latest articles about brain fog in long covid")
@@ -117,21 +136,27 @@ def test_live_a_rephrasing_reuses_the_strategy_kept_in_postgres(live: Pipeline, 
     assert near_miss.data.trail.reused_strategy == ""  # type: ignore[union-attr]
     live.ask("What are the newest papers on long covid brain fog?")
     with engine.connect() as conn:  # the rephrasing has the same tokens: one row, used by it and by the repeat
-        rows = conn.execute(text("SELECT count(*), max(uses) FROM literature_strategies "
-                                 "WHERE final_term = 'long covid AND brain fog'")).one()
+        rows = conn.execute(
+            text("SELECT count(*), max(uses) FROM literature_strategies WHERE final_term = 'long covid AND brain fog'")
+        ).one()
     assert tuple(rows) == (1, 2)
 
 
 def test_live_ncbi_down_is_a_clear_answer(demo_platform: FluxSettings) -> None:
-    settings = demo_platform.evolve(source_mode="live", eutils_url="http://127.0.0.1:9", http_max_attempts=1,
-                                    contact_email="curator@pathway-lab.org", http_timeout=2.0)
+    settings = demo_platform.evolve(
+        source_mode="live",
+        eutils_url="http://127.0.0.1:9",
+        http_max_attempts=1,
+        contact_email="curator@pathway-lab.org",
+        http_timeout=2.0,
+    )
     answer = Pipeline.from_settings(settings, cache=fresh_cache(settings)).ask(SEED)
     assert answer.kind == "pubmed_search" and answer.confidence == 0
     assert answer.answer.startswith("Flux could not answer this from PubMed: NCBI E-utilities")
 
 
 def test_live_what_the_literature_says_is_answered_from_pubmeds_abstracts(live: Pipeline) -> None:
-    """"What does the literature say about X" reads the most relevant abstracts from PubMed (a checked search,
+    """ "What does the literature say about X" reads the most relevant abstracts from PubMed (a checked search,
     then EFetch) and answers from them with the same validation and grounding as indexed evidence: every claim
     cites a PMID the search returned, and the answer shows the search."""
     answer = live.ask("What does the literature say about long covid brain fog?")

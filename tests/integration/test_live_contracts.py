@@ -65,16 +65,29 @@ def live(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Itera
     database = f"{stack.postgres.pg_database}_live"
     # Only this settings object names the live database: no other test reads or writes it.
     settings = stack.evolve(
-        pg_database=database, source_mode="live", raw_root=str(tmp_path_factory.mktemp("live-raw")),
-        contact_email="curator@pathway-lab.org", http_max_attempts=3, http_timeout=10,
-        reactome_url=reactome.url + "/ContentService", reactome_download_url=reactome.url + "/download/current",
-        reactome_reactions=True, kegg_url=servers["kegg"].url, hgnc_url=hgnc.object_url,
-        openalex_url=servers["openalex"].url, openalex_api_key=OPENALEX_KEY, openalex_max_records=200,
-        eutils_url=servers["pubmed"].url, ncbi_api_key=NCBI_KEY, pubmed_query=QUERY,
-        pubmed_max_records=PUBMED_RECORDS, clinvar_url=clinvar.file_url,
+        pg_database=database,
+        source_mode="live",
+        raw_root=str(tmp_path_factory.mktemp("live-raw")),
+        contact_email="curator@pathway-lab.org",
+        http_max_attempts=3,
+        http_timeout=10,
+        reactome_url=reactome.url + "/ContentService",
+        reactome_download_url=reactome.url + "/download/current",
+        reactome_reactions=True,
+        kegg_url=servers["kegg"].url,
+        hgnc_url=hgnc.object_url,
+        openalex_url=servers["openalex"].url,
+        openalex_api_key=OPENALEX_KEY,
+        openalex_max_records=200,
+        eutils_url=servers["pubmed"].url,
+        ncbi_api_key=NCBI_KEY,
+        pubmed_query=QUERY,
+        pubmed_max_records=PUBMED_RECORDS,
+        clinvar_url=clinvar.file_url,
         # The recorded Reactome excerpt is 16 membership rows of which 3 name a rat pathway for a human protein:
         # they are quarantined (asserted below), a share no full release comes near.
-        max_quarantine_rate=0.5)
+        max_quarantine_rate=0.5,
+    )
     ensure_databases(settings)
     try:
         yield LiveWorld(settings, servers)
@@ -91,7 +104,7 @@ def _counts(settings: FluxSettings) -> dict[str, dict[str, int]]:
         "documents": "SELECT source, count(*) FROM documents WHERE status = 'active' GROUP BY source",
         "pathways": "SELECT source, count(*) FROM pathways WHERE status = 'active' GROUP BY source",
         "members": "SELECT p.source, count(*) FROM pathway_members m JOIN pathways p USING (pathway_id) "
-                   "GROUP BY p.source",
+        "GROUP BY p.source",
         "quarantine": "SELECT source, count(*) FROM quarantine GROUP BY source",
         "raw_pulls": "SELECT source, count(*) FROM raw_pulls WHERE mode = 'live' GROUP BY source",
         "genes": "SELECT 'hgnc', count(*) FROM gene_identifiers",
@@ -114,7 +127,8 @@ def _raw_metadata(settings: FluxSettings, outcome: MaterializeOutcome) -> dict[s
 
 
 def test_a_full_live_materialization_through_every_contract_is_complete_and_a_rerun_adds_nothing(
-        live: LiveWorld) -> None:
+    live: LiveWorld,
+) -> None:
     kegg, pubmed = live.servers["kegg"], live.servers["pubmed"]
     kegg.inject("/list/pathway/hsa", Reply.error(429, retry_after="0"), Reply.error(503))
     started = time.monotonic()
@@ -128,10 +142,12 @@ def test_a_full_live_materialization_through_every_contract_is_complete_and_a_re
 
     print(f"\nlive materialization: {elapsed:.1f} s")
     for source in SOURCES:
-        print(f"  {source:9} documents={counts['documents'].get(source, 0):6} "
-              f"genes={counts['genes'].get(source, 0):3} "
-              f"quarantined={counts['quarantine'].get(source, 0):4} requests={seen[source]:3} "
-              f"pull={metadata[source]['pull_seconds']} s release={metadata[source]['release']}")
+        print(
+            f"  {source:9} documents={counts['documents'].get(source, 0):6} "
+            f"genes={counts['genes'].get(source, 0):3} "
+            f"quarantined={counts['quarantine'].get(source, 0):4} requests={seen[source]:3} "
+            f"pull={metadata[source]['pull_seconds']} s release={metadata[source]['release']}"
+        )
 
     # What each provider saw is what the asset reports; no provider answered a request it refuses.
     assert {s: metadata[s]["requests"] for s in SOURCES} == seen
@@ -165,8 +181,11 @@ def test_a_refused_key_fails_its_asset_at_once_naming_the_setting_and_the_rest_l
     assert not outcome.success and "kegg_raw" in outcome.materialized and "openalex_raw" not in outcome.materialized
     assert openalex.statuses()[before:] == [401]  # one request: a 401 is not retried, by the client or the policy
     with dg.DagsterInstance.from_config(render_dagster_home(wrong)) as instance:
-        failures = [e for e in instance.all_logs(outcome.run_id) if e.dagster_event and
-                    e.dagster_event.event_type == dg.DagsterEventType.STEP_FAILURE]
+        failures = [
+            e
+            for e in instance.all_logs(outcome.run_id)
+            if e.dagster_event and e.dagster_event.event_type == dg.DagsterEventType.STEP_FAILURE
+        ]
     said = " ".join(str(e.dagster_event.step_failure_data.error) for e in failures if e.dagster_event)
     assert "OpenAlex: HTTP 401" in said and "FLUX_OPENALEX_API_KEY" in said and "oa-revoked-key" not in said
 
@@ -178,8 +197,11 @@ def test_a_pull_into_a_database_without_tables_fails_at_once_and_the_next_run_re
     assert kegg.statuses().count(200) == len(kegg.requests)  # one pull, not one per retry
     pulled = len(kegg.requests)
     with dg.DagsterInstance.from_config(render_dagster_home(live.settings)) as instance:
-        said = " ".join(str(e.dagster_event.step_failure_data.error) for e in instance.all_logs(outcome.run_id)
-                        if e.dagster_event and e.dagster_event.event_type == dg.DagsterEventType.STEP_FAILURE)
+        said = " ".join(
+            str(e.dagster_event.step_failure_data.error)
+            for e in instance.all_logs(outcome.run_id)
+            if e.dagster_event and e.dagster_event.event_type == dg.DagsterEventType.STEP_FAILURE
+        )
     assert "materialize postgres_schema first" in said
 
     again = materialize_selection(live.settings, "key:postgres_schema or key:kegg_raw")

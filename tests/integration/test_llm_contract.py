@@ -28,11 +28,24 @@ from tests.support.llm_server import LLMReply, LLMServer, completion, context_le
 from tests.support.scripted_server import Reply
 
 QUESTION = "What does glycolysis produce?"
-EVIDENCE = [Evidence(id="reactome_R-HSA-70171_0", kind="chunk", source="reactome", title="Glycolysis",
-                     text="Glycolysis converts glucose to two pyruvate molecules.")]
-ANSWER = json.dumps({"answer": "Pyruvate.", "claims": [{"text": "Glycolysis yields pyruvate.",
-                                                       "citations": ["reactome_R-HSA-70171_0"]}],
-                     "citations": ["reactome_R-HSA-70171_0"], "confidence": 0.8, "reasoning_summary": "It says so."})
+EVIDENCE = [
+    Evidence(
+        id="reactome_R-HSA-70171_0",
+        kind="chunk",
+        source="reactome",
+        title="Glycolysis",
+        text="Glycolysis converts glucose to two pyruvate molecules.",
+    )
+]
+ANSWER = json.dumps(
+    {
+        "answer": "Pyruvate.",
+        "claims": [{"text": "Glycolysis yields pyruvate.", "citations": ["reactome_R-HSA-70171_0"]}],
+        "citations": ["reactome_R-HSA-70171_0"],
+        "confidence": 0.8,
+        "reasoning_summary": "It says so.",
+    }
+)
 
 
 @pytest.fixture
@@ -43,10 +56,23 @@ def server() -> Iterator[LLMServer]:
     started.stop()
 
 
-def _provider(server: LLMServer, *, timeout: float = 5.0, concurrency: int = 1, stream: bool = True,
-              tokens: TaskTokens | None = None, model: str = "test-model") -> OpenAICompatibleProvider:
-    options = TransportOptions(timeout=timeout, max_attempts=3, requests_per_minute=60_000, concurrency=concurrency,
-                               stream=stream, backoff_initial=0.01)
+def _provider(
+    server: LLMServer,
+    *,
+    timeout: float = 5.0,
+    concurrency: int = 1,
+    stream: bool = True,
+    tokens: TaskTokens | None = None,
+    model: str = "test-model",
+) -> OpenAICompatibleProvider:
+    options = TransportOptions(
+        timeout=timeout,
+        max_attempts=3,
+        requests_per_minute=60_000,
+        concurrency=concurrency,
+        stream=stream,
+        backoff_initial=0.01,
+    )
     return OpenAICompatibleProvider(server.base_url, model, None, options, max_tokens=tokens)
 
 
@@ -62,8 +88,12 @@ def _eventually(check: Any, seconds: float = 3.0) -> bool:
 # --- bounded calls -------------------------------------------------------------------------------------------
 def test_every_task_carries_its_token_cap_its_schema_and_asks_for_a_stream(server: LLMServer) -> None:
     tokens = TaskTokens(screen=11, plan=22, rewrite=33, judge=44, answer=55)
-    server.script(LLMReply.json({"allowed": True, "reason": ""}), LLMReply.json({"queries": ["a", "b"]}),
-                  LLMReply.json({"verdict": "good", "confidence": 0.9, "missing": [], "rationale": "ok"}), ANSWER)
+    server.script(
+        LLMReply.json({"allowed": True, "reason": ""}),
+        LLMReply.json({"queries": ["a", "b"]}),
+        LLMReply.json({"verdict": "good", "confidence": 0.9, "missing": [], "rationale": "ok"}),
+        ANSWER,
+    )
     server.script_plans(LLMReply.json({"operation": "search"}))
     with _provider(server, tokens=tokens) as provider:
         provider.screen(QUESTION)
@@ -93,8 +123,11 @@ def test_a_server_that_ignores_max_tokens_and_streams_forever_is_cut_at_the_cap(
     server.script(LLMReply.forever(token_delay=0.001))
     budget = QuestionBudget(20.0)
     started = time.monotonic()
-    with _provider(server, tokens=TaskTokens(answer=40)) as provider, budget.active(), \
-            pytest.raises(ChatFailed) as failed:
+    with (
+        _provider(server, tokens=TaskTokens(answer=40)) as provider,
+        budget.active(),
+        pytest.raises(ChatFailed) as failed,
+    ):
         provider.generate(QUESTION, EVIDENCE)
     assert time.monotonic() - started < 5.0
     assert "went past max_tokens (40)" in str(failed.value) and "FLUX_LLM_MAX_TOKENS_ANSWER" in str(failed.value)
@@ -105,8 +138,10 @@ def test_a_server_that_ignores_max_tokens_and_streams_forever_is_cut_at_the_cap(
 @pytest.mark.parametrize("stream", [True, False], ids=["streamed", "one-body"])
 def test_a_reply_that_reaches_max_tokens_names_the_setting(server: LLMServer, stream: bool) -> None:
     server.script(ANSWER)  # longer than 5 tokens: the server stops it with finish_reason "length"
-    with _provider(server, stream=stream, tokens=TaskTokens(answer=5)) as provider, \
-            pytest.raises(ProviderError, match=r"reached max_tokens \(5\).*FLUX_LLM_MAX_TOKENS_ANSWER"):
+    with (
+        _provider(server, stream=stream, tokens=TaskTokens(answer=5)) as provider,
+        pytest.raises(ProviderError, match=r"reached max_tokens \(5\).*FLUX_LLM_MAX_TOKENS_ANSWER"),
+    ):
         provider.generate(QUESTION, EVIDENCE)
 
 
@@ -252,8 +287,7 @@ def test_a_server_with_no_json_mode_gets_json_asked_in_the_prompt_and_a_warning(
         budget = QuestionBudget(10.0)
         with _provider(server) as provider, budget.active():
             assert json.loads(provider.generate(QUESTION, EVIDENCE))["answer"] == "Pyruvate."
-        assert [b.get("response_format", {}).get("type") for b in server.chats] == ["json_schema", "json_object",
-                                                                                  None]
+        assert [b.get("response_format", {}).get("type") for b in server.chats] == ["json_schema", "json_object", None]
         assert budget.calls[0].json_mode == "prompt"
         assert any("JSON in the prompt only" in w for w in budget.warnings())
     finally:
@@ -262,8 +296,15 @@ def test_a_server_with_no_json_mode_gets_json_asked_in_the_prompt_and_a_warning(
 
 def test_a_500_that_names_response_format_is_a_rejected_mode_not_a_failure(server: LLMServer) -> None:
     # What llama-cpp-python's server answers to json_schema: its validation error through a catch-all 500.
-    body = {"error": {"message": "1 validation error: ('body', 'response_format', 'type') Input should be 'text' "
-                                 "or 'json_object'", "type": "internal_server_error", "param": None, "code": None}}
+    body = {
+        "error": {
+            "message": "1 validation error: ('body', 'response_format', 'type') Input should be 'text' "
+            "or 'json_object'",
+            "type": "internal_server_error",
+            "param": None,
+            "code": None,
+        }
+    }
     server.script(LLMReply(raw=Reply(500, json.dumps(body).encode(), {"Content-Type": "application/json"})), ANSWER)
     with _provider(server) as provider:
         assert json.loads(provider.generate(QUESTION, EVIDENCE))["answer"] == "Pyruvate."
@@ -283,8 +324,10 @@ def test_a_context_length_error_names_the_setting_and_is_not_retried(server: LLM
 def test_a_model_the_server_does_not_have_names_the_setting() -> None:
     server = LLMServer(models=("smollm2",)).start()
     try:
-        with _provider(server, model="gpt-4o-mini") as provider, \
-                pytest.raises(ChatFailed, match=r"does not exist.*FLUX_LLM_MODEL"):
+        with (
+            _provider(server, model="gpt-4o-mini") as provider,
+            pytest.raises(ChatFailed, match=r"does not exist.*FLUX_LLM_MODEL"),
+        ):
             provider.generate(QUESTION, EVIDENCE)
         assert len(server.requests) == 1
     finally:
@@ -296,8 +339,9 @@ def test_llm_check_reports_the_server_its_json_mode_and_a_timed_probe() -> None:
     server = LLMServer(models=("smollm2", "other"), json_modes=("text", "json_object")).start()
     try:
         server.script(json.dumps({"allowed": True, "reason": ""}))  # four tokens (whitespace-led words)
-        outcome = flux("llm", "check", "--json", env={"FLUX_LLM_BASE_URL": server.base_url,
-                                                       "FLUX_LLM_MODEL": "smollm2"})
+        outcome = flux(
+            "llm", "check", "--json", env={"FLUX_LLM_BASE_URL": server.base_url, "FLUX_LLM_MODEL": "smollm2"}
+        )
     finally:
         server.stop()
     assert outcome.code == 0, outcome.stderr

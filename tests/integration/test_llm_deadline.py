@@ -49,11 +49,22 @@ def server() -> Iterator[LLMServer]:
     started.stop()
 
 
-def _with_llm(pipeline: Pipeline, demo_platform: FluxSettings, server: LLMServer, model: str = "test-model",
-              budget: float = BUDGET) -> FluxSettings:
+def _with_llm(
+    pipeline: Pipeline,
+    demo_platform: FluxSettings,
+    server: LLMServer,
+    model: str = "test-model",
+    budget: float = BUDGET,
+) -> FluxSettings:
     """The pipeline, now with an LLM at `server` and a question budget of `budget` s (the served settings too)."""
-    settings = demo_platform.evolve(llm_base_url=server.base_url, llm_model=model, llm_question_budget=budget,
-                                    llm_answer_reserve=budget / 2, llm_timeout=30.0, llm_max_tokens_answer=2000)
+    settings = demo_platform.evolve(
+        llm_base_url=server.base_url,
+        llm_model=model,
+        llm_question_budget=budget,
+        llm_answer_reserve=budget / 2,
+        llm_timeout=30.0,
+        llm_max_tokens_answer=2000,
+    )
     pipeline.provider = OpenAICompatibleProvider.from_settings(settings)
     pipeline.settings = pipeline.retriever.settings = pipeline.answerer.settings = settings
     pipeline.retriever.cache = fresh_cache(settings)
@@ -61,7 +72,8 @@ def _with_llm(pipeline: Pipeline, demo_platform: FluxSettings, server: LLMServer
 
 
 def test_a_slow_llm_costs_the_question_its_budget_and_the_offline_answer_stands_in(
-        pipeline: Pipeline, demo_platform: FluxSettings, server: LLMServer) -> None:
+    pipeline: Pipeline, demo_platform: FluxSettings, server: LLMServer
+) -> None:
     server.script(*[LLMReply.slow(20.0, "{}")] * 12)
     _with_llm(pipeline, demo_platform, server)
     started = time.monotonic()
@@ -72,23 +84,31 @@ def test_a_slow_llm_costs_the_question_its_budget_and_the_offline_answer_stands_
     # The first call is cancelled at its deadline; its request holds the endpoint's one slot while the server is
     # still on it, so the calls after it wait for the slot until the budget runs out.
     assert failed and failed[0].outcome == "deadline" and {c.outcome for c in failed} <= {"deadline", "busy"}
-    assert any("LLM answer step" in w and ("until the budget ran out" in w or "time budget" in w)
-               for w in answer.warnings if "offline answer stands in" in w), answer.warnings
+    assert any(
+        "LLM answer step" in w and ("until the budget ran out" in w or "time budget" in w)
+        for w in answer.warnings
+        if "offline answer stands in" in w
+    ), answer.warnings
     assert any("slowest step:" in w for w in answer.warnings)
     assert "llm_answer" in answer.timings_ms and answer.timings_ms["total"] < (BUDGET + SLACK) * 1000
     again = pipeline.ask(QUESTION, "thinking")
     assert again.cached is None  # a stand-in answer is not the configured provider's: never cached
 
 
-@pytest.mark.parametrize(("reply", "says"), [
-    (LLMReply.malformed(), "text/html, not a chat completion"),
-    (context_length_exceeded(), "FLUX_CONTEXT_BUDGET_CHARS"),
-    (LLMReply.raw_json({"choices": []}), "empty choice"),
-    (LLMReply.forever(token_delay=0.001), "went past max_tokens"),
-    (LLMReply.text("the model answered in prose, not JSON"), "not valid JSON"),
-], ids=["html-proxy", "context-length", "empty-choice", "endless-stream", "not-json"])
+@pytest.mark.parametrize(
+    ("reply", "says"),
+    [
+        (LLMReply.malformed(), "text/html, not a chat completion"),
+        (context_length_exceeded(), "FLUX_CONTEXT_BUDGET_CHARS"),
+        (LLMReply.raw_json({"choices": []}), "empty choice"),
+        (LLMReply.forever(token_delay=0.001), "went past max_tokens"),
+        (LLMReply.text("the model answered in prose, not JSON"), "not valid JSON"),
+    ],
+    ids=["html-proxy", "context-length", "empty-choice", "endless-stream", "not-json"],
+)
 def test_a_server_that_cannot_answer_gets_the_offline_answer_and_a_warning_naming_why(
-        pipeline: Pipeline, demo_platform: FluxSettings, server: LLMServer, reply: LLMReply, says: str) -> None:
+    pipeline: Pipeline, demo_platform: FluxSettings, server: LLMServer, reply: LLMReply, says: str
+) -> None:
     server.responder = None
     server.script(*[reply] * 12)
     _with_llm(pipeline, demo_platform, server, budget=30.0)
@@ -101,7 +121,8 @@ def test_a_server_that_cannot_answer_gets_the_offline_answer_and_a_warning_namin
 
 
 def test_a_model_the_server_does_not_have_is_named_in_the_warning(
-        pipeline: Pipeline, demo_platform: FluxSettings) -> None:
+    pipeline: Pipeline, demo_platform: FluxSettings
+) -> None:
     server = LLMServer(citing_responder, models=("smollm2",)).start()
     try:
         _with_llm(pipeline, demo_platform, server, model="gpt-4o-mini")
@@ -113,7 +134,8 @@ def test_a_model_the_server_does_not_have_is_named_in_the_warning(
 
 
 def test_a_healthy_llms_calls_are_in_the_answer_the_metrics_and_the_stream(
-        pipeline: Pipeline, demo_platform: FluxSettings, server: LLMServer) -> None:
+    pipeline: Pipeline, demo_platform: FluxSettings, server: LLMServer
+) -> None:
     server.responder = stepwise_responder()
     settings = _with_llm(pipeline, demo_platform, server, budget=30.0)
     with TestClient(create_app(settings, pipeline), raise_server_exceptions=False) as client:

@@ -30,10 +30,17 @@ QUESTION = "Would you say mismatch repair lives somewhere beneath DNA repair?"  
 
 
 def _plan(**fields: Any) -> str:
-    payload = {"operation": "check", "relation": "part_of",
-               "subjects": [{"type": "pathway", "text": "Mismatch Repair"}],
-               "objects": [{"type": "pathway", "text": "DNA Repair"}], "returns": None, "depth": None, "source": "",
-               "field": None, "scope": None}
+    payload = {
+        "operation": "check",
+        "relation": "part_of",
+        "subjects": [{"type": "pathway", "text": "Mismatch Repair"}],
+        "objects": [{"type": "pathway", "text": "DNA Repair"}],
+        "returns": None,
+        "depth": None,
+        "source": "",
+        "field": None,
+        "scope": None,
+    }
     payload.update(fields)
     return json.dumps(payload)
 
@@ -53,7 +60,8 @@ def _propose(provider: OpenAICompatibleProvider, question: str = QUESTION) -> tu
 
 
 def test_a_valid_proposal_is_used_and_the_request_asks_for_the_plan_schema(
-        llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
     llm_server.script_plans(_plan())
     plan, warnings, _ = _propose(provider)
     assert warnings == [] and plan.proposed_by == "llm" and plan.kind == "check"
@@ -68,30 +76,36 @@ def test_a_valid_proposal_is_used_and_the_request_asks_for_the_plan_schema(
 def test_the_server_rejects_a_schema_strict_mode_does_not_allow() -> None:
     loose = plan_schema()
     loose["properties"]["subjects"]["items"].pop("additionalProperties")
-    problem = response_format_problem({"type": "json_schema", "json_schema": {"name": "flux_plan", "strict": True,
-                                                                              "schema": loose}})
+    problem = response_format_problem(
+        {"type": "json_schema", "json_schema": {"name": "flux_plan", "strict": True, "schema": loose}}
+    )
     assert "additionalProperties" in problem and "subjects.items" in problem
     missing = plan_schema()
     missing["required"].remove("scope")
-    assert "required" in response_format_problem({"type": "json_schema", "json_schema": {
-        "name": "flux_plan", "strict": True, "schema": missing}})
+    assert "required" in response_format_problem(
+        {"type": "json_schema", "json_schema": {"name": "flux_plan", "strict": True, "schema": missing}}
+    )
     assert response_format_problem({"type": "json_schema", "json_schema": {"name": "bad name!", "schema": {}}})
     assert response_format_problem({"type": "xml"})
 
 
-@pytest.mark.parametrize(("reply", "why"), [
-    (LLMReply.text("{'operation': 'check',"), "not JSON"),
-    (LLMReply.text(_plan(relation="regulates")), "schema violation at relation"),
-    (LLMReply.text(_plan(objects=[{"type": "pathway", "text": "Apoptosis"}])), "which the question does not"),
-    (LLMReply.text(_plan(objects=[{"type": "pathway", "text": "Frobnication"}])), "which the index does not hold"),
-    (LLMReply.text(_plan(relation="member_of")), "does not join"),
-    (LLMReply.text(_plan(operation="path", objects=[])), "no kind answers"),
-    (LLMReply.text(_plan(extra="field")), "schema violation"),
-    (LLMReply.error(500), "unavailable"),
-    (LLMReply.error(400, body='{"error": {"message": "bad", "type": "invalid_request_error"}}'), "unavailable"),
-])
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (LLMReply.text("{'operation': 'check',"), "not JSON"),
+        (LLMReply.text(_plan(relation="regulates")), "schema violation at relation"),
+        (LLMReply.text(_plan(objects=[{"type": "pathway", "text": "Apoptosis"}])), "which the question does not"),
+        (LLMReply.text(_plan(objects=[{"type": "pathway", "text": "Frobnication"}])), "which the index does not hold"),
+        (LLMReply.text(_plan(relation="member_of")), "does not join"),
+        (LLMReply.text(_plan(operation="path", objects=[])), "no kind answers"),
+        (LLMReply.text(_plan(extra="field")), "schema violation"),
+        (LLMReply.error(500), "unavailable"),
+        (LLMReply.error(400, body='{"error": {"message": "bad", "type": "invalid_request_error"}}'), "unavailable"),
+    ],
+)
 def test_an_unusable_proposal_keeps_the_rules_plan_with_a_warning(
-        llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: LLMReply, why: str) -> None:
+    llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: LLMReply, why: str
+) -> None:
     llm_server.script_plans(reply, reply)  # a retried 5xx gets the same again
     plan, warnings, rules = _propose(provider)
     assert plan == rules and plan.proposed_by == "rules" and plan.kind == "literature"
@@ -99,7 +113,8 @@ def test_an_unusable_proposal_keeps_the_rules_plan_with_a_warning(
 
 
 def test_the_model_reads_only_what_the_rules_leave_to_the_literature_and_agrees_when_it_says_so(
-        llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
     plan, warnings, rules = _propose(provider, "Is Glycolysis part of Metabolism?")
     assert plan == rules and plan.kind == "check" and warnings == [] and llm_server.requests == []
     plan, warnings, rules = _propose(provider)  # no plan scripted: the model leaves it to the literature too
@@ -107,40 +122,62 @@ def test_the_model_reads_only_what_the_rules_leave_to_the_literature_and_agrees_
 
 
 def test_a_proposal_naming_something_flux_does_not_hold_is_rejected_not_guessed(
-        llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
     question = "Is CTNNB1 in the Wnt signaling pathway?"
-    llm_server.script_plans(_plan(relation="member_of", subjects=[{"type": "gene", "text": "CTNNB1"}],
-                            objects=[{"type": "pathway", "text": "Wnt signaling pathway"}]))
+    llm_server.script_plans(
+        _plan(
+            relation="member_of",
+            subjects=[{"type": "gene", "text": "CTNNB1"}],
+            objects=[{"type": "pathway", "text": "Wnt signaling pathway"}],
+        )
+    )
     plan, warnings, rules = _propose(provider, question)
     assert plan == rules and "which the index does not hold" in warnings[0]
 
 
 def test_a_reaction_flux_does_not_hold_is_rejected_not_guessed(
-        llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
+    llm_server: LLMServer, provider: OpenAICompatibleProvider
+) -> None:
     # The demo holds Glycolysis's reactions, not the TCA cycle's: "steps" names none of them.
     question = "What does the TCA cycle turn over, step by step?"
-    llm_server.script_plans(_plan(operation="list", relation="participates_in", subjects=[],
-                                  objects=[{"type": "reaction", "text": "steps"}], returns="reaction"))
+    llm_server.script_plans(
+        _plan(
+            operation="list",
+            relation="participates_in",
+            subjects=[],
+            objects=[{"type": "reaction", "text": "steps"}],
+            returns="reaction",
+        )
+    )
     plan, warnings, rules = _propose(provider, question)
-    assert plan == rules and warnings == ["the model's plan was not used (it names reaction 'steps', which the index "
-                                          "does not hold); read by the rules"]
+    assert plan == rules and warnings == [
+        "the model's plan was not used (it names reaction 'steps', which the index does not hold); read by the rules"
+    ]
 
 
 def test_phrasing_the_rules_miss_is_read_by_the_model_and_answered_from_the_graph(
-        demo_platform: FluxSettings, llm_server: LLMServer) -> None:
+    demo_platform: FluxSettings, llm_server: LLMServer
+) -> None:
     question = QUESTION
     genes, pathways = demo_lexicons()
     assert read(question, genes, pathways).kind == "literature"  # the rules do not read it as a yes/no check
 
     def respond(body: dict[str, Any]) -> str:
         if body.get("response_format", {}).get("type") == "json_schema":
-            return _plan(subjects=[{"type": "pathway", "text": "mismatch repair"}],
-                         objects=[{"type": "pathway", "text": "DNA repair"}])
+            return _plan(
+                subjects=[{"type": "pathway", "text": "mismatch repair"}],
+                objects=[{"type": "pathway", "text": "DNA repair"}],
+            )
         return citing_responder(body)
 
     llm_server.responder = respond
-    provider = OpenAICompatibleProvider(llm_server.base_url, "test-model", None,
-                                        TransportOptions(timeout=5.0, max_attempts=1, requests_per_minute=60_000))
+    provider = OpenAICompatibleProvider(
+        llm_server.base_url,
+        "test-model",
+        None,
+        TransportOptions(timeout=5.0, max_attempts=1, requests_per_minute=60_000),
+    )
     pipeline = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform), provider=provider)
     answer = pipeline.ask(question, "quick")
     assert answer.plan is not None and answer.plan.proposed_by == "llm" and answer.kind == "check"

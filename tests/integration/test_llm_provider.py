@@ -27,23 +27,51 @@ from tests.support.llm_server import LLMReply, LLMServer, citing_responder, evid
 KEY = "sk-test-7f3a9c2e0b41-do-not-leak"
 QUESTION = "What does glycolysis turn glucose into?"
 EVIDENCE = [
-    Evidence(id="reactome_R-HSA-70171_0", kind="chunk", source="reactome", title="Glycolysis",
-             text="Glycolysis converts one glucose into two pyruvate molecules."),
-    Evidence(id="openalex_W123_2", kind="chunk", source="openalex", title="Aerobic glycolysis in tumours",
-             text="Tumour cells reduce pyruvate to lactate even when oxygen is present."),
-    Evidence(id="hsa00010", kind="graph", source="kegg", title="Glycolysis / Gluconeogenesis",
-             text="KEGG pathway hsa00010 with HK1, PFKM and PKM."),
+    Evidence(
+        id="reactome_R-HSA-70171_0",
+        kind="chunk",
+        source="reactome",
+        title="Glycolysis",
+        text="Glycolysis converts one glucose into two pyruvate molecules.",
+    ),
+    Evidence(
+        id="openalex_W123_2",
+        kind="chunk",
+        source="openalex",
+        title="Aerobic glycolysis in tumours",
+        text="Tumour cells reduce pyruvate to lactate even when oxygen is present.",
+    ),
+    Evidence(
+        id="hsa00010",
+        kind="graph",
+        source="kegg",
+        title="Glycolysis / Gluconeogenesis",
+        text="KEGG pathway hsa00010 with HK1, PFKM and PKM.",
+    ),
 ]
 IDS = [e.id for e in EVIDENCE]
 
 
-def _provider(server: LLMServer, *, api_key: str | None = KEY, timeout: float = 2.0, max_attempts: int = 3,
-              requests_per_minute: float = 60_000.0, sleeps: list[float] | None = None) -> OpenAICompatibleProvider:
+def _provider(
+    server: LLMServer,
+    *,
+    api_key: str | None = KEY,
+    timeout: float = 2.0,
+    max_attempts: int = 3,
+    requests_per_minute: float = 60_000.0,
+    sleeps: list[float] | None = None,
+) -> OpenAICompatibleProvider:
     """A provider whose retry waits are recorded in `sleeps` (a throwaway list unless given), never slept."""
-    options = TransportOptions(timeout=timeout, max_attempts=max_attempts, requests_per_minute=requests_per_minute,
-                               backoff_initial=0.01, backoff_max=2.0)
-    return OpenAICompatibleProvider(server.base_url, "test-model", api_key, options,
-                                    sleep=(sleeps if sleeps is not None else []).append)
+    options = TransportOptions(
+        timeout=timeout,
+        max_attempts=max_attempts,
+        requests_per_minute=requests_per_minute,
+        backoff_initial=0.01,
+        backoff_max=2.0,
+    )
+    return OpenAICompatibleProvider(
+        server.base_url, "test-model", api_key, options, sleep=(sleeps if sleeps is not None else []).append
+    )
 
 
 @pytest.fixture
@@ -60,17 +88,21 @@ def provider(llm_server: LLMServer, sleeps: list[float]) -> Iterator[OpenAICompa
 
 def _sleep_on(clock: ManualClock, waits: list[float]) -> Callable[[float], None]:
     """A sleep that records the wait and moves the manual clock on by it, as a real sleep would."""
+
     def sleep(seconds: float) -> None:
         waits.append(seconds)
         clock.advance(seconds)
+
     return sleep
 
 
 def _reply(**fields: object) -> str:
     payload: dict[str, object] = {
         "answer": "Glycolysis yields pyruvate [reactome_R-HSA-70171_0]; tumours make lactate [openalex_W123_2].",
-        "claims": [{"text": "Glycolysis yields two pyruvate.", "citations": ["reactome_R-HSA-70171_0"]},
-                   {"text": "Tumours reduce pyruvate to lactate.", "citations": ["openalex_W123_2"]}],
+        "claims": [
+            {"text": "Glycolysis yields two pyruvate.", "citations": ["reactome_R-HSA-70171_0"]},
+            {"text": "Tumours reduce pyruvate to lactate.", "citations": ["openalex_W123_2"]},
+        ],
         "citations": ["reactome_R-HSA-70171_0", "openalex_W123_2"],
         "confidence": 0.85,
         "reasoning_summary": "Both chunks say what glycolysis produces.",
@@ -139,11 +171,15 @@ def test_schema_violation_becomes_the_fallback(
 def test_citations_to_evidence_never_given_are_dropped(
     llm_server: LLMServer, provider: OpenAICompatibleProvider
 ) -> None:
-    llm_server.script(_reply(
-        answer="Glycolysis yields pyruvate [reactome_R-HSA-70171_0] [ghost_chunk_9].",
-        claims=[{"text": "Glycolysis yields two pyruvate.", "citations": ["reactome_R-HSA-70171_0", "ghost_chunk_9"]}],
-        citations=["reactome_R-HSA-70171_0", "R-HSA-NOT-GIVEN"],
-    ))
+    llm_server.script(
+        _reply(
+            answer="Glycolysis yields pyruvate [reactome_R-HSA-70171_0] [ghost_chunk_9].",
+            claims=[
+                {"text": "Glycolysis yields two pyruvate.", "citations": ["reactome_R-HSA-70171_0", "ghost_chunk_9"]}
+            ],
+            citations=["reactome_R-HSA-70171_0", "R-HSA-NOT-GIVEN"],
+        )
+    )
     result = validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE)
     ghosts = {"ghost_chunk_9", "R-HSA-NOT-GIVEN"}
     assert [c.id for c in result.citations] == ["reactome_R-HSA-70171_0"]
@@ -158,8 +194,12 @@ def test_uncited_claims_are_removed_and_none_left_means_fallback(
     llm_server: LLMServer, provider: OpenAICompatibleProvider
 ) -> None:
     llm_server.script(
-        _reply(claims=[{"text": "Glycolysis yields two pyruvate.", "citations": ["reactome_R-HSA-70171_0"]},
-                       {"text": "It also makes ATP.", "citations": []}]),
+        _reply(
+            claims=[
+                {"text": "Glycolysis yields two pyruvate.", "citations": ["reactome_R-HSA-70171_0"]},
+                {"text": "It also makes ATP.", "citations": []},
+            ]
+        ),
         _reply(claims=[{"text": "It also makes ATP.", "citations": []}], citations=[]),
     )
     partly = validate_answer(QUESTION, provider.generate(QUESTION, EVIDENCE), EVIDENCE)
@@ -179,8 +219,10 @@ def test_a_slow_reply_is_cancelled_at_the_timeout_and_not_retried(llm_server: LL
     # would queue behind a generation the server may still be running.
     llm_server.script(LLMReply.slow(1.0, _reply()), _reply())
     sleeps: list[float] = []
-    with _provider(llm_server, timeout=0.3, max_attempts=3, sleeps=sleeps) as client, \
-            pytest.raises(ProviderError) as err:
+    with (
+        _provider(llm_server, timeout=0.3, max_attempts=3, sleeps=sleeps) as client,
+        pytest.raises(ProviderError) as err,
+    ):
         client.generate(QUESTION, EVIDENCE)
     assert "FLUX_LLM_TIMEOUT=0.3s" in str(err.value) and "not retried" in str(err.value)
     assert "(1 attempt)" in str(err.value)
@@ -197,8 +239,9 @@ def test_429_with_retry_after_is_honoured_then_succeeds(
     assert len(llm_server.requests) == 2
 
 
-def test_503_is_retried_only_with_retry_after(llm_server: LLMServer, provider: OpenAICompatibleProvider,
-                                             sleeps: list[float]) -> None:
+def test_503_is_retried_only_with_retry_after(
+    llm_server: LLMServer, provider: OpenAICompatibleProvider, sleeps: list[float]
+) -> None:
     """503 + Retry-After says the server did not take the request; a bare 503 (or 502, 504) may come from a proxy
     whose upstream is still generating."""
     llm_server.script(LLMReply.error(503, retry_after="0"), _reply())
@@ -210,8 +253,9 @@ def test_503_is_retried_only_with_retry_after(llm_server: LLMServer, provider: O
     assert len(llm_server.requests) == 3
 
 
-def test_the_backoff_doubles_between_attempts(llm_server: LLMServer, sleeps: list[float],
-                                              provider: OpenAICompatibleProvider) -> None:
+def test_the_backoff_doubles_between_attempts(
+    llm_server: LLMServer, sleeps: list[float], provider: OpenAICompatibleProvider
+) -> None:
     llm_server.script(*[LLMReply.error(429)] * 3)
     with pytest.raises(ProviderError, match=r"HTTP 429.*3 attempts"):
         provider.generate(QUESTION, EVIDENCE)
@@ -252,13 +296,17 @@ def test_401_is_not_retried(llm_server: LLMServer, provider: OpenAICompatiblePro
     assert len(llm_server.requests) == 1
 
 
-@pytest.mark.parametrize(("reply", "says"), [
-    (LLMReply.malformed(), "answered text/html, not a chat completion"),
-    (LLMReply.raw_json({"choices": []}), "empty choice"),
-    (LLMReply.raw_json({"error": {"message": "model overloaded"}}), "reported an error: model overloaded"),
-    (LLMReply.raw_json({"choices": [{"message": {"role": "assistant", "content": None}}]}), "not text"),
-    (LLMReply.text(""), "empty reply"),
-], ids=["html", "no-choices", "error-object", "null-content", "empty"])
+@pytest.mark.parametrize(
+    ("reply", "says"),
+    [
+        (LLMReply.malformed(), "answered text/html, not a chat completion"),
+        (LLMReply.raw_json({"choices": []}), "empty choice"),
+        (LLMReply.raw_json({"error": {"message": "model overloaded"}}), "reported an error: model overloaded"),
+        (LLMReply.raw_json({"choices": [{"message": {"role": "assistant", "content": None}}]}), "not text"),
+        (LLMReply.text(""), "empty reply"),
+    ],
+    ids=["html", "no-choices", "error-object", "null-content", "empty"],
+)
 def test_a_body_that_is_not_a_chat_completion_raises(
     llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: LLMReply, says: str
 ) -> None:
@@ -268,12 +316,16 @@ def test_a_body_that_is_not_a_chat_completion_raises(
     assert len(llm_server.requests) == 1
 
 
-@pytest.mark.parametrize("replies", [
-    [LLMReply.error(401, body=f"bad key {KEY}")],
-    [LLMReply.error(429, body=f"quota for {KEY} exhausted")] * 2,
-    [LLMReply.malformed(f"<p>key {KEY} rejected</p>")],
-    [LLMReply.slow(1.0)],
-], ids=["401", "429", "malformed", "timeout"])
+@pytest.mark.parametrize(
+    "replies",
+    [
+        [LLMReply.error(401, body=f"bad key {KEY}")],
+        [LLMReply.error(429, body=f"quota for {KEY} exhausted")] * 2,
+        [LLMReply.malformed(f"<p>key {KEY} rejected</p>")],
+        [LLMReply.slow(1.0)],
+    ],
+    ids=["401", "429", "malformed", "timeout"],
+)
 def test_the_api_key_never_appears_in_an_error(llm_server: LLMServer, replies: list[LLMReply]) -> None:
     llm_server.script(*replies)
     with _provider(llm_server, timeout=0.3, max_attempts=2) as client, pytest.raises(ProviderError) as err:
@@ -293,15 +345,30 @@ def test_the_api_key_never_appears_in_the_retry_log(llm_server: LLMServer, caplo
 
 # --- judge, rewrite, screen -------------------------------------------------------------------------------
 def test_judge_parses_a_valid_verdict(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
-    llm_server.script(LLMReply.json({"verdict": "partial", "confidence": 0.6, "missing": ["tumour metabolism"],
-                                     "rationale": "Only the first step is covered."}))
+    llm_server.script(
+        LLMReply.json(
+            {
+                "verdict": "partial",
+                "confidence": 0.6,
+                "missing": ["tumour metabolism"],
+                "rationale": "Only the first step is covered.",
+            }
+        )
+    )
     result = provider.judge(QUESTION, EVIDENCE)
     assert (result.verdict, result.confidence, result.missing) == ("partial", 0.6, ["tumour metabolism"])
     assert evidence_ids(llm_server.bodies[0] or {}) == IDS
 
 
-@pytest.mark.parametrize("reply", ["the evidence looks fine to me", json.dumps({"verdict": "great", "confidence": 1}),
-                                   json.dumps({"confidence": 0.9}), json.dumps({"verdict": "good", "confidence": 7})])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "the evidence looks fine to me",
+        json.dumps({"verdict": "great", "confidence": 1}),
+        json.dumps({"confidence": 0.9}),
+        json.dumps({"verdict": "good", "confidence": 7}),
+    ],
+)
 def test_judge_garbage_means_no_verdict(llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: str) -> None:
     llm_server.script(reply)
     result = provider.judge(QUESTION, EVIDENCE)
@@ -327,8 +394,15 @@ def test_rewrite_decompose_returns_the_scripted_sub_questions(
     assert provider.rewrite(QUESTION, "expand") == ["glycolysis pyruvate"]
 
 
-@pytest.mark.parametrize("reply", ["first look up glycolysis", json.dumps({"queries": "one string"}),
-                                   json.dumps({"queries": ["only one"]}), json.dumps({"q": ["a", "b"]})])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "first look up glycolysis",
+        json.dumps({"queries": "one string"}),
+        json.dumps({"queries": ["only one"]}),
+        json.dumps({"q": ["a", "b"]}),
+    ],
+)
 def test_rewrite_garbage_means_rules(llm_server: LLMServer, provider: OpenAICompatibleProvider, reply: str) -> None:
     llm_server.script(reply)
     assert provider.rewrite(QUESTION, "decompose") is None
@@ -343,8 +417,12 @@ def test_rewrite_direct_and_provider_errors_mean_rules(llm_server: LLMServer) ->
 
 
 def test_screen(llm_server: LLMServer, provider: OpenAICompatibleProvider) -> None:
-    llm_server.script(LLMReply.json({"allowed": False, "reason": "Personal medical advice is out of scope."}),
-                      LLMReply.json({"allowed": True, "reason": ""}), "no idea", LLMReply.error(400))
+    llm_server.script(
+        LLMReply.json({"allowed": False, "reason": "Personal medical advice is out of scope."}),
+        LLMReply.json({"allowed": True, "reason": ""}),
+        "no idea",
+        LLMReply.error(400),
+    )
     assert provider.screen("How much metformin should I take?") == "Personal medical advice is out of scope."
     assert provider.screen(QUESTION) is None
     assert provider.screen(QUESTION) is None  # unusable reply: the offline rules still apply elsewhere
@@ -367,8 +445,10 @@ def test_the_llm_limiter_paces_requests_across_providers(llm_server: LLMServer) 
     clock, waits = ManualClock(), []
     limiter = llm_limiter(llm_server.base_url, key, 120, clock=clock, sleep=_sleep_on(clock, waits))
     llm_server.responder = citing_responder
-    with _provider(llm_server, api_key=key, requests_per_minute=120) as first, \
-            _provider(llm_server, api_key=key, requests_per_minute=120) as second:
+    with (
+        _provider(llm_server, api_key=key, requests_per_minute=120) as first,
+        _provider(llm_server, api_key=key, requests_per_minute=120) as second,
+    ):
         assert first.limiter is limiter and second.limiter is limiter
         first.generate(QUESTION, EVIDENCE)
         second.generate(QUESTION, EVIDENCE)
@@ -377,8 +457,15 @@ def test_the_llm_limiter_paces_requests_across_providers(llm_server: LLMServer) 
 
 
 def test_from_settings(llm_server: LLMServer) -> None:
-    settings = FluxSettings(llm_base_url=llm_server.base_url, llm_model="small-model", llm_api_key=None,
-                            llm_timeout=5.0, llm_max_attempts=2, llm_requests_per_minute=6000, llm_temperature=0.2)
+    settings = FluxSettings(
+        llm_base_url=llm_server.base_url,
+        llm_model="small-model",
+        llm_api_key=None,
+        llm_timeout=5.0,
+        llm_max_attempts=2,
+        llm_requests_per_minute=6000,
+        llm_temperature=0.2,
+    )
     llm_server.script(LLMReply.json({"queries": ["glycolysis products"]}))
     with OpenAICompatibleProvider.from_settings(settings) as client:
         assert client.name == "openai-compatible:small-model"

@@ -48,18 +48,34 @@ NIGHTLY_BUDGET_S = 600
 QUIET_TICKS = 2
 MARKER = "nightlymarker"  # one token no demo text has, so the new version is recognisable in the served table
 UNCHANGED_SOURCES = ("reactome", "kegg", "hgnc")
-CARRIED_DOWN = {"openalex_documents", "chunks", "chunk_embeddings", "chunk_vector_index", "chunk_bm25_index",
-                "candidate_index", "retrieval_scorecard", "answer_scorecard", "published_index"}
+CARRIED_DOWN = {
+    "openalex_documents",
+    "chunks",
+    "chunk_embeddings",
+    "chunk_vector_index",
+    "chunk_bm25_index",
+    "candidate_index",
+    "retrieval_scorecard",
+    "answer_scorecard",
+    "published_index",
+}
 
 
 def _daemon_env(settings: FluxSettings, demo_dir: Path, cron: str = "0 2 * * *") -> dict[str, str]:
-    return location_env(settings, FLUX_SOURCE_MODE="demo", FLUX_DEMO_DIR=str(demo_dir),
-                        FLUX_SNAPSHOT_SENSOR_INTERVAL="5", FLUX_AUTOMATION_INTERVAL="5", FLUX_NIGHTLY_CRON=cron)
+    return location_env(
+        settings,
+        FLUX_SOURCE_MODE="demo",
+        FLUX_DEMO_DIR=str(demo_dir),
+        FLUX_SNAPSHOT_SENSOR_INTERVAL="5",
+        FLUX_AUTOMATION_INTERVAL="5",
+        FLUX_NIGHTLY_CRON=cron,
+    )
 
 
 @pytest.fixture
-def daemon(demo_platform: FluxSettings, tmp_path: Path, request: pytest.FixtureRequest
-           ) -> Iterator[tuple[FluxSettings, Path]]:
+def daemon(
+    demo_platform: FluxSettings, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[FluxSettings, Path]]:
     """`dagster-daemon run` on the demo platform, reading a copy of the demo folder (with the nightly cron that
     `request.param` names, if any); afterwards the demo's
     original openalex pull is served again, whatever the test did — when a later test reads the demo (the test
@@ -76,9 +92,12 @@ def daemon(demo_platform: FluxSettings, tmp_path: Path, request: pytest.FixtureR
     log = (tmp_path / "daemon.log").open("w")
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-w", str(REPO_ROOT / "workspace.yaml")],
-        cwd=REPO_ROOT, env=_daemon_env(demo_platform, demo_dir, getattr(request, "param", "0 2 * * *")),
-        stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True)
+        cwd=REPO_ROOT,
+        env=_daemon_env(demo_platform, demo_dir, getattr(request, "param", "0 2 * * *")),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         yield demo_platform, demo_dir
     finally:
@@ -100,8 +119,9 @@ def _record_release_history(settings: FluxSettings) -> None:
     for source in RELEASE_SOURCES:
         with dg.DagsterInstance.get() as instance:
             sync_release_partitions(instance, source, settings.raw_root_path)
-            missing = (set(instance.get_dynamic_partitions(f"{source}_releases"))
-                       - instance.get_materialized_partitions(history_asset_key(source)))
+            missing = set(instance.get_dynamic_partitions(f"{source}_releases")) - instance.get_materialized_partitions(
+                history_asset_key(source)
+            )
         for key in sorted(missing):
             assert materialize_selection(settings, f"key:{source}_release_history", partition=key).success, key
 
@@ -140,9 +160,14 @@ def _settled(instance: dg.DagsterInstance, since: datetime) -> list[dg.DagsterRu
     if not _finished(runs):
         return None
     last_end = max(record.end_time or 0.0 for record in records)
-    quiet = [tick for tick in _automation_ticks(instance, after=last_end)
-             if tick.timestamp > last_end and tick.status in (TickStatus.SKIPPED, TickStatus.SUCCESS)
-             and not tick.requested_asset_materialization_count and not tick.run_ids]
+    quiet = [
+        tick
+        for tick in _automation_ticks(instance, after=last_end)
+        if tick.timestamp > last_end
+        and tick.status in (TickStatus.SKIPPED, TickStatus.SUCCESS)
+        and not tick.requested_asset_materialization_count
+        and not tick.run_ids
+    ]
     if len(quiet) < QUIET_TICKS:
         return None
     again = _runs(instance, since)
@@ -156,8 +181,11 @@ def _automation_ticks(instance: dg.DagsterInstance, after: float) -> list[Instig
 
 def _ticks(instance: dg.DagsterInstance, instigator: str, after: float) -> list[InstigatorTick]:
     states = [state for state in instance.all_instigator_state() if state.instigator_name == instigator]
-    return [tick for state in states
-            for tick in instance.get_ticks(state.instigator_origin_id, state.selector_id, after=after)]
+    return [
+        tick
+        for state in states
+        for tick in instance.get_ticks(state.instigator_origin_id, state.selector_id, after=after)
+    ]
 
 
 def _ended(ticks: list[InstigatorTick]) -> list[InstigatorTick]:
@@ -194,7 +222,8 @@ def _add_marker_sentence(demo_dir: Path) -> None:
 
 @pytest.mark.changes_demo
 def test_a_changed_source_file_reaches_a_new_published_index_through_the_daemon(
-        daemon: tuple[FluxSettings, Path]) -> None:
+    daemon: tuple[FluxSettings, Path],
+) -> None:
     settings, demo_dir = daemon
     engine = engine_for(settings.platform_database_url)
     served_before = current_index(engine)
@@ -204,8 +233,9 @@ def test_a_changed_source_file_reaches_a_new_published_index_through_the_daemon(
     with dg.DagsterInstance.get() as instance:
         # First tick: no cursor yet, so the sensor records the files as they are (the demo pull above read them)
         # and starts nothing.
-        first = _wait("the sensor's first tick", deadline,
-                      lambda: _ended(_ticks(instance, SNAPSHOT_SENSOR, started.timestamp())))
+        first = _wait(
+            "the sensor's first tick", deadline, lambda: _ended(_ticks(instance, SNAPSHOT_SENSOR, started.timestamp()))
+        )
         assert [tick.status for tick in first] == [TickStatus.SKIPPED], first  # type: ignore[union-attr]
         assert "first evaluation: watching" in (first[0].skip_reason or "")  # type: ignore[index]
         assert _runs(instance, started) == []
@@ -226,22 +256,28 @@ def test_a_changed_source_file_reaches_a_new_published_index_through_the_daemon(
         automated = [run for run in runs if run.run_id != pulls[0].run_id]  # type: ignore[union-attr]
         assert automated, "the change must reach downstream by automation, not by the sensor's own run"
 
-        materialized = {event.asset_key.to_user_string()  # type: ignore[attr-defined]
-                        for event in _events(instance, automated, DagsterEventType.ASSET_MATERIALIZATION)}
+        materialized = {
+            event.asset_key.to_user_string()  # type: ignore[attr-defined]
+            for event in _events(instance, automated, DagsterEventType.ASSET_MATERIALIZATION)
+        }
         assert materialized >= CARRIED_DOWN
         untouched = {f"{source}_documents" for source in UNCHANGED_SOURCES}
         assert not materialized & untouched, "sources whose pull found nothing new must stop at the pull"
 
         checks = _events(instance, runs, DagsterEventType.ASSET_CHECK_EVALUATION)
-        failed = [event.event_specific_data.check_name for event in checks  # type: ignore[attr-defined]
-                  if not event.event_specific_data.passed]  # type: ignore[attr-defined]
+        failed = [
+            event.event_specific_data.check_name
+            for event in checks  # type: ignore[attr-defined]
+            if not event.event_specific_data.passed
+        ]  # type: ignore[attr-defined]
         assert checks and failed == [], f"the gates must hold on the way to publishing: {failed}"
 
     def marked(state: object) -> int:
         table = as_sql(qualified(state.chunk_table))  # type: ignore[attr-defined]
         with engine.connect() as conn:
-            return conn.execute(text(f"SELECT count(*) FROM {table} WHERE content LIKE :marker"),
-                                {"marker": f"%{MARKER}%"}).scalar_one()
+            return conn.execute(
+                text(f"SELECT count(*) FROM {table} WHERE content LIKE :marker"), {"marker": f"%{MARKER}%"}
+            ).scalar_one()
 
     assert (marked(served_before), marked(served_after)) == (0, 1)
 
@@ -253,14 +289,18 @@ def test_the_schedule_ticks_and_a_pull_with_nothing_new_stops_there(daemon: tupl
     started = datetime.now(UTC)
     deadline = time.monotonic() + NIGHTLY_BUDGET_S
     with dg.DagsterInstance.get() as instance:
-        ticks = _wait("the schedule's first tick", deadline,
-                      lambda: _ended(_ticks(instance, NIGHTLY_SCHEDULE, started.timestamp())))
+        ticks = _wait(
+            "the schedule's first tick",
+            deadline,
+            lambda: _ended(_ticks(instance, NIGHTLY_SCHEDULE, started.timestamp())),
+        )
         tick = ticks[0]  # type: ignore[index]
         assert tick.status is TickStatus.SUCCESS and len(tick.run_ids) == 1, tick
         runs = _wait("the scheduled run and automation after it", deadline, lambda: _settled(instance, started))
         # The cron fires every minute, so later ticks may have pulled too: only the schedule may have started runs.
-        assert [r for r in runs if r.tags.get("dagster/schedule_name") != NIGHTLY_SCHEDULE] == [], \
-            "the raw pulls found nothing new: nothing downstream may run"  # type: ignore[union-attr]
+        assert [r for r in runs if r.tags.get("dagster/schedule_name") != NIGHTLY_SCHEDULE] == [], (
+            "the raw pulls found nothing new: nothing downstream may run"
+        )  # type: ignore[union-attr]
         run = next(r for r in runs if r.run_id == tick.run_ids[0])  # type: ignore[union-attr]
         assert run.status is dg.DagsterRunStatus.SUCCESS
         assert run.tags["dagster/schedule_name"] == NIGHTLY_SCHEDULE
@@ -273,4 +313,5 @@ def test_the_schedule_ticks_and_a_pull_with_nothing_new_stops_there(daemon: tupl
 
         states = _wait("the freshness daemon's first evaluation", deadline, fresh)
         assert {record.freshness_state for record in states.values()} == {  # type: ignore[union-attr]
-            FreshnessState.PASS}
+            FreshnessState.PASS
+        }

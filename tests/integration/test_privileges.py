@@ -22,8 +22,9 @@ from dagster_project.stack.privileges import make_traversable, service_user
 # Kills, starves or restarts real processes, or starts a second stack / cluster / daemon: `make test-extended`.
 pytestmark = pytest.mark.resilience
 
-root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the privilege drop happens only when started as root: "
-                               "run `make test-extended` as root")
+root_only = pytest.mark.skipif(
+    os.geteuid() != 0, reason="the privilege drop happens only when started as root: run `make test-extended` as root"
+)
 
 
 def _supplementary_groups(pid: int) -> set[int]:
@@ -94,8 +95,14 @@ def test_postgres_initialises_and_serves_from_under_a_0700_parent(sealed_dir: Pa
     service.start()
     try:
         pg = settings.postgres
-        with psycopg.connect(host="127.0.0.1", port=pg.pg_port, user=pg.pg_user, dbname="postgres",
-                             password=pg.pg_password.get_secret_value(), connect_timeout=5) as conn:
+        with psycopg.connect(
+            host="127.0.0.1",
+            port=pg.pg_port,
+            user=pg.pg_user,
+            dbname="postgres",
+            password=pg.pg_password.get_secret_value(),
+            connect_timeout=5,
+        ) as conn:
             assert conn.execute("SELECT 1").fetchone() == (1,)
         if os.geteuid() == 0:
             assert service.pgdata.stat().st_uid != 0

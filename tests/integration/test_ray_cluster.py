@@ -51,11 +51,25 @@ def two_node_cluster() -> Iterator[tuple[str, str]]:
     port, dashboard = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     env |= {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
-    node = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--num-gpus=0", "--object-store-memory=150000000",
-            "--disable-usage-stats"]
+    node = [
+        "--node-ip-address=127.0.0.1",
+        "--num-cpus=1",
+        "--num-gpus=0",
+        "--object-store-memory=150000000",
+        "--disable-usage-stats",
+    ]
     try:
-        _ray(env, "start", "--head", f"--port={port}", f"--temp-dir={temp_dir}", "--include-dashboard=true",
-             "--dashboard-host=127.0.0.1", f"--dashboard-port={dashboard}", *node)
+        _ray(
+            env,
+            "start",
+            "--head",
+            f"--port={port}",
+            f"--temp-dir={temp_dir}",
+            "--include-dashboard=true",
+            "--dashboard-host=127.0.0.1",
+            f"--dashboard-port={dashboard}",
+            *node,
+        )
         _ray(env, "start", f"--address=127.0.0.1:{port}", *node)
         yield f"127.0.0.1:{port}", f"http://127.0.0.1:{dashboard}"
     finally:
@@ -65,7 +79,8 @@ def two_node_cluster() -> Iterator[tuple[str, str]]:
 
 @pytest.mark.timeout(900)
 def test_an_existing_two_node_cluster_runs_the_model_work_on_both_nodes(
-        demo_platform: FluxSettings, two_node_cluster: tuple[str, str]) -> None:
+    demo_platform: FluxSettings, two_node_cluster: tuple[str, str]
+) -> None:
     from ray.util.state import list_actors, list_nodes
 
     address, dashboard = two_node_cluster
@@ -74,21 +89,34 @@ def test_an_existing_two_node_cluster_runs_the_model_work_on_both_nodes(
     # The same weights under another name: every chunk needs a vector, so the index group has model work to do.
     new_model = resolve_model_path(demo_platform.index.embedding_model)
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    env |= {"FLUX_PG_DATABASE": demo_platform.postgres.pg_database, "FLUX_SOURCE_MODE": "demo",
-            "FLUX_RAW_ROOT": demo_platform.raw_root_path, "FLUX_RAY_ADDRESS": address,
-            "FLUX_EMBEDDING_MODEL": new_model, "RAY_AUTH_MODE": "disabled"}
+    env |= {
+        "FLUX_PG_DATABASE": demo_platform.postgres.pg_database,
+        "FLUX_SOURCE_MODE": "demo",
+        "FLUX_RAW_ROOT": demo_platform.raw_root_path,
+        "FLUX_RAY_ADDRESS": address,
+        "FLUX_EMBEDDING_MODEL": new_model,
+        "RAY_AUTH_MODE": "disabled",
+    }
     engine = engine_for(demo_platform.platform_database_url)
     try:
-        run = subprocess.run([sys.executable, "-m", "dagster_project.cli", "materialize", "--select", "group:index"],
-                             env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=840)
+        run = subprocess.run(
+            [sys.executable, "-m", "dagster_project.cli", "materialize", "--select", "group:index"],
+            env=env,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=840,
+        )
         assert run.returncode == 0, f"flux materialize failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
         with engine.connect() as conn:
-            embedded = conn.execute(text("SELECT count(*) FROM chunks WHERE embedding_model = :m"),
-                                    {"m": new_model}).scalar_one()
+            embedded = conn.execute(
+                text("SELECT count(*) FROM chunks WHERE embedding_model = :m"), {"m": new_model}
+            ).scalar_one()
             total = conn.execute(text("SELECT count(*) FROM chunks")).scalar_one()
         assert embedded == total > 0
-        model_actors = [a for a in list_actors(address=dashboard, detail=True, limit=10_000)
-                        if "MapWorker" in a.class_name]
+        model_actors = [
+            a for a in list_actors(address=dashboard, detail=True, limit=10_000) if "MapWorker" in a.class_name
+        ]
         assert {a.node_id for a in model_actors} == nodes, [(a.class_name, a.node_id) for a in model_actors]
         with dg.DagsterInstance.get() as instance:  # the asset's own record agrees with Ray's
             event = instance.get_latest_materialization_event(dg.AssetKey("chunk_embeddings"))
@@ -98,5 +126,7 @@ def test_an_existing_two_node_cluster_runs_the_model_work_on_both_nodes(
     finally:
         # The same weights: the vectors are the default model's too; give them back its name for the tests after.
         with engine.begin() as conn:
-            conn.execute(text("UPDATE chunks SET embedding_model = :d WHERE embedding_model = :m"),
-                         {"d": demo_platform.index.embedding_model, "m": new_model})
+            conn.execute(
+                text("UPDATE chunks SET embedding_model = :d WHERE embedding_model = :m"),
+                {"d": demo_platform.index.embedding_model, "m": new_model},
+            )

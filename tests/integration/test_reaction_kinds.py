@@ -57,8 +57,13 @@ def test_a_reactions_participants_are_the_tables(query_client: TestClient, engin
     answer = ask(query_client, "What are the inputs and outputs of R-HSA-70420?")
     assert answer["kind"] == "reaction_participants", answer["answer"][:200]
     got = {(p["role"], p["id"]) for p in answer["data"]["participants"] if p["entity"] != "gene"}
-    want = set(_rows(engine, "SELECT role, entity_id FROM reaction_participants WHERE reaction_id = 'R-HSA-70420' "
-                             "AND entity_kind <> 'gene'"))
+    want = set(
+        _rows(
+            engine,
+            "SELECT role, entity_id FROM reaction_participants WHERE reaction_id = 'R-HSA-70420' "
+            "AND entity_kind <> 'gene'",
+        )
+    )
     assert got == want and ("input", "CHEBI:30616") in got  # ATP in
     assert "consumes" in answer["answer"] and "produces" in answer["answer"]
 
@@ -72,7 +77,8 @@ def test_the_reactions_of_a_compound_and_a_gene(query_client: TestClient, truth:
     gck = truth.genes["GCK"].hgnc_id
     answer = ask(query_client, "In which reactions does GCK take part?")
     assert {i["reaction"]["id"] for i in answer["data"]["involvements"]} == {
-        rid for rid, _ in truth.reactions.involved[gck]}
+        rid for rid, _ in truth.reactions.involved[gck]
+    }
     assert any(i["via"] for i in answer["data"]["involvements"])  # as a member of the hexokinase set
 
 
@@ -85,8 +91,11 @@ def test_a_walk_downstream_follows_real_edges_and_stops_at_hubs(query_client: Te
     for step in steps:  # each step is a PRECEDES edge or an output of one consumed by the next
         source, target, through = step["source"]["id"], step["target"]["id"], step["through"]
         roles = truth.reactions.roles
-        assert ((source, target) in truth.reactions.steps if through is None else
-                through["id"] in roles[source]["output"] and through["id"] in roles[target]["input"]), step
+        assert (
+            (source, target) in truth.reactions.steps
+            if through is None
+            else through["id"] in roles[source]["output"] and through["id"] in roles[target]["input"]
+        ), step
         assert through is None or not truth.reactions.is_hub(through["id"])
     assert truth.reactions.next_reactions("R-HSA-70420", True) <= {s["target"]["id"] for s in steps}
     hub = ask(query_client, "What is downstream of ATP?")
@@ -110,9 +119,9 @@ def test_generated_reaction_questions_pass(reaction_scorecard: Scorecard) -> Non
     assert_kinds_pass(reaction_scorecard, REACTION_KINDS)
 
 
-def test_a_reader_without_the_reaction_kinds_fails_them(demo_platform: FluxSettings, truth: Truth,
-                                                        reaction_scorecard: Scorecard,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_reader_without_the_reaction_kinds_fails_them(
+    demo_platform: FluxSettings, truth: Truth, reaction_scorecard: Scorecard, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(registry, "read_question", reader_without(REACTION_KINDS, "reaction"))
     worse, _ = scorecard(demo_platform, truth, REACTION_KINDS)
     assert worse["kinds_pass_rate"] < reaction_scorecard[0]["kinds_pass_rate"] - 0.5

@@ -36,8 +36,10 @@ ROWS = {
 
 def _rows(engine: Engine) -> dict[str, set[tuple]]:
     with engine.connect() as conn:
-        return {t: {tuple(tuple(v) if isinstance(v, list) else v for v in r) for r in conn.execute(text(sql))}
-                for t, sql in ROWS.items()}
+        return {
+            t: {tuple(tuple(v) if isinstance(v, list) else v for v in r) for r in conn.execute(text(sql))}
+            for t, sql in ROWS.items()
+        }
 
 
 def _graph(settings: FluxSettings) -> tuple[dict[str, int], dict[str, int]]:
@@ -62,7 +64,8 @@ def export(demo_platform: FluxSettings) -> Iterator[tuple[ParseResult, list[str]
 
 
 def test_the_snapshot_export_gives_the_demos_rows_and_the_graph_follows(
-        demo_platform: FluxSettings, export: tuple[ParseResult, list[str]]) -> None:
+    demo_platform: FluxSettings, export: tuple[ParseResult, list[str]]
+) -> None:
     records, reasons = export
     engine, driver = engine_for(demo_platform.platform_database_url), graph_driver(demo_platform)
     # The demo holds Glycolysis but not its two sub-pathways: their 9 reactions have nowhere to hang.
@@ -80,23 +83,27 @@ def test_the_snapshot_export_gives_the_demos_rows_and_the_graph_follows(
     assert labels["Reaction"] == 15 and labels.get("Complex", 0) > 0
     assert types["PRECEDES"] == len(demo_rows["reaction_steps"])
     assert {"HAS_INPUT", "HAS_OUTPUT", "CATALYSED_BY", "HAS_COMPONENT", "ACTIVATED_BY", "INHIBITED_BY"} <= set(types)
-    in_glycolysis = driver.execute_query("MATCH (:Pathway {id: $id})-[:HAS_REACTION]->(r:Reaction) "
-                                         "RETURN count(r) AS n", id=GLYCOLYSIS).records[0]["n"]
+    in_glycolysis = driver.execute_query(
+        "MATCH (:Pathway {id: $id})-[:HAS_REACTION]->(r:Reaction) RETURN count(r) AS n", id=GLYCOLYSIS
+    ).records[0]["n"]
     assert in_glycolysis == 15
     # "HK1,2,3,GCK,HKDC1 phosphorylate Glc to form G6P": alpha-D-glucose (CHEBI:17925) and ATP in, the hexokinase
     # set as catalyst, its parts placed on the demo's HGNC genes; compounds carry Reactome's names.
     consumed = driver.execute_query(
         "MATCH (r:Reaction)-[:HAS_INPUT]->(c:Compound {id: 'CHEBI:17925'}) RETURN collect(r.id) AS ids, "
-        "collect(DISTINCT c.name) AS names").records[0]
+        "collect(DISTINCT c.name) AS names"
+    ).records[0]
     assert set(consumed["ids"]) == {"R-HSA-70420", "R-HSA-5696021"} and consumed["names"] == ["Glc"]
     catalysts = driver.execute_query(
         "MATCH (:Reaction {id: 'R-HSA-70420'})-[:CATALYSED_BY]->(:Complex)-[:HAS_COMPONENT]->(g:Gene) "
-        "RETURN collect(g.symbol) AS symbols").records[0]["symbols"]
+        "RETURN collect(g.symbol) AS symbols"
+    ).records[0]["symbols"]
     assert {"GCK", "HK1", "HK2", "HK3"} <= set(catalysts), catalysts
     # Pyruvate kinase's isoforms are cross-referenced as "UniProt Isoform": PKM and PKLR are its genes.
     kinases = driver.execute_query(
         "MATCH (:Reaction {id: 'R-HSA-71670'})-[:CATALYSED_BY]->(:Complex)-[:HAS_COMPONENT]->(g:Gene) "
-        "RETURN collect(g.symbol) AS symbols").records[0]["symbols"]
+        "RETURN collect(g.symbol) AS symbols"
+    ).records[0]["symbols"]
     assert {"PKM", "PKLR"} <= set(kinases), kinases
     assert _graph(demo_platform) == (labels, types)  # projecting again changes nothing
 

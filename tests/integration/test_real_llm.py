@@ -37,10 +37,20 @@ pytestmark = pytest.mark.slow
 
 QUESTION = "What does TP53 do in apoptosis?"
 EVIDENCE = [
-    Evidence(id="reactome_R-HSA-109581_0", kind="chunk", source="reactome", title="Apoptosis",
-             text="TP53 activates the transcription of pro-apoptotic genes such as BAX and PUMA (BBC3)."),
-    Evidence(id="openalex_W42_1", kind="chunk", source="openalex", title="p53 and cell death",
-             text="Loss of p53 function lets damaged cells escape apoptosis."),
+    Evidence(
+        id="reactome_R-HSA-109581_0",
+        kind="chunk",
+        source="reactome",
+        title="Apoptosis",
+        text="TP53 activates the transcription of pro-apoptotic genes such as BAX and PUMA (BBC3).",
+    ),
+    Evidence(
+        id="openalex_W42_1",
+        kind="chunk",
+        source="openalex",
+        title="p53 and cell death",
+        text="Loss of p53 function lets damaged cells escape apoptosis.",
+    ),
 ]
 SLACK = 5.0  # what may run after a question's LLM budget: the offline answer, validation, grounding, the SSE frame
 
@@ -54,11 +64,16 @@ def model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalMode
     server.stop()
 
 
-def _settings(demo_platform: FluxSettings, server: LocalModelServer, budget: float, **changes: object
-              ) -> FluxSettings:
-    return demo_platform.evolve(llm_base_url=server.base_url, llm_model=MODEL_ALIAS, llm_question_budget=budget,
-                                llm_answer_reserve=budget / 2, llm_timeout=budget, context_budget_chars=6000,
-                                **changes)
+def _settings(demo_platform: FluxSettings, server: LocalModelServer, budget: float, **changes: object) -> FluxSettings:
+    return demo_platform.evolve(
+        llm_base_url=server.base_url,
+        llm_model=MODEL_ALIAS,
+        llm_question_budget=budget,
+        llm_answer_reserve=budget / 2,
+        llm_timeout=budget,
+        context_budget_chars=6000,
+        **changes,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +95,10 @@ def test_each_task_is_bounded_and_the_json_mode_is_found_once(model_server: Loca
     budget = QuestionBudget(600.0)
     genes, pathways = demo_lexicons()
     before = model_server.requests_logged()
-    with OpenAICompatibleProvider(model_server.base_url, MODEL_ALIAS, None, options, max_tokens=tokens) as provider, \
-            budget.active():
+    with (
+        OpenAICompatibleProvider(model_server.base_url, MODEL_ALIAS, None, options, max_tokens=tokens) as provider,
+        budget.active(),
+    ):
         provider.screen(QUESTION)
         provider.rewrite(QUESTION, "decompose")
         provider.judge(QUESTION, EVIDENCE)
@@ -106,7 +123,8 @@ def test_each_task_is_bounded_and_the_json_mode_is_found_once(model_server: Loca
 
 
 def test_a_question_end_to_end_keeps_its_deadline_and_cites_only_what_it_was_given(
-        pipeline: Pipeline, demo_platform: FluxSettings, model_server: LocalModelServer) -> None:
+    pipeline: Pipeline, demo_platform: FluxSettings, model_server: LocalModelServer
+) -> None:
     settings = _settings(demo_platform, model_server, 40.0)
     _use(pipeline, settings)
     given: set[str] = set()
@@ -127,7 +145,8 @@ def test_a_question_end_to_end_keeps_its_deadline_and_cites_only_what_it_was_giv
 
 
 def test_a_reply_cut_at_max_tokens_takes_the_validation_fallback(
-        pipeline: Pipeline, demo_platform: FluxSettings, model_server: LocalModelServer) -> None:
+    pipeline: Pipeline, demo_platform: FluxSettings, model_server: LocalModelServer
+) -> None:
     _use(pipeline, _settings(demo_platform, model_server, 60.0, llm_max_tokens_answer=32))
     answer = pipeline.ask(QUESTION, "quick")
     [call] = [c for c in answer.llm_calls if c.step == "answer"]
@@ -138,7 +157,8 @@ def test_a_reply_cut_at_max_tokens_takes_the_validation_fallback(
 
 
 def test_a_tight_deadline_is_kept_and_the_abandoned_stream_is_cancelled_on_the_server(
-        pipeline: Pipeline, demo_platform: FluxSettings, model_server: LocalModelServer) -> None:
+    pipeline: Pipeline, demo_platform: FluxSettings, model_server: LocalModelServer
+) -> None:
     _use(pipeline, _settings(demo_platform, model_server, 3.0))
     started = time.monotonic()
     answer = pipeline.ask(QUESTION, "thinking")
@@ -154,7 +174,8 @@ def test_a_tight_deadline_is_kept_and_the_abandoned_stream_is_cancelled_on_the_s
 
 
 def test_the_answer_streams_over_sse_with_its_llm_calls(
-        pipeline: Pipeline, demo_platform: FluxSettings, model_server: LocalModelServer) -> None:
+    pipeline: Pipeline, demo_platform: FluxSettings, model_server: LocalModelServer
+) -> None:
     settings = _settings(demo_platform, model_server, 40.0)
     _use(pipeline, settings)
     with TestClient(create_app(settings, pipeline), raise_server_exceptions=False) as client:

@@ -44,7 +44,8 @@ def history_db(stack: FluxSettings, tmp_path: Path) -> Iterator[FluxSettings]:
 
 def _latest(instance: dg.DagsterInstance, partition: str) -> dict[str, object]:
     records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=history_asset_key("kegg"), asset_partitions=[partition]), limit=1).records
+        dg.AssetRecordsFilter(asset_key=history_asset_key("kegg"), asset_partitions=[partition]), limit=1
+    ).records
     materialization = records[0].asset_materialization
     assert materialization is not None
     return {k: v.value for k, v in materialization.metadata.items()}

@@ -20,9 +20,13 @@ def test_down_then_up_keeps_rows_and_nodes(stack: FluxSettings) -> None:
     apply_postgres(engine, stack)
     auth = stack.neo4j_auth
     with engine.begin() as conn:
-        conn.execute(text(
-            "INSERT INTO documents (type, source, external_id, content_hash) VALUES ('t', 'restart', 'r1', :h)"
-            " ON CONFLICT DO NOTHING"), {"h": "c" * 64})
+        conn.execute(
+            text(
+                "INSERT INTO documents (type, source, external_id, content_hash) VALUES ('t', 'restart', 'r1', :h)"
+                " ON CONFLICT DO NOTHING"
+            ),
+            {"h": "c" * 64},
+        )
     with GraphDatabase.driver(stack.resolved_neo4j_uri, auth=auth) as driver:
         driver.execute_query("MERGE (:RestartProbe {id: 'r1'})")
 

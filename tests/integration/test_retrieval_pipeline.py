@@ -25,9 +25,15 @@ GLYCOLYSIS = "Which KEGG pathway corresponds to Reactome's glycolysis, and which
 
 def fresh_cache(settings: FluxSettings, **kwargs: Any) -> Cache:
     """The session's real Redis, under a namespace of this test's own so no answer leaks between tests."""
-    return Cache(kwargs.pop("redis_url", settings.resolved_redis_url), embedding_ttl=60, retrieval_ttl=60,
-                 answer_ttl=60, semantic_threshold=settings.cache.semantic_cache_threshold,
-                 namespace=f"t{uuid.uuid4().hex[:8]}", **kwargs)
+    return Cache(
+        kwargs.pop("redis_url", settings.resolved_redis_url),
+        embedding_ttl=60,
+        retrieval_ttl=60,
+        answer_ttl=60,
+        semantic_threshold=settings.cache.semantic_cache_threshold,
+        namespace=f"t{uuid.uuid4().hex[:8]}",
+        **kwargs,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +53,12 @@ def ask(pipeline: Pipeline, question: str, **kwargs: Any) -> tuple[FinalAnswer, 
 
 def test_published_index_is_stamped_on_every_answer(pipeline: Pipeline, demo_platform: FluxSettings) -> None:
     with engine_for(demo_platform.platform_database_url).connect() as conn:
-        row = conn.execute(text("SELECT version, dagster_run_id, dataset_version FROM index_versions"
-                                " WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1")).one()
+        row = conn.execute(
+            text(
+                "SELECT version, dagster_run_id, dataset_version FROM index_versions"
+                " WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1"
+            )
+        ).one()
     answer, _, _ = ask(pipeline, "What does TP53 do in apoptosis?")
     assert (answer.index_version, answer.dagster_run_id) == (row.version, row.dagster_run_id)
     assert answer.dataset_version == row.dataset_version and "reactome=" in answer.dataset_version
@@ -121,13 +131,16 @@ def test_repeated_question_hits_and_a_rebuilt_index_misses(demo_platform: FluxSe
     assert set(second.timings_ms) == {"embed", "total"} and set(first.timings_ms) - {"embed", "total"}
     engine = engine_for(demo_platform.platform_database_url)
     with engine.begin() as conn:  # a new index version is published (as a rebuild would)
-        conn.execute(text(
-            "INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,"
-            " vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id, published_at,"
-            " chunk_table) SELECT 'rebuilt-' || version, bm25_version, bm25_path, embedding_model, chunk_count,"
-            " vector_count, pathway_count, dataset_version, pipeline_version, 'rebuild-run', now(), chunk_table"
-            " FROM index_versions"
-            " WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1"))
+        conn.execute(
+            text(
+                "INSERT INTO index_versions (version, bm25_version, bm25_path, embedding_model, chunk_count,"
+                " vector_count, pathway_count, dataset_version, pipeline_version, dagster_run_id, published_at,"
+                " chunk_table) SELECT 'rebuilt-' || version, bm25_version, bm25_path, embedding_model, chunk_count,"
+                " vector_count, pathway_count, dataset_version, pipeline_version, 'rebuild-run', now(), chunk_table"
+                " FROM index_versions"
+                " WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1"
+            )
+        )
     try:
         pipeline.forget_index()
         third, _, _ = ask(pipeline, question)
@@ -174,27 +187,33 @@ def test_queries_succeed_when_redis_stops_mid_test(demo_platform: FluxSettings, 
 
 # --- the OpenAI-compatible provider over HTTP, end to end --------------------------------------------------
 
+
 def judge_always(verdict: str) -> Any:
     def responder(request_json: dict[str, Any]) -> str:
         prompt = prompt_of(request_json)
         if "You judge" in prompt:
-            return json.dumps({"verdict": verdict, "confidence": 0.9, "missing": ["kinase activity"],
-                               "rationale": "scripted"})
+            return json.dumps(
+                {"verdict": verdict, "confidence": 0.9, "missing": ["kinase activity"], "rationale": "scripted"}
+            )
         if "You screen" in prompt:
             return json.dumps({"allowed": True, "reason": ""})
         if '"queries"' in prompt:
             return json.dumps({"queries": []})
         return citing_responder(request_json)
+
     return responder
 
 
 @pytest.fixture
 def llm_pipeline(demo_platform: FluxSettings) -> Iterator[tuple[Pipeline, LLMServer]]:
     server = LLMServer(judge_always("bad")).start()
-    provider = OpenAICompatibleProvider(server.base_url, "scripted", "sk-test",
-                                        TransportOptions(timeout=0.5, max_attempts=1, requests_per_minute=60_000))
-    built = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform, enabled=False),
-                                   provider=provider)
+    provider = OpenAICompatibleProvider(
+        server.base_url,
+        "scripted",
+        "sk-test",
+        TransportOptions(timeout=0.5, max_attempts=1, requests_per_minute=60_000),
+    )
+    built = Pipeline.from_settings(demo_platform, cache=fresh_cache(demo_platform, enabled=False), provider=provider)
     yield built, server
     built.close()
     server.stop()
@@ -221,13 +240,17 @@ def test_quick_mode_makes_one_retrieval_pass_and_no_judgement(llm_pipeline: tupl
     assert not any("You judge" in r.prompt for r in server.requests)
 
 
-@pytest.mark.parametrize(("reply", "warning"), [
-    (LLMReply.text("{not json"), "not valid JSON"),
-    (LLMReply.json({"answer": "x", "claims": [], "citations": [], "confidence": 3}), "schema violation"),
-    (LLMReply.slow(2.0, "{}"), "timed out"),
-])
+@pytest.mark.parametrize(
+    ("reply", "warning"),
+    [
+        (LLMReply.text("{not json"), "not valid JSON"),
+        (LLMReply.json({"answer": "x", "claims": [], "citations": [], "confidence": 3}), "schema violation"),
+        (LLMReply.slow(2.0, "{}"), "timed out"),
+    ],
+)
 def test_unusable_generator_replies_get_the_offline_answer_and_a_warning(
-        llm_pipeline: tuple[Pipeline, LLMServer], reply: LLMReply, warning: str) -> None:
+    llm_pipeline: tuple[Pipeline, LLMServer], reply: LLMReply, warning: str
+) -> None:
     """The offline provider's extractive answer stands in, cited from the same evidence, and the warning says why
     the model's reply was not used."""
     pipeline, server = llm_pipeline

@@ -78,10 +78,12 @@ def test_each_scorecard_is_stored_logged_and_in_range(demo_platform: FluxSetting
     assert r["in_sample_equivalence_precision_strict"] > r["baseline_equivalence_precision_strict"]
     assert resolution.params["method_version"].startswith("lr-")
     with engine.connect() as conn:
-        rows = conn.execute(text("SELECT count(*) FROM eval_question_results WHERE eval_run_id = :id"),
-                            {"id": retrieval.id}).scalar_one()
-        mlflow_id = conn.execute(text("SELECT mlflow_run_id FROM eval_runs WHERE id = :id"),
-                                 {"id": answer.id}).scalar_one()
+        rows = conn.execute(
+            text("SELECT count(*) FROM eval_question_results WHERE eval_run_id = :id"), {"id": retrieval.id}
+        ).scalar_one()
+        mlflow_id = conn.execute(
+            text("SELECT mlflow_run_id FROM eval_runs WHERE id = :id"), {"id": answer.id}
+        ).scalar_one()
     questions = m["keywords_to_paper_questions"] + m["title_lookup_questions"]
     assert rows == questions * 6  # one row per question and variant
     client = MlflowClient(demo_platform.resolved_mlflow_tracking_uri)
@@ -99,9 +101,13 @@ def test_regression_gate_passes_unchanged_and_fails_against_a_better_baseline(de
     unchanged = materialize_selection(demo_platform, SCORECARDS)
     assert unchanged.success and unchanged.checks_total == 3 and unchanged.checks_passed == 3
     with engine.begin() as conn:  # a baseline better than anything this index can reach
-        conn.execute(text("UPDATE eval_runs SET metrics = jsonb_set(metrics,"
-                          " '{keywords_to_paper_hybrid_rerank_hit_at_5}', '1.5')"
-                          " WHERE scorecard = 'retrieval' AND accepted"))
+        conn.execute(
+            text(
+                "UPDATE eval_runs SET metrics = jsonb_set(metrics,"
+                " '{keywords_to_paper_hybrid_rerank_hit_at_5}', '1.5')"
+                " WHERE scorecard = 'retrieval' AND accepted"
+            )
+        )
     try:
         # Measured afresh: a reused result may be the very run whose metrics were raised above.
         worse = materialize_selection(demo_platform.evolve(eval_reuse_unchanged=False), "key:retrieval_scorecard")
@@ -117,13 +123,18 @@ def test_a_failed_gate_leaves_serving_on_the_previous_index(demo_platform: FluxS
     served = current_index(engine).version
     accept_latest(engine)
     with engine.begin() as conn:
-        conn.execute(text("UPDATE eval_runs SET metrics = jsonb_set(metrics, '{keywords_to_paper_bm25_hit_at_5}',"
-                          " '2') WHERE scorecard = 'retrieval' AND accepted"))
+        conn.execute(
+            text(
+                "UPDATE eval_runs SET metrics = jsonb_set(metrics, '{keywords_to_paper_bm25_hit_at_5}',"
+                " '2') WHERE scorecard = 'retrieval' AND accepted"
+            )
+        )
     # Other BM25 parameters: a new candidate index version is built and measured, and must not be published.
     changed = demo_platform.evolve(bm25_k1=1.2)
     try:
-        outcome = materialize_selection(changed, "key:chunk_bm25_index or key:candidate_index or "
-                                        f"{SCORECARDS} or key:published_index")
+        outcome = materialize_selection(
+            changed, f"key:chunk_bm25_index or key:candidate_index or {SCORECARDS} or key:published_index"
+        )
         assert not outcome.success and "published_index" not in outcome.materialized
         assert latest_candidate(engine).version != served
         assert current_index(engine).version == served
@@ -179,8 +190,7 @@ def test_the_bulk_retrieval_scorecard_ranks_every_question_as_one_at_a_time(demo
         assert bulk["latency_sample"] == min(len(questions), retrieval_eval.LATENCY_SAMPLE)
 
 
-def test_the_whole_document_baseline_encodes_a_text_once_and_reads_it_back_exactly(
-        demo_platform: FluxSettings) -> None:
+def test_the_whole_document_baseline_encodes_a_text_once_and_reads_it_back_exactly(demo_platform: FluxSettings) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     pipeline = eval_pipeline(demo_platform, latest_candidate(engine))
     with engine.begin() as conn:
@@ -190,9 +200,14 @@ def test_the_whole_document_baseline_encodes_a_text_once_and_reads_it_back_exact
     unstored = retrieval_eval.Baseline.build(pipeline)
     encoded_all = retrieval_eval.Baseline.build(pipeline, reuse_chunks=False)
     with engine.connect() as conn:
-        chunk_counts = list(conn.execute(text(
-            "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'active'"
-            " GROUP BY c.document_id")).scalars())
+        chunk_counts = list(
+            conn.execute(
+                text(
+                    "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'active'"
+                    " GROUP BY c.document_id"
+                )
+            ).scalars()
+        )
     # Documents indexed as one chunk take its vector; the split ones (none in the demo) are encoded, once.
     assert 0 < first.from_chunks <= chunk_counts.count(1) and again.encoded == 0
     assert first.encoded >= len(chunk_counts) - chunk_counts.count(1)
@@ -206,7 +221,8 @@ def test_the_whole_document_baseline_encodes_a_text_once_and_reads_it_back_exact
 
 
 def test_baseline_vectors_are_encoded_for_new_texts_only_and_gone_texts_are_dropped(
-        demo_platform: FluxSettings) -> None:
+    demo_platform: FluxSettings,
+) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     asked: list[list[str]] = []
 
@@ -220,8 +236,13 @@ def test_baseline_vectors_are_encoded_for_new_texts_only_and_gone_texts_are_drop
     assert encoded == 3 and asked == [["alpha text", "beta text", "gamma"]]  # a repeated text is encoded once
     assert matrix.tolist() == [[10, 97, 1], [9, 98, 1], [10, 97, 1], [5, 103, 1]]
     # The next corpus: "alpha text" is gone, "delta" is new. (Every other stored text is dropped as well.)
-    matrix, encoded = document_vectors(engine, "test-encoder/3", ["test-beta text", "test-gamma", "test-delta"],
-                                       ["beta text", "gamma", "delta"], encode)
+    matrix, encoded = document_vectors(
+        engine,
+        "test-encoder/3",
+        ["test-beta text", "test-gamma", "test-delta"],
+        ["beta text", "gamma", "delta"],
+        encode,
+    )
     assert encoded == 1 and asked[-1] == ["delta"]
     assert matrix.tolist() == [[9, 98, 1], [5, 103, 1], [5, 100, 1]]
     with engine.connect() as conn:
@@ -230,7 +251,8 @@ def test_baseline_vectors_are_encoded_for_new_texts_only_and_gone_texts_are_drop
 
 
 def test_query_vectors_are_encoded_once_per_encoder_and_questions_no_longer_asked_are_dropped(
-        demo_platform: FluxSettings) -> None:
+    demo_platform: FluxSettings,
+) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     asked: list[list[str]] = []
 
@@ -270,7 +292,8 @@ def test_a_re_evaluation_reads_every_vector_back_and_scores_the_same(demo_platfo
 
 
 def test_a_scorecard_with_unchanged_inputs_is_reused_and_a_changed_input_re_evaluates(
-        demo_platform: FluxSettings) -> None:
+    demo_platform: FluxSettings,
+) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     first = materialize_selection(demo_platform, "key:retrieval_scorecard")
     again = materialize_selection(demo_platform, "key:retrieval_scorecard")
@@ -279,23 +302,30 @@ def test_a_scorecard_with_unchanged_inputs_is_reused_and_a_changed_input_re_eval
     assert before and reused and reused.id != before.id
     assert reused.reused_from == (before.reused_from or before.id) and reused.metrics == before.metrics
     with engine.connect() as conn:
-        counts = [conn.execute(text("SELECT count(*) FROM eval_question_results WHERE eval_run_id = :i"),
-                               {"i": run.id}).scalar_one() for run in (before, reused)]
+        counts = [
+            conn.execute(
+                text("SELECT count(*) FROM eval_question_results WHERE eval_run_id = :i"), {"i": run.id}
+            ).scalar_one()
+            for run in (before, reused)
+        ]
     assert counts[0] == counts[1] > 0  # the question rows come along: the run can be read like any other
     with dg.DagsterInstance.from_config(render_dagster_home(demo_platform)) as instance:
         event = instance.get_latest_materialization_event(dg.AssetKey("retrieval_scorecard"))
         assert event and event.asset_materialization
         assert event.asset_materialization.metadata["reused"].value is True
 
-    for changed in (demo_platform.evolve(rrf_k=demo_platform.retrieval.rrf_k + 1),  # a setting that ranks
-                    demo_platform.evolve(eval_reuse_unchanged=False)):  # or reuse switched off
+    for changed in (
+        demo_platform.evolve(rrf_k=demo_platform.retrieval.rrf_k + 1),  # a setting that ranks
+        demo_platform.evolve(eval_reuse_unchanged=False),
+    ):  # or reuse switched off
         outcome = materialize_selection(changed, "key:retrieval_scorecard")  # its gate may pass or not: not asked
         run = latest(engine, "retrieval", outcome.run_id)
         assert run and run.reused_from is None
 
 
 def test_judge_calibration_pairs_each_question_with_its_study_and_a_hard_negative(
-        demo_platform: FluxSettings, monkeypatch: pytest.MonkeyPatch) -> None:
+    demo_platform: FluxSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     pipeline = eval_pipeline(demo_platform, latest_candidate(engine))
     questions = title_questions(engine, 12)
@@ -318,7 +348,13 @@ def test_judge_calibration_pairs_each_question_with_its_study_and_a_hard_negativ
 
     monkeypatch.setattr(pipeline.provider, "judge", perfect)
     assert judge_calibration.evaluate(pipeline, questions)[0] == {
-        "judge_pairs": len(rows), "judge_accuracy_right": 1.0, "judge_accuracy_wrong": 1.0}
+        "judge_pairs": len(rows),
+        "judge_accuracy_right": 1.0,
+        "judge_accuracy_wrong": 1.0,
+    }
     monkeypatch.setattr(pipeline.provider, "judge", lambda _question, _evidence: JudgeResult(verdict="good"))
     assert judge_calibration.evaluate(pipeline, questions)[0] == {
-        "judge_pairs": len(rows), "judge_accuracy_right": 1.0, "judge_accuracy_wrong": 0.0}
+        "judge_pairs": len(rows),
+        "judge_accuracy_right": 1.0,
+        "judge_accuracy_wrong": 0.0,
+    }

@@ -68,17 +68,26 @@ def test_snapshot_counts_per_source(snapshot_loaded: FluxSettings) -> None:
 def test_second_materialization_changes_nothing(snapshot_loaded: FluxSettings) -> None:
     before = _snapshot_of_documents(snapshot_loaded)
     members = _scalar(snapshot_loaded, "SELECT count(*) FROM pathway_members")
-    reaction_rows = _scalar(snapshot_loaded, "SELECT (SELECT count(*) FROM reaction_participants) * 1000 + "
-                                             "(SELECT count(*) FROM reaction_steps)")
+    reaction_rows = _scalar(
+        snapshot_loaded,
+        "SELECT (SELECT count(*) FROM reaction_participants) * 1000 + (SELECT count(*) FROM reaction_steps)",
+    )
     genes_stamp = _scalar(snapshot_loaded, "SELECT extract(epoch FROM max(updated_at))::bigint FROM gene_identifiers")
     outcome = materialize_selection(snapshot_loaded, "group:sources")
     assert outcome.success
     assert _snapshot_of_documents(snapshot_loaded) == before
     assert _scalar(snapshot_loaded, "SELECT count(*) FROM pathway_members") == members
-    assert _scalar(snapshot_loaded, "SELECT (SELECT count(*) FROM reaction_participants) * 1000 + "
-                                    "(SELECT count(*) FROM reaction_steps)") == reaction_rows
-    assert _scalar(snapshot_loaded,
-                   "SELECT extract(epoch FROM max(updated_at))::bigint FROM gene_identifiers") == genes_stamp
+    assert (
+        _scalar(
+            snapshot_loaded,
+            "SELECT (SELECT count(*) FROM reaction_participants) * 1000 + (SELECT count(*) FROM reaction_steps)",
+        )
+        == reaction_rows
+    )
+    assert (
+        _scalar(snapshot_loaded, "SELECT extract(epoch FROM max(updated_at))::bigint FROM gene_identifiers")
+        == genes_stamp
+    )
 
 
 def test_one_changed_and_one_removed_record_touch_exactly_those_rows(snapshot_loaded: FluxSettings) -> None:
@@ -106,8 +115,6 @@ def test_one_changed_and_one_removed_record_touch_exactly_those_rows(snapshot_lo
     assert _scalar(s, "SELECT count(*) FROM quarantine WHERE source = 'openalex' AND reason = 'work has no id'") == 1
 
 
-
-
 @pytest.fixture(scope="module")
 def resolution_on_snapshot(snapshot_loaded: FluxSettings) -> tuple[object, object]:
     from dagster_project.index.encoder import load_sentence_model
@@ -129,8 +136,13 @@ def test_shipped_model_resolves_known_counterparts_and_stays_selective(resolutio
 
     inputs, _ = resolution_on_snapshot
     classes = load_resolution_model().classify(inputs.features)
-    relation = dict(zip(zip(inputs.features["reactome_id"], inputs.features["kegg_id"], strict=True),
-                        classes["relation"], strict=True))
+    relation = dict(
+        zip(
+            zip(inputs.features["reactome_id"], inputs.features["kegg_id"], strict=True),
+            classes["relation"],
+            strict=True,
+        )
+    )
     missed = [pair for pair in KNOWN_COUNTERPARTS if relation.get(pair, "unrelated") == "unrelated"]
     assert len(missed) <= 2, missed
     equivalent = classes["relation"] == "equivalent"
@@ -139,8 +151,7 @@ def test_shipped_model_resolves_known_counterparts_and_stays_selective(resolutio
     assert classes.loc[equivalent, "confidence"].between(0, 1).all()
 
 
-def test_cross_validated_resolution_holds_and_a_shuffled_method_fails_every_gate(
-        resolution_on_snapshot: tuple) -> None:
+def test_cross_validated_resolution_holds_and_a_shuffled_method_fails_every_gate(resolution_on_snapshot: tuple) -> None:
     import numpy as np
 
     from dagster_project.evals.gate import GATED, compare
@@ -156,6 +167,7 @@ def test_cross_validated_resolution_holds_and_a_shuffled_method_fails_every_gate
     order = np.random.default_rng(7).permutation(len(shuffled))
     shuffled[list(FEATURES)] = shuffled[list(FEATURES)].to_numpy()[order]
     worse = cross_validate(shuffled, curation).metrics
-    gate = compare("resolution", {f"cv_{k}": v for k, v in worse.items()},
-                   {f"cv_{k}": v for k, v in m.items()}, tolerance=0.02)
+    gate = compare(
+        "resolution", {f"cv_{k}": v for k, v in worse.items()}, {f"cv_{k}": v for k, v in m.items()}, tolerance=0.02
+    )
     assert {c.metric for c in gate if c.failed} == set(GATED["resolution"])

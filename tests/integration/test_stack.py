@@ -22,12 +22,15 @@ def _driver(s: FluxSettings):  # type: ignore[no-untyped-def]
 
 def _pg_schema_fingerprint(s: FluxSettings) -> list[tuple]:
     with engine_for(s.platform_database_url).connect() as conn:
-        columns = conn.execute(text(
-            "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns"
-            " WHERE table_schema = 'public' ORDER BY 1, 2"
-        )).all()
-        indexes = conn.execute(text("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'"
-                                    " ORDER BY 1")).all()
+        columns = conn.execute(
+            text(
+                "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns"
+                " WHERE table_schema = 'public' ORDER BY 1, 2"
+            )
+        ).all()
+        indexes = conn.execute(
+            text("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1")
+        ).all()
         ledger = conn.execute(text("SELECT version, checksum, applied_at FROM schema_migrations ORDER BY 1")).all()
     return [tuple(r) for r in (*columns, *indexes, *ledger)]
 
@@ -65,11 +68,15 @@ def test_vector_extension_and_versioned_hnsw_tables(migrated: FluxSettings) -> N
     engine = engine_for(migrated.platform_database_url)
     with engine.connect() as conn:
         version = conn.execute(text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).scalar()
-        coltype = conn.execute(text(
-            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
-            " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'")).scalar_one()
-        working_ann = conn.execute(text("SELECT count(*) FROM pg_indexes WHERE tablename = 'chunks'"
-                                        " AND indexdef LIKE '%hnsw%'")).scalar_one()
+        coltype = conn.execute(
+            text(
+                "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+                " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
+            )
+        ).scalar_one()
+        working_ann = conn.execute(
+            text("SELECT count(*) FROM pg_indexes WHERE tablename = 'chunks' AND indexdef LIKE '%hnsw%'")
+        ).scalar_one()
     built = build_chunk_table(engine, migrated.index.hnsw_m, migrated.index.hnsw_ef_construction)
     again = build_chunk_table(engine, migrated.index.hnsw_m, migrated.index.hnsw_ef_construction)
     other = build_chunk_table(engine, migrated.index.hnsw_m + 1, migrated.index.hnsw_ef_construction)

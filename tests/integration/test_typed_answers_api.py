@@ -13,9 +13,11 @@ from dagster_project.core.stores import graph_driver
 
 MEMBERS = "MATCH (:Pathway {id: $id})-[:HAS_MEMBER]->(g:Gene) RETURN g.symbol AS s"
 CHILDREN = "MATCH (c:Pathway)-[:SUBPATHWAY_OF]->(:Pathway {id: $id}) RETURN c.id AS s"
-HOLDING = ("MATCH (p:Pathway)-[:HAS_MEMBER]->(g:Gene) WHERE g.symbol IN $genes WITH p, count(DISTINCT g) AS n "
-           "WHERE n = size($genes) RETURN p.id AS s")
-MAPPED = ("MATCH (:Pathway {id: $id})-[:EQUIVALENT_TO|PART_OF]-(q:Pathway {source: $source}) RETURN q.id AS s")
+HOLDING = (
+    "MATCH (p:Pathway)-[:HAS_MEMBER]->(g:Gene) WHERE g.symbol IN $genes WITH p, count(DISTINCT g) AS n "
+    "WHERE n = size($genes) RETURN p.id AS s"
+)
+MAPPED = "MATCH (:Pathway {id: $id})-[:EQUIVALENT_TO|PART_OF]-(q:Pathway {source: $source}) RETURN q.id AS s"
 
 
 @pytest.fixture(scope="module")
@@ -112,8 +114,7 @@ def test_a_conversation_resolves_follow_ups_and_keeps_its_turns(client: TestClie
     first = ask(client, "Which genes belong to the Reactome glycolysis pathway?")
     conversation = first["conversation_id"]
     assert conversation and first["answer_id"]
-    response = client.post("/query", json={"question": "which of those are kinases?",
-                                           "conversation_id": conversation})
+    response = client.post("/query", json={"question": "which of those are kinases?", "conversation_id": conversation})
     assert response.status_code == 200, response.text
     kinases = response.json()
     assert kinases["asked_as"] == "Which genes of R-HSA-70171 are kinases?"

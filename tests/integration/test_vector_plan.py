@@ -22,12 +22,19 @@ def test_the_served_searches_read_the_hnsw_index_at_the_served_ef_search(demo_pl
     index = current_index(engine)
     pg = eval_pipeline(demo_platform, index).postgres_retriever(index)
     with engine.connect() as conn:
-        hnsw = conn.execute(text("SELECT indexname FROM pg_indexes WHERE schemaname = :s AND tablename = :t AND"
-                                 " indexdef LIKE '%USING hnsw%'"), {"s": SCHEMA, "t": index.chunk_table}).scalar_one()
-        literal = conn.execute(text(as_sql(sql.SQL("SELECT embedding::text FROM {} LIMIT 1").format(
-            qualified(index.chunk_table))))).scalar_one()
-        rows = conn.execute(text(as_sql(sql.SQL("SELECT count(*) FROM {}").format(
-            qualified(index.chunk_table))))).scalar_one()
+        hnsw = conn.execute(
+            text(
+                "SELECT indexname FROM pg_indexes WHERE schemaname = :s AND tablename = :t AND"
+                " indexdef LIKE '%USING hnsw%'"
+            ),
+            {"s": SCHEMA, "t": index.chunk_table},
+        ).scalar_one()
+        literal = conn.execute(
+            text(as_sql(sql.SQL("SELECT embedding::text FROM {} LIMIT 1").format(qualified(index.chunk_table))))
+        ).scalar_one()
+        rows = conn.execute(
+            text(as_sql(sql.SQL("SELECT count(*) FROM {}").format(qualified(index.chunk_table))))
+        ).scalar_one()
 
     with engine.begin() as conn:
         pg.scan_settings(conn)

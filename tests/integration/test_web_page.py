@@ -17,13 +17,24 @@ from tests.support.browser import chromium
 from tests.support.live_server import live_server
 from tests.support.ports import free_port
 
-KINDS = {"members": "members", "gene pathways": "gene_pathways", "counterpart": "counterpart",
-         "shared genes": "shared_genes", "compare": "compare", "hierarchy": "hierarchy", "gene facts": "gene_facts",
-         "count": "members", "compounds": "compound_pathways", "difference": "difference",
-         "release changes": "release_changes", "yes/no": "check", "connection": "connection", "not held": "scope",
-         "literature": "literature"}
+KINDS = {
+    "members": "members",
+    "gene pathways": "gene_pathways",
+    "counterpart": "counterpart",
+    "shared genes": "shared_genes",
+    "compare": "compare",
+    "hierarchy": "hierarchy",
+    "gene facts": "gene_facts",
+    "count": "members",
+    "compounds": "compound_pathways",
+    "difference": "difference",
+    "release changes": "release_changes",
+    "yes/no": "check",
+    "connection": "connection",
+    "not held": "scope",
+    "literature": "literature",
+}
 KEY = "flux_browser_test_key"
-
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +93,9 @@ def finished_turn(page: Any, before: int) -> Any:
     return turn
 
 
-def test_one_question_of_each_kind_streams_its_steps_and_answers_with_citations(page: Any, service: str,
-                                                                               shots: Path) -> None:
+def test_one_question_of_each_kind_streams_its_steps_and_answers_with_citations(
+    page: Any, service: str, shots: Path
+) -> None:
     from playwright.sync_api import expect
 
     page.goto(service)
@@ -132,21 +144,31 @@ def test_a_citation_opens_its_evidence_with_a_link_to_the_source(page: Any, serv
     assert panel.is_visible()
     assert panel.locator("blockquote").inner_text().strip(), "the evidence snippet is shown"
     link = panel.locator("a").first.get_attribute("href")
-    assert link.startswith(("https://reactome.org/", "https://www.kegg.jp/", "https://www.genenames.org/",
-                            "https://pubmed.ncbi.nlm.nih.gov/", "https://openalex.org/")), link
+    assert link.startswith(
+        (
+            "https://reactome.org/",
+            "https://www.kegg.jp/",
+            "https://www.genenames.org/",
+            "https://pubmed.ncbi.nlm.nih.gov/",
+            "https://openalex.org/",
+        )
+    ), link
     page.screenshot(path=shots / "04-evidence.png", full_page=False)
     page.keyboard.press("Escape")
     assert not panel.is_visible()
 
 
-def test_a_follow_up_continues_the_conversation_and_exports_as_markdown_and_json(page: Any, service: str,
-                                                                                 shots: Path) -> None:
+def test_a_follow_up_continues_the_conversation_and_exports_as_markdown_and_json(
+    page: Any, service: str, shots: Path
+) -> None:
     page.goto(service)
     ask(page, "Which genes belong to the Reactome glycolysis pathway?", mode="quick")
     follow_up = ask(page, "which of those are kinases?", mode="quick")
     assert "Answered as: Which genes of R-HSA-70171 are kinases?" in follow_up.inner_text()
-    assert page.locator("#history li").all_inner_texts() == ["Which genes belong to the Reactome glycolysis pathway?",
-                                                             "which of those are kinases?"]
+    assert page.locator("#history li").all_inner_texts() == [
+        "Which genes belong to the Reactome glycolysis pathway?",
+        "which of those are kinases?",
+    ]
     with page.expect_download() as markdown_download:
         follow_up.get_by_role("button", name="Export Markdown").click()
     report = Path(markdown_download.value.path()).read_text()
@@ -199,8 +221,9 @@ def test_graph_nodes_are_drawn_and_ask_about_themselves(page: Any, service: str,
     assert "Question read as gene_pathways:" in asked.locator("ol.steps li").first.inner_text()
 
 
-def test_with_api_keys_the_page_asks_for_one_and_keeps_it_for_the_tab_only(browser: Any, demo_platform: FluxSettings,
-                                                                           shots: Path) -> None:
+def test_with_api_keys_the_page_asks_for_one_and_keeps_it_for_the_tab_only(
+    browser: Any, demo_platform: FluxSettings, shots: Path
+) -> None:
     context = browser.new_context()
     try:
         with _serve(demo_platform.evolve(api_keys=key_hash(KEY))) as base:
@@ -228,8 +251,9 @@ def test_with_api_keys_the_page_asks_for_one_and_keeps_it_for_the_tab_only(brows
         context.close()
 
 
-def test_the_banner_says_when_neo4j_is_down_and_answers_still_come(browser: Any, demo_platform: FluxSettings,
-                                                                   shots: Path) -> None:
+def test_the_banner_says_when_neo4j_is_down_and_answers_still_come(
+    browser: Any, demo_platform: FluxSettings, shots: Path
+) -> None:
     # Neo4j as the service sees it when the server is stopped: nothing answers at its address.
     dead_graph = demo_platform.evolve(neo4j_uri=f"bolt://127.0.0.1:{free_port()}")
     context = browser.new_context()

@@ -51,21 +51,32 @@ print(json.dumps({
 
 def test_the_wheel_installed_outside_the_checkout_loads_the_definitions_and_finds_its_data(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
-    subprocess.run(["make", "-s", "wheel", f"WHEEL_DIR={wheels}"], cwd=REPO_ROOT, check=True, timeout=600,
-                   capture_output=True)
+    subprocess.run(
+        ["make", "-s", "wheel", f"WHEEL_DIR={wheels}"], cwd=REPO_ROOT, check=True, timeout=600, capture_output=True
+    )
     (wheel,) = wheels.glob("flux-*.whl")
     env_dir = tmp_path / "fresh"
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
-    site = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (site / "flux_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run([Path(sys.executable).parent / "uv", "pip", "install", "-q", "--python", python, "--no-deps",
-                    wheel], check=True, timeout=300)
+    subprocess.run(
+        [Path(sys.executable).parent / "uv", "pip", "install", "-q", "--python", python, "--no-deps", wheel],
+        check=True,
+        timeout=300,
+    )
     home = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLUX_") and k != "PYTHONPATH"}
-    result = subprocess.run([python, "-c", PROBE], cwd=tmp_path, env={**env, "HOME": str(home)},
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [python, "-c", PROBE], cwd=tmp_path, env={**env, "HOME": str(home)}, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     found = json.loads(result.stdout.strip().splitlines()[-1])
     assert all(str(site) in path for path in found["modules"]), found["modules"]

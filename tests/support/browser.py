@@ -19,8 +19,10 @@ def chromium() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     if CHROMIUM is None:
-        pytest.skip("no chromium here: `make setup` installs Debian's chromium with apt (as root, FLUX_ALLOW_APT=true)"
-                    ", or set FLUX_CHROMIUM to a chromium binary")
+        pytest.skip(
+            "no chromium here: `make setup` installs Debian's chromium with apt (as root, FLUX_ALLOW_APT=true)"
+            ", or set FLUX_CHROMIUM to a chromium binary"
+        )
     with sync_playwright() as playwright:
         # No sandbox: CI runs as root, where chromium refuses to start with one.
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"])

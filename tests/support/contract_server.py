@@ -26,8 +26,9 @@ class RateWindow:
     than `per`. A client that sends even 10 % too fast still overflows it.
     """
 
-    def __init__(self, limit: int, per: float = 1.0, grace: float = 0.1,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, limit: int, per: float = 1.0, grace: float = 0.1, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.limit = limit
         self.window = per - grace
         self._clock = clock

@@ -38,8 +38,9 @@ def disease_lexicon(hgnc: ParseResult) -> DiseaseLexicon:
     """What `read_diseases` reads from the `diseases` table once the demo's ClinVar rows are placed in HGNC."""
     parsed = parse_clinvar((DEMO / "clinvar" / "gene_condition_source_id.txt").read_bytes(), "demo")
     placed, _ = place_associations(parsed.associations, hgnc.genes)
-    return DiseaseLexicon({d.concept_id: Condition(d.concept_id, d.name)
-                           for d in diseases_of(placed, parsed.associations)})
+    return DiseaseLexicon(
+        {d.concept_id: Condition(d.concept_id, d.name) for d in diseases_of(placed, parsed.associations)}
+    )
 
 
 @cache
@@ -47,10 +48,29 @@ def demo_lexicons() -> tuple[GeneLexicon, PathwayLexicon]:
     reactome = parse_reactome(_files("reactome"), "demo")
     kegg, _ = parse_kegg(_files("kegg"), "demo")
     hgnc = parse_hgnc((DEMO / "hgnc" / "hgnc_complete_set.txt").read_bytes(), "demo")
-    pathways = PathwayLexicon([(p.id, p.source, p.name) for p in reactome.pathways + kegg.pathways],
-                              reaction_lexicon(reactome), disease_lexicon(hgnc))
-    genes = GeneLexicon([(g.hgnc_id, g.symbol, g.name, list(g.aliases), list(g.previous_symbols),
-                          {"entrez_id": g.entrez_id, "uniprot_ids": list(g.uniprot_ids),
-                           "ensembl_id": g.ensembl_gene_id, "locus_type": g.locus_type, "location": g.location})
-                         for g in hgnc.genes if g.status == "Approved"])
+    pathways = PathwayLexicon(
+        [(p.id, p.source, p.name) for p in reactome.pathways + kegg.pathways],
+        reaction_lexicon(reactome),
+        disease_lexicon(hgnc),
+    )
+    genes = GeneLexicon(
+        [
+            (
+                g.hgnc_id,
+                g.symbol,
+                g.name,
+                list(g.aliases),
+                list(g.previous_symbols),
+                {
+                    "entrez_id": g.entrez_id,
+                    "uniprot_ids": list(g.uniprot_ids),
+                    "ensembl_id": g.ensembl_gene_id,
+                    "locus_type": g.locus_type,
+                    "location": g.location,
+                },
+            )
+            for g in hgnc.genes
+            if g.status == "Approved"
+        ]
+    )
     return genes, pathways

@@ -25,14 +25,14 @@ FLOOR = 0.85  # each kind's pass rate on its generated questions
 def scorecard(settings: FluxSettings, truth: Truth, kinds: Collection[str]) -> Scorecard:
     pipeline = eval_pipeline(settings, current_index(engine_for(settings.platform_database_url)))
     questions = [q for q in kind_questions.generate(truth) if q.extra["kind"] in kinds]
-    return answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None,
-                                                                           truth))
+    return answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, truth))
 
 
 def assert_kinds_pass(card: Scorecard, kinds: Collection[str], least: int = 60) -> None:
     metrics, rows = card
-    failed = [(r["expected_kind"], r["question"], r["answer_kind"], r["answer"][:100]) for r in rows
-              if not r["kind_pass"]]
+    failed = [
+        (r["expected_kind"], r["question"], r["answer_kind"], r["answer"][:100]) for r in rows if not r["kind_pass"]
+    ]
     counted = {kind: sum(1 for r in rows if r["expected_kind"] == kind) for kind in kinds}
     assert sum(counted.values()) >= least and min(counted.values()) >= 3, counted
     for kind in kinds:

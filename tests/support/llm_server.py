@@ -58,8 +58,9 @@ class LLMReply:
     token_delay: float = 0.0  # streamed: seconds before each token
 
     @classmethod
-    def rambling(cls, content: str, ramble: str = " And there is more to say about this.",
-                 ignores_max_tokens: bool = False) -> LLMReply:
+    def rambling(
+        cls, content: str, ramble: str = " And there is more to say about this.", ignores_max_tokens: bool = False
+    ) -> LLMReply:
         """A model that does not stop after its JSON object."""
         return cls(content=content, ramble=ramble, ignores_max_tokens=ignores_max_tokens)
 
@@ -136,11 +137,18 @@ def citing_responder(request_json: dict[str, Any]) -> str:
     the grounding check finds it supported), confidence 0.8."""
     texts = evidence_texts(request_json)
     ids = evidence_ids(request_json)
-    claims = [{"text": (first_sentence(texts.get(i, "")) or f"Evidence {i} is relevant") + ".", "citations": [i]}
-              for i in ids]
-    return json.dumps({"answer": " ".join(c["text"] for c in claims) or "The evidence does not say.",
-                       "claims": claims, "citations": ids, "confidence": 0.8,
-                       "reasoning_summary": "Each claim restates one evidence item."})
+    claims = [
+        {"text": (first_sentence(texts.get(i, "")) or f"Evidence {i} is relevant") + ".", "citations": [i]} for i in ids
+    ]
+    return json.dumps(
+        {
+            "answer": " ".join(c["text"] for c in claims) or "The evidence does not say.",
+            "claims": claims,
+            "citations": ids,
+            "confidence": 0.8,
+            "reasoning_summary": "Each claim restates one evidence item.",
+        }
+    )
 
 
 def step_of(request_json: dict[str, Any]) -> str:
@@ -156,36 +164,47 @@ def step_of(request_json: dict[str, Any]) -> str:
     return "answer"
 
 
-_STEP_OPENINGS = (("screen", "You screen questions"), ("judge", "You judge whether"), ("plan", "You read a question"),
-                  ("rewrite", "Rewrite the question"), ("rewrite", "Split the question"),
-                  ("rewrite", "Reduce the question"))
+_STEP_OPENINGS = (
+    ("screen", "You screen questions"),
+    ("judge", "You judge whether"),
+    ("plan", "You read a question"),
+    ("rewrite", "Rewrite the question"),
+    ("rewrite", "Split the question"),
+    ("rewrite", "Reduce the question"),
+)
 
 
 def stepwise_responder(answer: Responder = citing_responder) -> Responder:
     """A well-behaved model for every task: the screen allows, the judge finds the evidence good, a rewrite
     repeats the question, a plan reads it as a literature search, and `answer` answers."""
+
     def respond(request_json: dict[str, Any]) -> str:
         step = step_of(request_json)
         if step == "screen":
             return json.dumps({"allowed": True, "reason": ""})
         if step == "judge":
-            return json.dumps({"verdict": "good", "confidence": 0.8, "missing": [],
-                               "rationale": "The evidence states what is asked."})
+            return json.dumps(
+                {"verdict": "good", "confidence": 0.8, "missing": [], "rationale": "The evidence states what is asked."}
+            )
         if step == "rewrite":
             question = prompt_of(request_json).rsplit("Question: ", 1)[-1].strip()
             return json.dumps({"queries": [question, question]})
         if step == "plan":
             return SEARCH_PLAN
         return answer(request_json)
+
     return respond
 
 
-def completion(content: str, model: str, serial: int, finish_reason: str = "stop",
-               usage: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+def completion(
+    content: str, model: str, serial: int, finish_reason: str = "stop", usage: tuple[int, int] = (0, 0)
+) -> dict[str, Any]:
     return {
-        "id": f"chatcmpl-{serial}", "object": "chat.completion", "created": int(time.time()), "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                     "finish_reason": finish_reason}],
+        "id": f"chatcmpl-{serial}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}],
         "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
     }
 
@@ -195,11 +214,20 @@ def tokens_of(text: str) -> list[str]:
     return re.findall(r"\s*\S+|\s+$", text)
 
 
-def _chunk(serial: int, model: str, delta: dict[str, Any], finish_reason: str | None = None,
-           usage: tuple[int, int] | None = None) -> bytes:
-    body: dict[str, Any] = {"id": f"chatcmpl-{serial}", "object": "chat.completion.chunk", "created": int(time.time()),
-                            "model": model,
-                            "choices": [] if usage else [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+def _chunk(
+    serial: int,
+    model: str,
+    delta: dict[str, Any],
+    finish_reason: str | None = None,
+    usage: tuple[int, int] | None = None,
+) -> bytes:
+    body: dict[str, Any] = {
+        "id": f"chatcmpl-{serial}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [] if usage else [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
     if usage:
         body["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
     return b"data: " + json.dumps(body).encode() + b"\n\n"
@@ -209,8 +237,13 @@ class LLMServer(ScriptedServer):
     request_type = ChatRequest
     requests: list[ChatRequest]  # request_type makes every record a ChatRequest
 
-    def __init__(self, responder: Responder | None = None, *, models: tuple[str, ...] | None = None,
-                 json_modes: tuple[str, ...] = ("text", "json_object", "json_schema")) -> None:
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        models: tuple[str, ...] | None = None,
+        json_modes: tuple[str, ...] = ("text", "json_object", "json_schema"),
+    ) -> None:
         """`models`: the model ids the server has (None: any id is served); `json_modes`: the response_format
         types it accepts (others get OpenAI's 400 naming response_format)."""
         super().__init__()
@@ -252,8 +285,14 @@ class LLMServer(ScriptedServer):
     def reply_to(self, request: RecordedRequest) -> Reply:
         if request.method == "GET" and request.path == MODELS_PATH:
             listed = self.models or ("scripted",)
-            return Reply.json(json.dumps({"object": "list", "data": [
-                {"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in listed]}))
+            return Reply.json(
+                json.dumps(
+                    {
+                        "object": "list",
+                        "data": [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in listed],
+                    }
+                )
+            )
         if request.method != "POST" or request.path != CHAT_PATH:
             return Reply.error(404, body=f"no route {request.method} {request.path}")
         body = request.json if isinstance(request.json, dict) else {}
@@ -269,18 +308,22 @@ class LLMServer(ScriptedServer):
         if not isinstance(model, str) or not model:
             return invalid_request("you must provide a model parameter", "model")
         if self.models is not None and model not in self.models:
-            return error_reply(404, f"The model `{model}` does not exist or you do not have access to it.",
-                               None, "model_not_found")
+            return error_reply(
+                404, f"The model `{model}` does not exist or you do not have access to it.", None, "model_not_found"
+            )
         if not isinstance(body.get("messages"), list) or not body["messages"]:
             return invalid_request("'messages' must be a non-empty array", "messages")
         max_tokens = body.get("max_tokens")
-        if max_tokens is not None and (not isinstance(max_tokens, int) or isinstance(max_tokens, bool)
-                                       or max_tokens < 1):
-            return invalid_request(f"Invalid 'max_tokens': integer below minimum value (got {max_tokens!r})",
-                                   "max_tokens")
+        if max_tokens is not None and (
+            not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
+        ):
+            return invalid_request(
+                f"Invalid 'max_tokens': integer below minimum value (got {max_tokens!r})", "max_tokens"
+            )
         if body.get("stream_options") is not None and body.get("stream") is not True:
-            return invalid_request("The 'stream_options' parameter is only allowed when 'stream' is enabled.",
-                                   "stream_options")
+            return invalid_request(
+                "The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options"
+            )
         fmt = body.get("response_format")
         problem = response_format_problem(fmt)
         if not problem and isinstance(fmt, dict) and fmt.get("type") not in self.json_modes:
@@ -307,8 +350,15 @@ class LLMServer(ScriptedServer):
         events.append(b"data: [DONE]\n\n")
         if endless is not None:  # never finishes: the content, then words until the client leaves
             events = events[: 1 + len(tokens)]
-        return Reply(200, b"", {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}, delay=reply.delay,
-                     events=tuple(events), event_delay=reply.token_delay, endless=endless)
+        return Reply(
+            200,
+            b"",
+            {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"},
+            delay=reply.delay,
+            events=tuple(events),
+            event_delay=reply.token_delay,
+            endless=endless,
+        )
 
     def _next_reply(self, request_json: dict[str, Any]) -> LLMReply:
         if is_plan_request(request_json):
@@ -330,8 +380,19 @@ class LLMServer(ScriptedServer):
 _SCHEMA_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 # A plan that reads the question as a literature search, naming nothing: what a model says of a question it has no
 # typed reading for.
-SEARCH_PLAN = json.dumps({"operation": "search", "relation": None, "subjects": [], "objects": [], "returns": None,
-                          "depth": None, "source": "", "field": None, "scope": None})
+SEARCH_PLAN = json.dumps(
+    {
+        "operation": "search",
+        "relation": None,
+        "subjects": [],
+        "objects": [],
+        "returns": None,
+        "depth": None,
+        "source": "",
+        "field": None,
+        "scope": None,
+    }
+)
 
 
 def is_plan_request(request_json: dict[str, Any] | None) -> bool:
@@ -344,8 +405,9 @@ def is_plan_request(request_json: dict[str, Any] | None) -> bool:
     return str(messages[0].get("content", "")).startswith("You read a question about biological pathways")
 
 
-def error_reply(status: int, message: str, param: str | None, code: str | None,
-                kind: str = "invalid_request_error") -> Reply:
+def error_reply(
+    status: int, message: str, param: str | None, code: str | None, kind: str = "invalid_request_error"
+) -> Reply:
     """OpenAI's error body (`{"error": {"message", "type", "param", "code"}}`)."""
     body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
     return Reply(status, json.dumps(body).encode(), {"Content-Type": "application/json"})
@@ -358,9 +420,16 @@ def invalid_request(message: str, param: str) -> Reply:
 
 def context_length_exceeded(limit: int = 2048, asked: int = 3100) -> LLMReply:
     """OpenAI's 400 for a prompt longer than the model's context (code `context_length_exceeded`)."""
-    return LLMReply(raw=error_reply(400, f"This model's maximum context length is {limit} tokens. However, your "
-                                         f"messages resulted in {asked} tokens. Please reduce the length of the "
-                                         "messages.", "messages", "context_length_exceeded"))
+    return LLMReply(
+        raw=error_reply(
+            400,
+            f"This model's maximum context length is {limit} tokens. However, your "
+            f"messages resulted in {asked} tokens. Please reduce the length of the "
+            "messages.",
+            "messages",
+            "context_length_exceeded",
+        )
+    )
 
 
 def response_format_problem(response_format: Any) -> str:
@@ -384,11 +453,15 @@ def _strict_problem(schema: dict[str, Any], where: str) -> str:
     if schema.get("type") == "object":
         properties = schema.get("properties", {})
         if schema.get("additionalProperties") is not False:
-            return f"Invalid schema for response_format: In context={where}, 'additionalProperties' is required to " \
-                   "be supplied and to be false"
+            return (
+                f"Invalid schema for response_format: In context={where}, 'additionalProperties' is required to "
+                "be supplied and to be false"
+            )
         if sorted(schema.get("required", [])) != sorted(properties):
-            return f"Invalid schema for response_format: In context={where}, 'required' is required to be supplied " \
-                   "and to be an array including every key in properties"
+            return (
+                f"Invalid schema for response_format: In context={where}, 'required' is required to be supplied "
+                "and to be an array including every key in properties"
+            )
         for name, child in properties.items():
             if problem := _strict_problem(child, f"{where}.properties.{name}"):
                 return problem

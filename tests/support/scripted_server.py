@@ -96,8 +96,7 @@ class ScriptedServer:
         self._httpd = _bind_fresh_port(_handler_for(self))
         self._httpd.daemon_threads = True
         # A short poll interval: shutdown() waits up to one interval, paid at every test's teardown.
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def url(self) -> str:
@@ -167,8 +166,14 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             parts = urlsplit(self.path)
             length = int(self.headers.get("Content-Length") or 0)
-            request = server.request_type(self.command, parts.path, parse_qs(parts.query), dict(self.headers),
-                                          self.rfile.read(length) if length else b"", time.monotonic())
+            request = server.request_type(
+                self.command,
+                parts.path,
+                parse_qs(parts.query),
+                dict(self.headers),
+                self.rfile.read(length) if length else b"",
+                time.monotonic(),
+            )
             server._record(request)
             server._track(+1)
             try:

@@ -11,7 +11,7 @@ import pytest
 def demo_read_later(request: pytest.FixtureRequest) -> bool:
     """Whether a test after this one in the session uses the demo platform (and so needs it as built)."""
     items = request.session.items
-    later = items[items.index(request.node) + 1:] if request.node in items else items
+    later = items[items.index(request.node) + 1 :] if request.node in items else items
     return any("demo_platform" in _fixtures(item) for item in later)
 
 

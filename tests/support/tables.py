@@ -25,8 +25,11 @@ def truncated_kegg_pull(settings: FluxSettings, keep: int, retrieved_at: str | N
     files = load_files(manifest, settings.raw_root_path)
     listing = files["list_pathway_hsa.txt"].decode().splitlines()[:keep]
     kept = {line.split("\t")[0].removeprefix("path:") for line in listing}
-    files = {name: data for name, data in files.items()
-             if not name.startswith("get/") or name.removeprefix("get/").removesuffix(".txt") in kept}
+    files = {
+        name: data
+        for name, data in files.items()
+        if not name.startswith("get/") or name.removeprefix("get/").removesuffix(".txt") in kept
+    }
     files["list_pathway_hsa.txt"] = ("\n".join(listing) + "\n").encode()
     pull = RawPull("kegg", files, release=manifest.release)
     if retrieved_at is not None:

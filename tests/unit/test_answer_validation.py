@@ -15,10 +15,20 @@ from retrieval.model.types import Evidence
 
 QUESTION = "Which genes take part in glycolysis?"
 EVIDENCE = [
-    Evidence(id="pubmed_111_0", kind="chunk", text="Hexokinase catalyses the first step of glycolysis.",
-             title="Hexokinase", source="pubmed"),
-    Evidence(id="R-HSA-70171", kind="graph", text='Pathway R-HSA-70171 "Glycolysis" (Reactome). Genes (3): HK1.',
-             title="Glycolysis", source="reactome"),
+    Evidence(
+        id="pubmed_111_0",
+        kind="chunk",
+        text="Hexokinase catalyses the first step of glycolysis.",
+        title="Hexokinase",
+        source="pubmed",
+    ),
+    Evidence(
+        id="R-HSA-70171",
+        kind="graph",
+        text='Pathway R-HSA-70171 "Glycolysis" (Reactome). Genes (3): HK1.',
+        title="Glycolysis",
+        source="reactome",
+    ),
     Evidence(id="pubmed_222_0", kind="chunk", text="Unrelated evidence about soil bacteria.", source="pubmed"),
     Evidence(id="hsa00010", kind="graph", text="Glycolysis / Gluconeogenesis", source="kegg"),
 ]
@@ -52,6 +62,7 @@ def markers(text: str) -> set[str]:
 
 # --- pass 1: JSON ------------------------------------------------------------------------------------------------
 
+
 def test_valid_reply_is_accepted_as_given() -> None:
     answer = validate_answer(QUESTION, json.dumps(reply()), EVIDENCE)
     assert answer.warnings == []
@@ -61,10 +72,14 @@ def test_valid_reply_is_accepted_as_given() -> None:
     assert answer.reasoning_summary == "Two evidence items name glycolysis genes."
     assert [c.id for c in answer.citations] == ["pubmed_111_0", "R-HSA-70171"]
     assert [(c.kind, c.source, c.title) for c in answer.citations] == [
-        ("chunk", "pubmed", "Hexokinase"), ("graph", "reactome", "Glycolysis")]
+        ("chunk", "pubmed", "Hexokinase"),
+        ("graph", "reactome", "Glycolysis"),
+    ]
     assert answer.citations[0].snippet == EVIDENCE[0].text
     assert [(c.text, c.citations) for c in answer.claims] == [
-        ("Hexokinase starts glycolysis.", ["pubmed_111_0"]), ("HK1 is in the Reactome pathway.", ["R-HSA-70171"])]
+        ("Hexokinase starts glycolysis.", ["pubmed_111_0"]),
+        ("HK1 is in the Reactome pathway.", ["R-HSA-70171"]),
+    ]
 
 
 @pytest.mark.parametrize("fence", ["```json\n{}\n```", "```\n{}\n```", "  ```json {} ```  "])
@@ -84,15 +99,19 @@ def test_not_json_falls_back(raw: str) -> None:
 
 # --- pass 2: schema ----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("payload", "where"), [
-    (reply(confidence=1.5), "confidence"),
-    (reply(confidence=-0.1), "confidence"),
-    ({k: v for k, v in reply().items() if k != "answer"}, "answer"),
-    (reply(answer=""), "answer"),
-    (reply(claims="Hexokinase starts glycolysis."), "claims"),
-    (reply(claims=[{"citations": ["pubmed_111_0"]}]), "claims.0.text"),
-    ([reply()], "reply"),
-])
+
+@pytest.mark.parametrize(
+    ("payload", "where"),
+    [
+        (reply(confidence=1.5), "confidence"),
+        (reply(confidence=-0.1), "confidence"),
+        ({k: v for k, v in reply().items() if k != "answer"}, "answer"),
+        (reply(answer=""), "answer"),
+        (reply(claims="Hexokinase starts glycolysis."), "claims"),
+        (reply(claims=[{"citations": ["pubmed_111_0"]}]), "claims.0.text"),
+        ([reply()], "reply"),
+    ],
+)
 def test_schema_violations_fall_back(payload: Any, where: str) -> None:
     answer = validate_answer(QUESTION, json.dumps(payload), EVIDENCE)
     assert_fallback(answer)
@@ -103,11 +122,14 @@ def test_schema_violations_fall_back(payload: Any, where: str) -> None:
 
 # --- pass 3: citations -------------------------------------------------------------------------------------------
 
+
 def test_unknown_citation_ids_are_dropped_with_a_warning_and_never_shown() -> None:
     payload = reply(
         answer="Hexokinase starts glycolysis [pubmed_111_0] [ghost_1]. HK1 is in the pathway [R-HSA-70171] [R-HSA-9].",
-        claims=[{"text": "Hexokinase starts glycolysis [ghost_1].", "citations": ["pubmed_111_0", "ghost_1"]},
-                {"text": "HK1 is in the pathway.", "citations": ["R-HSA-70171", "R-HSA-9"]}],
+        claims=[
+            {"text": "Hexokinase starts glycolysis [ghost_1].", "citations": ["pubmed_111_0", "ghost_1"]},
+            {"text": "HK1 is in the pathway.", "citations": ["R-HSA-70171", "R-HSA-9"]},
+        ],
         citations=["pubmed_111_0", "ghost_1", "R-HSA-70171"],
     )
     answer = validate_answer(QUESTION, json.dumps(payload), EVIDENCE)
@@ -125,10 +147,12 @@ def test_unknown_citation_ids_are_dropped_with_a_warning_and_never_shown() -> No
 def test_claims_without_given_citations_are_removed_and_the_answer_rebuilt() -> None:
     payload = reply(
         answer="Hexokinase starts glycolysis [pubmed_111_0]. Insulin doubles HK1 [ghost_1]. PFK is rate-limiting.",
-        claims=[{"text": "Hexokinase starts glycolysis.", "citations": ["pubmed_111_0"]},
-                {"text": "Insulin doubles HK1.", "citations": ["ghost_1"]},
-                {"text": "PFK is rate-limiting.", "citations": []},
-                {"text": "HK1 is in the Reactome pathway.", "citations": ["R-HSA-70171"]}],
+        claims=[
+            {"text": "Hexokinase starts glycolysis.", "citations": ["pubmed_111_0"]},
+            {"text": "Insulin doubles HK1.", "citations": ["ghost_1"]},
+            {"text": "PFK is rate-limiting.", "citations": []},
+            {"text": "HK1 is in the Reactome pathway.", "citations": ["R-HSA-70171"]},
+        ],
         citations=["pubmed_111_0"],
     )
     answer = validate_answer(QUESTION, json.dumps(payload), EVIDENCE)
@@ -142,9 +166,14 @@ def test_claims_without_given_citations_are_removed_and_the_answer_rebuilt() -> 
 
 
 def test_all_claims_unsupported_falls_back_with_confidence_zero() -> None:
-    payload = reply(claims=[{"text": "Insulin doubles HK1.", "citations": ["ghost_1"]},
-                            {"text": "PFK is rate-limiting.", "citations": []}],
-                    citations=["pubmed_111_0"], confidence=0.9)
+    payload = reply(
+        claims=[
+            {"text": "Insulin doubles HK1.", "citations": ["ghost_1"]},
+            {"text": "PFK is rate-limiting.", "citations": []},
+        ],
+        citations=["pubmed_111_0"],
+        confidence=0.9,
+    )
     answer = validate_answer(QUESTION, json.dumps(payload), EVIDENCE)
     assert_fallback(answer)
     assert any("ghost_1" in w for w in answer.warnings)
@@ -164,14 +193,19 @@ def test_same_reply_against_other_evidence_is_unsupported() -> None:
 def test_used_sources_come_from_cited_evidence_only() -> None:
     answer = validate_answer(QUESTION, json.dumps(reply()), EVIDENCE)
     assert answer.used_sources == ["pubmed", "reactome"]  # kegg and the other pubmed item were given, not cited
-    only_graph = reply(answer="HK1 is in it [R-HSA-70171].", citations=["R-HSA-70171"],
-                       claims=[{"text": "HK1 is in it.", "citations": ["R-HSA-70171"]}])
+    only_graph = reply(
+        answer="HK1 is in it [R-HSA-70171].",
+        citations=["R-HSA-70171"],
+        claims=[{"text": "HK1 is in it.", "citations": ["R-HSA-70171"]}],
+    )
     assert validate_answer(QUESTION, json.dumps(only_graph), EVIDENCE).used_sources == ["reactome"]
 
 
 def test_duplicate_citations_in_a_claim_are_collapsed() -> None:
-    payload = reply(claims=[{"text": "Hexokinase starts glycolysis.", "citations": ["pubmed_111_0"] * 3}],
-                    citations=["pubmed_111_0", "pubmed_111_0"])
+    payload = reply(
+        claims=[{"text": "Hexokinase starts glycolysis.", "citations": ["pubmed_111_0"] * 3}],
+        citations=["pubmed_111_0", "pubmed_111_0"],
+    )
     answer = validate_answer(QUESTION, json.dumps(payload), EVIDENCE)
     assert answer.claims[0].citations == ["pubmed_111_0"]
     assert [c.id for c in answer.citations] == ["pubmed_111_0"]
@@ -179,8 +213,9 @@ def test_duplicate_citations_in_a_claim_are_collapsed() -> None:
 
 def test_long_evidence_snippet_is_truncated() -> None:
     long = Evidence(id="pubmed_333_0", kind="chunk", text="glycolysis " * 100, source="pubmed")
-    payload = reply(answer="x [pubmed_333_0]", citations=["pubmed_333_0"],
-                    claims=[{"text": "x", "citations": ["pubmed_333_0"]}])
+    payload = reply(
+        answer="x [pubmed_333_0]", citations=["pubmed_333_0"], claims=[{"text": "x", "citations": ["pubmed_333_0"]}]
+    )
     snippet = validate_answer(QUESTION, json.dumps(payload), [long]).citations[0].snippet
     assert len(snippet) == 240 and snippet.endswith("...")
 

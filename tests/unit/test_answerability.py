@@ -21,8 +21,10 @@ from retrieval.model.answer import FinalAnswer
 from retrieval.model.plan import Entity, Plan
 from retrieval.model.types import Evidence
 
-MDM2_TEXT = ("MDM2 is an E3 ubiquitin ligase that targets TP53 for proteasomal degradation. "
-             "DNA damage activates ATM, which phosphorylates CHEK2.")
+MDM2_TEXT = (
+    "MDM2 is an E3 ubiquitin ligase that targets TP53 for proteasomal degradation. "
+    "DNA damage activates ATM, which phosphorylates CHEK2."
+)
 
 
 def chunk(text: str, cosine: float = 0.6, ident: str = "openalex_W1_0", title: str = "") -> Evidence:
@@ -30,16 +32,20 @@ def chunk(text: str, cosine: float = 0.6, ident: str = "openalex_W1_0", title: s
 
 
 def gene_plan(*symbols: str) -> Plan:
-    return Plan(kind="literature", operation="search",
-                subjects=[Entity(type="gene", id=f"HGNC:{n}", name=s, source="hgnc") for n, s in enumerate(symbols)])
+    return Plan(
+        kind="literature",
+        operation="search",
+        subjects=[Entity(type="gene", id=f"HGNC:{n}", name=s, source="hgnc") for n, s in enumerate(symbols)],
+    )
 
 
 def test_a_named_gene_no_text_mentions_is_never_answered_about_its_neighbours() -> None:
     decision = decide("What does MDM4 do to p53?", gene_plan("MDM4"), [chunk(MDM2_TEXT)], model=None)
     assert not decision.answers and decision.ruled_out and "MDM4" in decision.why
     # Named by an alias the text uses: covered.
-    aliased = decide("What does p53 do?", gene_plan("TP53"), [chunk(MDM2_TEXT)], model=None,
-                     aliases={"HGNC:0": ("TP53", "P53")})
+    aliased = decide(
+        "What does p53 do?", gene_plan("TP53"), [chunk(MDM2_TEXT)], model=None, aliases={"HGNC:0": ("TP53", "P53")}
+    )
     assert aliased.answers and not aliased.ruled_out
     nothing = decide("What does MDM2 do?", gene_plan("MDM2"), [], model=None)
     assert not nothing.answers and "no text evidence" in nothing.why
@@ -51,8 +57,9 @@ def test_identifiers_in_the_question_must_appear_possessives_and_phases_aside() 
 
 
 def test_the_model_decides_at_its_threshold_and_its_probability_is_the_confidence() -> None:
-    flat = AnswerabilityModel(SIGNALS, (0.0,) * len(SIGNALS), (1.0,) * len(SIGNALS), (0.0,) * len(SIGNALS),
-                              intercept=0.0, threshold=0.6)
+    flat = AnswerabilityModel(
+        SIGNALS, (0.0,) * len(SIGNALS), (1.0,) * len(SIGNALS), (0.0,) * len(SIGNALS), intercept=0.0, threshold=0.6
+    )
     decision = decide("How does MDM2 control TP53?", gene_plan("MDM2", "TP53"), [chunk(MDM2_TEXT)], flat)
     assert decision.probability == pytest.approx(0.5) and not decision.answers
     eager = AnswerabilityModel(SIGNALS, flat.mean, flat.scale, flat.coef, intercept=2.0, threshold=0.6)
@@ -97,33 +104,53 @@ def test_cross_validated_auroc_falls_when_the_informative_signal_is_taken_away()
 
 
 def test_the_extractive_answer_quotes_sentences_about_what_is_named_and_never_a_title() -> None:
-    evidence = [chunk("PTEN removes the 3-phosphate from PIP3. Downstream effectors amplify the signal widely.",
-                      title="PTEN opposes PI3K-AKT signaling"),
-                chunk("Regulation of the mitochondrial pyruvate carrier", ident="openalex_W2_0",
-                      title="Regulation of the mitochondrial pyruvate carrier")]
+    evidence = [
+        chunk(
+            "PTEN removes the 3-phosphate from PIP3. Downstream effectors amplify the signal widely.",
+            title="PTEN opposes PI3K-AKT signaling",
+        ),
+        chunk(
+            "Regulation of the mitochondrial pyruvate carrier",
+            ident="openalex_W2_0",
+            title="Regulation of the mitochondrial pyruvate carrier",
+        ),
+    ]
     reply = json.loads(OfflineProvider().generate("What is downstream of PTEN?", evidence))
     assert [c["text"] for c in reply["claims"]] == ["PTEN removes the 3-phosphate from PIP3."]
-    titled = json.loads(OfflineProvider().generate("How is the mitochondrial pyruvate carrier regulated?",
-                                                   evidence[1:]))
+    titled = json.loads(
+        OfflineProvider().generate("How is the mitochondrial pyruvate carrier regulated?", evidence[1:])
+    )
     assert titled["claims"] == []
 
 
 def _q(answerable: bool, **extra: str) -> EvalQuestion:
-    return EvalQuestion("q1", "q", kind="answerability", extra={"set": "literature", "group": "g",
-                                                                "answerable": str(answerable).lower(),
-                                                                "key_phrases": "ubiquitin", **extra})
+    return EvalQuestion(
+        "q1",
+        "q",
+        kind="answerability",
+        extra={
+            "set": "literature",
+            "group": "g",
+            "answerable": str(answerable).lower(),
+            "key_phrases": "ubiquitin",
+            **extra,
+        },
+    )
 
 
 def test_answerability_metrics_count_confident_non_answers_and_the_gate_fails_when_they_grow() -> None:
     said = FinalAnswer(question="q", answer="MDM2 is an E3 ubiquitin ligase.", confidence=0.9)
     wrong = FinalAnswer(question="q", answer="Something about ATM.", confidence=0.9)
     refused = FinalAnswer(question="q", answer="Flux does not hold that.", confidence=0.0)
-    rows = [abstention_eval.row(_q(True), said), abstention_eval.row(_q(True), wrong),
-            abstention_eval.row(_q(False), refused), abstention_eval.row(_q(False), wrong)]
+    rows = [
+        abstention_eval.row(_q(True), said),
+        abstention_eval.row(_q(True), wrong),
+        abstention_eval.row(_q(False), refused),
+        abstention_eval.row(_q(False), wrong),
+    ]
     figures = abstention_eval.metrics(rows)
     assert figures["answerability_answered"] == 1.0 and figures["answerability_refused"] == 0.5
     assert figures["confident_non_answers"] == 2.0 and figures["answerability_right"] == 0.5
-    failed = {c.metric for c in compare("answer", {**figures, "confident_non_answers": 3.0}, figures, 0.02)
-              if c.failed}
+    failed = {c.metric for c in compare("answer", {**figures, "confident_non_answers": 3.0}, figures, 0.02) if c.failed}
     assert failed == {"confident_non_answers"}
     assert not [c for c in compare("answer", figures, figures, 0.02) if c.failed]

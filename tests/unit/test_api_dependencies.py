@@ -40,12 +40,17 @@ class StandInPipeline:
 
     def search(self, question: str, filters: Filters | None = None) -> SearchResult:
         self.questions.append(question)
-        return SearchResult(question=question, plan=RoutePlan(strategy="direct", reason="stand-in",
-                                                               queries=[question]),
-                            evidence=[EVIDENCE], index_version="stand-in-index", reranker="none")
+        return SearchResult(
+            question=question,
+            plan=RoutePlan(strategy="direct", reason="stand-in", queries=[question]),
+            evidence=[EVIDENCE],
+            index_version="stand-in-index",
+            reranker="none",
+        )
 
-    def ask(self, question: str, mode: Mode | None = None, filters: Filters | None = None,
-            on_event: EventSink | None = None) -> FinalAnswer:
+    def ask(
+        self, question: str, mode: Mode | None = None, filters: Filters | None = None, on_event: EventSink | None = None
+    ) -> FinalAnswer:
         self.questions.append(question)
         emit = on_event or (lambda _name, _payload: None)  # /query passes none
         emit("plan", {"kind": "literature"})
@@ -55,8 +60,12 @@ class StandInPipeline:
             raise self.failure
         started = time.perf_counter()
         time.sleep(self.busy_s)
-        return FinalAnswer(question=question, answer="Hexokinase [chunk:1].", confidence=0.8,
-                           timings_ms={"total": round((time.perf_counter() - started) * 1000, 2)})
+        return FinalAnswer(
+            question=question,
+            answer="Hexokinase [chunk:1].",
+            confidence=0.8,
+            timings_ms={"total": round((time.perf_counter() - started) * 1000, 2)},
+        )
 
     def lexicons(self) -> tuple[GeneLexicon, PathwayLexicon]:
         return GeneLexicon([]), PathwayLexicon([])
@@ -79,10 +88,17 @@ class StandInStore:
     def last_context(self, conversation_id: str) -> TurnContext | None:
         return None
 
-    def save(self, conversation_id: str, question: str, asked_as: str, context: TurnContext,
-             answer: FinalAnswer) -> FinalAnswer:
-        stored = answer.model_copy(update={"answer_id": uuid.uuid4().hex, "conversation_id": conversation_id,
-                                           "question": question, "asked_as": asked_as})
+    def save(
+        self, conversation_id: str, question: str, asked_as: str, context: TurnContext, answer: FinalAnswer
+    ) -> FinalAnswer:
+        stored = answer.model_copy(
+            update={
+                "answer_id": uuid.uuid4().hex,
+                "conversation_id": conversation_id,
+                "question": question,
+                "asked_as": asked_as,
+            }
+        )
         self.saved[conversation_id].append(stored)
         return stored
 
@@ -92,8 +108,10 @@ class StandInStore:
     def turns(self, conversation_id: str) -> list[Turn]:
         if conversation_id not in self.saved:
             raise UnknownConversation(conversation_id)
-        return [Turn(a.answer_id or "", n, a.question, a.asked_as or "", datetime.now(UTC), a)
-                for n, a in enumerate(self.saved[conversation_id], start=1)]
+        return [
+            Turn(a.answer_id or "", n, a.question, a.asked_as or "", datetime.now(UTC), a)
+            for n, a in enumerate(self.saved[conversation_id], start=1)
+        ]
 
 
 @pytest.fixture
@@ -164,16 +182,18 @@ def streamed_answer(client: TestClient, body: dict[str, Any]) -> dict[str, Any]:
     return dict(sse_events(response.text))["answer"]
 
 
-def test_a_streamed_answer_is_stored_in_its_conversation_and_can_be_followed_up(client: TestClient,
-                                                                             store: StandInStore,
-                                                                             pipeline: StandInPipeline) -> None:
+def test_a_streamed_answer_is_stored_in_its_conversation_and_can_be_followed_up(
+    client: TestClient, store: StandInStore, pipeline: StandInPipeline
+) -> None:
     first = streamed_answer(client, {"question": "What does hexokinase do?"})
     conversation = first["conversation_id"]
     # The ids the client is sent are those of the stored turn: the conversation id is one a follow-up accepts.
     follow_up = streamed_answer(client, {"question": "And glucokinase?", "conversation_id": conversation})
     assert follow_up["conversation_id"] == conversation and follow_up["answer_id"] != first["answer_id"]
     assert [(a.answer_id, a.question) for a in store.saved[conversation]] == [
-        (first["answer_id"], "What does hexokinase do?"), (follow_up["answer_id"], "And glucokinase?")]
+        (first["answer_id"], "What does hexokinase do?"),
+        (follow_up["answer_id"], "And glucokinase?"),
+    ]
     # No conversation id: a new conversation, not a turn appended to the last one.
     other = streamed_answer(client, {"question": "What does hexokinase do?"})
     assert other["conversation_id"] not in (conversation, None) and len(store.saved[conversation]) == 2
@@ -185,8 +205,9 @@ def test_a_streamed_answer_is_stored_in_its_conversation_and_can_be_followed_up(
     assert pipeline.questions == asked and "nope" not in store.saved
 
 
-def test_the_ids_an_answer_carries_lead_back_to_it_and_its_conversation(client: TestClient,
-                                                                        settings: FluxSettings) -> None:
+def test_the_ids_an_answer_carries_lead_back_to_it_and_its_conversation(
+    client: TestClient, settings: FluxSettings
+) -> None:
     first = client.post("/query", json={"question": "What does hexokinase do?"}).json()
     again = client.post("/query", json={"question": "And glucokinase?", "conversation_id": first["conversation_id"]})
     assert again.status_code == 200, again.text
@@ -194,7 +215,9 @@ def test_the_ids_an_answer_carries_lead_back_to_it_and_its_conversation(client: 
     conversation = client.get(f"/conversations/{first['conversation_id']}")
     assert conversation.status_code == 200 and conversation.json()["conversation_id"] == first["conversation_id"]
     assert [(t["answer_id"], t["question"]) for t in conversation.json()["turns"]] == [
-        (first["answer_id"], "What does hexokinase do?"), (follow_up["answer_id"], "And glucokinase?")]
+        (first["answer_id"], "What does hexokinase do?"),
+        (follow_up["answer_id"], "And glucokinase?"),
+    ]
     stored = client.get(f"/answers/{follow_up['answer_id']}")
     assert stored.status_code == 200 and stored.json() == follow_up
     unknown = client.post("/query", json={"question": "and then?", "conversation_id": "nope"})
@@ -213,9 +236,9 @@ def test_a_failing_stream_ends_with_an_error_then_done(app: FastAPI, client: Tes
     assert events[-2][1] == {"detail": "internal error; see the service log"}  # never the exception's text
 
 
-def test_the_question_limit_comes_from_the_settings_dependency(app: FastAPI, client: TestClient,
-                                                               settings: FluxSettings,
-                                                               pipeline: StandInPipeline) -> None:
+def test_the_question_limit_comes_from_the_settings_dependency(
+    app: FastAPI, client: TestClient, settings: FluxSettings, pipeline: StandInPipeline
+) -> None:
     app.dependency_overrides[service_settings] = lambda: settings.evolve(max_question_chars=10)
     response = client.post("/search", json={"question": "glycolysis enzymes"})
     assert response.status_code == 422 and "FLUX_MAX_QUESTION_CHARS" in response.json()["detail"]
@@ -229,21 +252,28 @@ def test_the_api_key_check_is_a_dependency_too(settings: FluxSettings, pipeline:
     for method, path in [("POST", "/search"), ("GET", "/metrics"), ("GET", "/openapi.json"), ("GET", "/docs")]:
         denied = client.request(method, path, json={"question": "glycolysis"})
         assert denied.status_code == 401 and denied.headers["www-authenticate"] == "Bearer", path
-    assert client.post("/search", json={"question": "glycolysis"},
-                       headers={"Authorization": "Bearer flux_unit_key"}).status_code == 200
+    assert (
+        client.post(
+            "/search", json={"question": "glycolysis"}, headers={"Authorization": "Bearer flux_unit_key"}
+        ).status_code
+        == 200
+    )
     locked.dependency_overrides[require_api_key] = lambda: None
     assert client.post("/search", json={"question": "glycolysis"}).status_code == 200
 
 
-def test_an_oversized_body_gets_the_documented_413_before_any_work(client: TestClient, settings: FluxSettings,
-                                                                   pipeline: StandInPipeline) -> None:
+def test_an_oversized_body_gets_the_documented_413_before_any_work(
+    client: TestClient, settings: FluxSettings, pipeline: StandInPipeline
+) -> None:
     declared = client.post("/search", json={"question": "glycolysis " * 2000})
     oversized = b"g" * settings.serving.max_request_bytes
-    chunked = client.post("/search", content=iter([b'{"question": "', oversized, b'"}']),
-                          headers={"content-type": "application/json"})
+    chunked = client.post(
+        "/search", content=iter([b'{"question": "', oversized, b'"}']), headers={"content-type": "application/json"}
+    )
     for response in (declared, chunked):
         assert response.status_code == 413 and "FLUX_MAX_REQUEST_BYTES" in response.json()["detail"]
-    small_chunked = client.post("/search", content=iter([b'{"question": ', b'"glycolysis"}']),
-                                headers={"content-type": "application/json"})
+    small_chunked = client.post(
+        "/search", content=iter([b'{"question": ', b'"glycolysis"}']), headers={"content-type": "application/json"}
+    )
     assert small_chunked.status_code == 200, small_chunked.text
     assert pipeline.questions == ["glycolysis"]

@@ -48,8 +48,10 @@ def graph_snapshot(defs: dg.Definitions) -> dict[str, Any]:
             "automation": digest,
             "freshness_fail_window_s": freshness.fail_window.to_timedelta().total_seconds() if freshness else None,
         }
-    checks = sorted(f"{key.asset_key.to_user_string()}:{key.name}"
-                    + (" (blocking)" if graph.get_check_spec(key).blocking else "") for key in graph.asset_check_keys)
+    checks = sorted(
+        f"{key.asset_key.to_user_string()}:{key.name}" + (" (blocking)" if graph.get_check_spec(key).blocking else "")
+        for key in graph.asset_check_keys
+    )
     return {
         "assets": assets,
         "checks": checks,
@@ -67,8 +69,11 @@ def test_the_asset_graph_matches_the_committed_snapshot() -> None:
     if os.environ.get("UPDATE_SNAPSHOTS") == "1":
         SNAPSHOT.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
     committed = json.loads(SNAPSHOT.read_text())
-    changed = sorted(k for k in current["assets"].keys() | committed["assets"].keys()
-                     if current["assets"].get(k) != committed["assets"].get(k))
+    changed = sorted(
+        k
+        for k in current["assets"].keys() | committed["assets"].keys()
+        if current["assets"].get(k) != committed["assets"].get(k)
+    )
     assert not changed, f"assets changed against the snapshot: {changed} (UPDATE_SNAPSHOTS=1 if intended)"
     assert current == committed, "the graph changed against the snapshot (UPDATE_SNAPSHOTS=1 if intended)"
 

@@ -18,9 +18,11 @@ def test_a_single_chunk_stands_for_its_document_only_when_the_model_input_is_the
     keys = ["pubmed_1", "pubmed_2", "pubmed_3"]
     bodies = ["A title\n\nFirst sentence.  Second one.", "Another title\n\nText here.", "Third\n\nUnsplit."]
     hashes = ["h1", "h2", "h3"]
-    chunks = {"pubmed_1": ("A title\n\nFirst sentence. Second one.", same),  # whitespace differs only
-              "pubmed_2": ("Another title\n\nText", other),  # not the whole document
-              "other_9": ("Third\n\nUnsplit.", unlisted)}  # another document's chunk
+    chunks = {
+        "pubmed_1": ("A title\n\nFirst sentence. Second one.", same),  # whitespace differs only
+        "pubmed_2": ("Another title\n\nText", other),  # not the whole document
+        "other_9": ("Third\n\nUnsplit.", unlisted),
+    }  # another document's chunk
     reused = reusable_vectors(keys, hashes, bodies, chunks, _words)
     assert list(reused) == ["h1"] and reused["h1"] is same
 

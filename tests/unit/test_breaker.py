@@ -77,8 +77,7 @@ def test_a_failed_probe_reopens_it_for_a_whole_new_window(breaker: CircuitBreake
     assert breaker.allow()
 
 
-def test_a_probe_that_never_reports_frees_its_slot_after_a_window(breaker: CircuitBreaker,
-                                                                  clock: ManualClock) -> None:
+def test_a_probe_that_never_reports_frees_its_slot_after_a_window(breaker: CircuitBreaker, clock: ManualClock) -> None:
     breaker.record_failure("down")
     clock.advance(WINDOW)
     assert breaker.allow()  # the probe's caller vanishes without a verdict

@@ -44,8 +44,9 @@ def test_breaks_fall_where_distance_exceeds_the_75th_percentile() -> None:
 
 def test_percentile_rule_directly() -> None:
     # distances: 0, 1, 0, 0, 1, 0, 0, 0 → 75th percentile 0.25 → breaks after sentences 1 and 4
-    vectors = topic_embed(["glycolysis", "glycolysis", "apoptosis", "apoptosis", "apoptosis", "insulin",
-                           "insulin", "insulin", "insulin"])
+    vectors = topic_embed(
+        ["glycolysis", "glycolysis", "apoptosis", "apoptosis", "apoptosis", "insulin", "insulin", "insulin", "insulin"]
+    )
     assert breakpoints(vectors, 75.0) == [1, 4]
     assert breakpoints(vectors[:2], 75.0) == []
 

@@ -45,8 +45,14 @@ def test_chat_with_postgres_down_is_one_line_naming_the_variable(dead_postgres: 
 
 @pytest.mark.parametrize(
     "args",
-    [["evals", "show"], ["evals", "accept"], ["index", "list"], ["index", "rollback"],
-     ["resolution", "fit"], ["materialize", "--select", "group:platform"]],
+    [
+        ["evals", "show"],
+        ["evals", "accept"],
+        ["index", "list"],
+        ["index", "rollback"],
+        ["resolution", "fit"],
+        ["materialize", "--select", "group:platform"],
+    ],
     ids=lambda args: "-".join(args[:2]),
 )
 def test_a_command_needing_postgres_says_in_one_line_that_it_is_down(dead_postgres: str, args: list[str]) -> None:
@@ -73,7 +79,8 @@ def test_restore_with_postgres_down_is_one_line(dead_postgres: str, tmp_path: Pa
 
 
 def test_restore_from_a_directory_that_does_not_exist_is_a_usage_error(
-        dead_postgres: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dead_postgres: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)  # a short relative path: the error box does not fold it
     result = flux("restore", "no-such-backup")
     assert result.code == 2
@@ -81,8 +88,9 @@ def test_restore_from_a_directory_that_does_not_exist_is_a_usage_error(
     assert dead_postgres not in result.said
 
 
-def test_restore_from_a_file_is_a_usage_error(dead_postgres: str, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_restore_from_a_file_is_a_usage_error(
+    dead_postgres: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     Path("backup.tar").write_text("not a directory")
     result = flux("restore", "backup.tar")
@@ -105,23 +113,25 @@ def test_evals_accept_rejects_an_unknown_scorecard_before_connecting(dead_postgr
 
 
 def test_evals_fit_judge_without_the_pubmedqa_file_names_the_path_and_variable(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FLUX_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("FLUX_SNAPSHOT_DIR", str(tmp_path / "snapshot"))
     get_settings.cache_clear()
     result = flux("evals", "fit-judge")
     assert result.code == 2
-    assert result.stderr.strip() == (f"flux: error: no PubMedQA file at {tmp_path / 'snapshot/pubmedqa/ori_pqal.json'}"
-                                     " (check FLUX_SNAPSHOT_DIR)")
+    assert result.stderr.strip() == (
+        f"flux: error: no PubMedQA file at {tmp_path / 'snapshot/pubmedqa/ori_pqal.json'} (check FLUX_SNAPSHOT_DIR)"
+    )
 
 
 def test_resolution_fit_rejects_an_output_in_a_missing_directory_before_connecting(
-        dead_postgres: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dead_postgres: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     result = flux("resolution", "fit", "--output", "no-such-dir/model.json")
     assert result.code == 2
-    assert "Invalid value for --output: no directory no-such-dir to write model.json into" in result.said, \
-        result.said
+    assert "Invalid value for --output: no directory no-such-dir to write model.json into" in result.said, result.said
     assert dead_postgres not in result.said
     assert not Path("no-such-dir").exists()
 
@@ -129,8 +139,10 @@ def test_resolution_fit_rejects_an_output_in_a_missing_directory_before_connecti
 def _keys_new() -> tuple[str, str]:
     result = flux("keys", "new")
     assert result.code == 0 and result.stderr == ""
-    key = re.fullmatch(r"key \(give it to the client, it is not stored anywhere\): (flux_[A-Za-z0-9_-]{43})",
-                       result.stdout.splitlines()[0])
+    key = re.fullmatch(
+        r"key \(give it to the client, it is not stored anywhere\): (flux_[A-Za-z0-9_-]{43})",
+        result.stdout.splitlines()[0],
+    )
     entry = re.fullmatch(r"FLUX_API_KEYS entry: (sha256:[0-9a-f]{64})", result.stdout.splitlines()[1])
     assert key and entry, result.stdout
     assert len(result.stdout.splitlines()) == 2

@@ -42,8 +42,16 @@ def server() -> Iterator[ClinvarContractServer]:
 
 
 def _http(server: ClinvarContractServer, attempts: int = 3, timeout: float = 2.0) -> HttpClient:
-    return HttpClient(server.file_url, requests_per_second=1000, max_attempts=attempts, backoff_initial=0.01,
-                      backoff_max=0.05, timeout=timeout, provider="NCBI ClinVar downloads", advice=clinvar.ADVICE)
+    return HttpClient(
+        server.file_url,
+        requests_per_second=1000,
+        max_attempts=attempts,
+        backoff_initial=0.01,
+        backoff_max=0.05,
+        timeout=timeout,
+        provider="NCBI ClinVar downloads",
+        advice=clinvar.ADVICE,
+    )
 
 
 def test_the_server_serves_the_file_as_an_apache_host_does(server: ClinvarContractServer) -> None:
@@ -76,8 +84,9 @@ def test_without_last_modified_the_newest_row_names_the_release() -> None:
     assert clinvar.release_of(None, b"") == "ClinVar gene_condition_source_id"
 
 
-@pytest.mark.parametrize("fault", [Reply.error(429, retry_after="0"), Reply.error(503), Reply.slow(1.0)],
-                         ids=["429", "503", "timeout"])
+@pytest.mark.parametrize(
+    "fault", [Reply.error(429, retry_after="0"), Reply.error(503), Reply.slow(1.0)], ids=["429", "503", "timeout"]
+)
 def test_a_throttle_a_server_error_or_a_timeout_is_retried(server: ClinvarContractServer, fault: Reply) -> None:
     server.inject(FILE_PATH, fault)
     pulled = ClinvarClient(_http(server, timeout=0.5), server.file_url).pull()
@@ -115,8 +124,7 @@ def test_a_moved_file_fails_at_once_naming_the_setting(server: ClinvarContractSe
 
 
 def test_the_live_source_pulls_from_flux_clinvar_url_with_flux_s_identity(server: ClinvarContractServer) -> None:
-    settings = FluxSettings(source_mode="live", clinvar_url=server.file_url, contact_email=CONTACT,
-                            http_max_attempts=2)
+    settings = FluxSettings(source_mode="live", clinvar_url=server.file_url, contact_email=CONTACT, http_max_attempts=2)
     server.inject(FILE_PATH, Reply.error(502))
     pulled = registry.pull("clinvar", settings)
     assert pulled.requests == 2 and pulled.release == RELEASE
@@ -141,7 +149,8 @@ def test_the_demo_pull_holds_real_rows_and_three_bad_ones() -> None:
     assert len(records.associations) == 64  # 63 real rows (one of them three times over) and one gene HGNC lacks
     assert sorted(q.reason for q in records.quarantined) == [
         "row has 6 fields, the header 9: a truncated or re-wrapped line",
-        "row without a gene symbol (AssociatedGenes and RelatedGenes both empty)"]
+        "row without a gene symbol (AssociatedGenes and RelatedGenes both empty)",
+    ]
 
 
 def test_a_gzipped_table_reads_the_same_and_a_cut_one_is_quarantined() -> None:

@@ -37,10 +37,16 @@ def _table(*rows: str) -> bytes:
 def test_rows_become_associations_or_quarantined_records_with_their_reason() -> None:
     result = parse_clinvar(_table(*ROWS), "raw/gene_condition_source_id")
     assert [(a.gene_symbol, a.concept_id, a.relation) for a in result.associations] == [
-        ("A2ML1", "C1833692", "associated"), ("TP53", "C0085390", "related")]
+        ("A2ML1", "C1833692", "associated"),
+        ("TP53", "C0085390", "related"),
+    ]
     first = result.associations[0]
     assert (first.source_name, first.source_id, first.disease_mim, first.last_updated) == (
-        "MONDO", "MONDO:0008162", "166760", "2016-02-16")
+        "MONDO",
+        "MONDO:0008162",
+        "166760",
+        "2016-02-16",
+    )
     reasons = {q.record_key: q.reason for q in result.quarantined}
     assert "without a gene symbol" in reasons["672|C0677776"]
     assert "not a MedGen concept id" in reasons["675|not-a-concept"]
@@ -70,22 +76,29 @@ def test_a_table_without_its_columns_is_quarantined_once() -> None:
 
 
 def test_genes_are_placed_by_ncbi_id_then_symbol_and_the_rest_quarantined() -> None:
-    rows = [*ROWS[:2],
-            "1\tCPAMD9\t\tC0000001\tA condition named by a previous symbol\tMONDO\t\t\tJan 01 2020",
-            "999999\tNOTAGENE\t\tC0000002\tA condition of a gene HGNC lacks\tOMIM\t\t\tJan 01 2020",
-            ROWS[1].replace("10 Mar 2022", "Jan 01 2023")]  # the same link again, newer: kept once
+    rows = [
+        *ROWS[:2],
+        "1\tCPAMD9\t\tC0000001\tA condition named by a previous symbol\tMONDO\t\t\tJan 01 2020",
+        "999999\tNOTAGENE\t\tC0000002\tA condition of a gene HGNC lacks\tOMIM\t\t\tJan 01 2020",
+        ROWS[1].replace("10 Mar 2022", "Jan 01 2023"),
+    ]  # the same link again, newer: kept once
     parsed = parse_clinvar(_table(*rows), "raw/f")
     placed, quarantined = place_associations(parsed.associations, GENES)
     assert sorted((a.hgnc_id, a.concept_id) for a in placed) == [
-        ("HGNC:11998", "C0085390"), ("HGNC:23336", "C0000001"), ("HGNC:23336", "C1833692")]
+        ("HGNC:11998", "C0085390"),
+        ("HGNC:23336", "C0000001"),
+        ("HGNC:23336", "C1833692"),
+    ]
     assert next(a for a in placed if a.hgnc_id == "HGNC:11998").last_updated == "2023-01-01"
     [missing] = quarantined
     assert missing.reason == "gene NOTAGENE (NCBI Gene 999999) is not in HGNC"
 
 
 def test_an_alias_two_genes_share_places_neither() -> None:
-    genes = [GeneRecord("HGNC:1", "AAA1", "", "Approved", aliases=("SHARED",)),
-             GeneRecord("HGNC:2", "BBB2", "", "Approved", aliases=("SHARED",))]
+    genes = [
+        GeneRecord("HGNC:1", "AAA1", "", "Approved", aliases=("SHARED",)),
+        GeneRecord("HGNC:2", "BBB2", "", "Approved", aliases=("SHARED",)),
+    ]
     parsed = parse_clinvar(_table("5\tSHARED\t\tC0000005\tSomething\tMONDO\t\t\t"), "raw/f")
     placed, quarantined = place_associations(parsed.associations, genes)
     assert not placed and len(quarantined) == 1
@@ -93,24 +106,28 @@ def test_an_alias_two_genes_share_places_neither() -> None:
 
 def test_a_symbol_only_a_withdrawn_entry_holds_is_quarantined_as_such() -> None:
     genes = [*GENES, GeneRecord("HGNC:11650", "TCL4", "T cell leukemia/lymphoma 4", "Entry Withdrawn")]
-    parsed = parse_clinvar(_table("6946\tTCL4\t\tCN375895\tLeukemia/lymphoma, T-cell\tNCBI curation\t\t\t"
-                                  "02 Jan 2024"), "raw/f")
+    parsed = parse_clinvar(
+        _table("6946\tTCL4\t\tCN375895\tLeukemia/lymphoma, T-cell\tNCBI curation\t\t\t02 Jan 2024"), "raw/f"
+    )
     placed, [withdrawn] = place_associations(parsed.associations, genes)
     assert not placed
     assert withdrawn.reason == "gene TCL4 (NCBI Gene 6946) is in HGNC only as the withdrawn entry HGNC:11650"
 
 
 def test_a_condition_takes_its_commonest_name_and_lowest_mondo_and_omim_ids() -> None:
-    rows = ["7157\tTP53\t\tC0085390\tLi-Fraumeni syndrome\tMONDO\tMONDO:0018875\t151623\tFeb 16 2016",
-            "7157\tTP53\t\tC0085390\tLi-Fraumeni syndrome\tMONDO\tMONDO:0007903\t\tFeb 16 2016",
-            "7157\tTP53\t\tC0085390\tLFS\tOrphanet\tORPHA:524\t\tFeb 16 2016",
-            "7157\tTP53\t\tC0006142\tMalignant tumor of breast\tOMIM\t114480\t\tFeb 16 2016",
-            "999999\tNOTAGENE\t\tC0000002\tA condition of a gene HGNC lacks\tOMIM\t\t\tJan 01 2020"]
+    rows = [
+        "7157\tTP53\t\tC0085390\tLi-Fraumeni syndrome\tMONDO\tMONDO:0018875\t151623\tFeb 16 2016",
+        "7157\tTP53\t\tC0085390\tLi-Fraumeni syndrome\tMONDO\tMONDO:0007903\t\tFeb 16 2016",
+        "7157\tTP53\t\tC0085390\tLFS\tOrphanet\tORPHA:524\t\tFeb 16 2016",
+        "7157\tTP53\t\tC0006142\tMalignant tumor of breast\tOMIM\t114480\t\tFeb 16 2016",
+        "999999\tNOTAGENE\t\tC0000002\tA condition of a gene HGNC lacks\tOMIM\t\t\tJan 01 2020",
+    ]
     parsed = parse_clinvar(_table(*rows), "raw/f")
     placed, _ = place_associations(parsed.associations, GENES)
     assert [(d.concept_id, d.name, d.mondo_id, d.omim_id) for d in diseases_of(placed, parsed.associations)] == [
         ("C0006142", "Malignant tumor of breast", "", "114480"),
-        ("C0085390", "Li-Fraumeni syndrome", "MONDO:0007903", "151623")]
+        ("C0085390", "Li-Fraumeni syndrome", "MONDO:0007903", "151623"),
+    ]
 
 
 @needs_snapshot

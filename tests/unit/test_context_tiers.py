@@ -35,8 +35,7 @@ def test_relevance_is_measured_within_each_kind() -> None:
     # RRF scores (~0.03) and graph cosines (~0.8) never compete: the best of each kind is the most relevant.
     evidence = [graph("R-HSA-1", 0.80), graph("R-HSA-2", 0.40), chunk("c1", 0.033), chunk("c2", 0.016)]
     assert relevance(evidence) == [1.0, 0.0, 1.0, 0.0]
-    assert tier_map(tier_context(evidence, 100_000)) == {"R-HSA-1": "full", "R-HSA-2": "200", "c1": "full",
-                                                         "c2": "200"}
+    assert tier_map(tier_context(evidence, 100_000)) == {"R-HSA-1": "full", "R-HSA-2": "200", "c1": "full", "c2": "200"}
 
 
 def test_equal_scores_are_all_shown_in_full_and_short_texts_are_never_called_cut() -> None:

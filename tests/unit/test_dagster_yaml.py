@@ -18,8 +18,10 @@ def test_the_rendered_instance_config_is_valid_and_limits_runs_and_pools(tmp_pat
     config, _ = dagster_instance_config(str(home))
     assert config["run_coordinator"]["class"] == "QueuedRunCoordinator"
     assert config["run_coordinator"]["config"] == {"dequeue_interval_seconds": 1}
-    assert config["concurrency"] == {"pools": {"default_limit": 1, "granularity": "op"},
-                                     "runs": {"max_concurrent_runs": 1}}
+    assert config["concurrency"] == {
+        "pools": {"default_limit": 1, "granularity": "op"},
+        "runs": {"max_concurrent_runs": 1},
+    }
     assert (home / "dagster.yaml").stat().st_mode & 0o777 == 0o600  # it holds the database password
 
 

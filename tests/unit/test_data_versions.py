@@ -17,8 +17,11 @@ CONTENT = {"text": "Glycolysis breaks down glucose."}
 
 
 def _docs(text: str) -> list[Document]:
-    return [Document(type="pathway", source="reactome", external_id="R-HSA-70171", title="Glycolysis",
-                     content=text, metadata={})]
+    return [
+        Document(
+            type="pathway", source="reactome", external_id="R-HSA-70171", title="Glycolysis", content=text, metadata={}
+        )
+    ]
 
 
 def _definitions() -> dg.Definitions:
@@ -65,8 +68,9 @@ def test_a_rerun_that_changed_nothing_leaves_nothing_stale_and_a_change_marks_wh
 def test_without_code_versions_every_rerun_would_mark_the_graph_stale() -> None:
     """The metric moves: the same assets without the platform's code version go stale on an unchanged rerun."""
     defs = _definitions()
-    bare = dg.Definitions(assets=[a.map_asset_specs(lambda s: s.replace_attributes(code_version=None))
-                                  for a in defs.assets or []])  # type: ignore[union-attr]
+    bare = dg.Definitions(
+        assets=[a.map_asset_specs(lambda s: s.replace_attributes(code_version=None)) for a in defs.assets or []]
+    )  # type: ignore[union-attr]
     job = bare.resolve_implicit_global_asset_job_def()
     with dg.DagsterInstance.ephemeral() as instance:
         CONTENT["text"] = "Glycolysis breaks down glucose."

@@ -46,13 +46,17 @@ EXPECTED_WRITERS = {
 
 def _yml_writers() -> dict[str, set[str]]:
     sources = yaml.safe_load((REPO_ROOT / "dbt" / "models" / "staging" / "_sources.yml").read_text())
-    return {table["name"]: set(table["config"]["meta"]["dagster"]["writers"])
-            for source in sources["sources"] for table in source["tables"]}
+    return {
+        table["name"]: set(table["config"]["meta"]["dagster"]["writers"])
+        for source in sources["sources"]
+        for table in source["tables"]
+    }
 
 
 def _model_id(name: str) -> str:
-    return next(uid for uid, node in MANIFEST["nodes"].items() if node["resource_type"] == "model"
-                and node["name"] == name)
+    return next(
+        uid for uid, node in MANIFEST["nodes"].items() if node["resource_type"] == "model" and node["name"] == name
+    )
 
 
 def _graph() -> Any:
@@ -89,8 +93,10 @@ def test_models_read_only_tables_and_models_and_wait_for_the_writers_beneath_the
 
 
 def test_source_table_writers_are_the_ones_the_yml_lists() -> None:
-    specs = {spec.key.to_user_string(): {dep.asset_key.to_user_string() for dep in spec.deps}
-             for spec in table_specs(MANIFEST)}
+    specs = {
+        spec.key.to_user_string(): {dep.asset_key.to_user_string() for dep in spec.deps}
+        for spec in table_specs(MANIFEST)
+    }
     assert specs == {f"postgres/{table}": writers for table, writers in _yml_writers().items()}
     assert specs["postgres/eval_runs"] == SCORECARDS
 
@@ -110,7 +116,11 @@ def test_writers_are_read_from_the_manifest_meta() -> None:
 def test_a_table_records_its_rows_and_when_it_last_changed() -> None:
     first = table_metadata({}, "42:aaaa", now=1000.0)
     assert {k: getattr(v, "value", v) for k, v in first.items()} == {
-        "dagster/row_count": 42, "digest": "42:aaaa", "changed": True, "last_changed": 1000.0}
+        "dagster/row_count": 42,
+        "digest": "42:aaaa",
+        "changed": True,
+        "last_changed": 1000.0,
+    }
     previous = {k: v if isinstance(v, dg.MetadataValue) else dg.MetadataValue.text(str(v)) for k, v in first.items()}
     same = table_metadata(previous, "42:aaaa", now=2000.0)
     assert (same["changed"], same["last_changed"].value) == (False, 1000.0)
@@ -151,8 +161,14 @@ def test_a_missing_manifest_says_to_run_make_setup(monkeypatch: pytest.MonkeyPat
 
 def test_make_setup_writes_the_manifest_when_dbt_files_change() -> None:
     # -n: print, do not run; -W: treat a dbt file as just edited, so the manifest is out of date.
-    result = subprocess.run(["make", "-n", "-W", "dbt/models/staging/_sources.yml", "setup"], cwd=REPO_ROOT,
-                            capture_output=True, text=True, check=True, timeout=60)
+    result = subprocess.run(
+        ["make", "-n", "-W", "dbt/models/staging/_sources.yml", "setup"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     assert "dbt parse --quiet --project-dir dbt --profiles-dir dbt" in result.stdout
 
 
@@ -161,8 +177,13 @@ def test_dbt_runs_the_project_the_assets_were_built_from_with_a_profile_from_the
     folder = dbt_project_config.render_profiles_dir(settings)
     profile = yaml.safe_load((folder / "profiles.yml").read_text())["flux"]["outputs"]["dev"]
     assert {k: profile[k] for k in ("host", "port", "user", "password", "dbname", "schema")} == {
-        "host": "db.example", "port": 6543, "user": "flux_u", "password": "s3cret", "dbname": "flux_t",
-        "schema": "analytics"}
+        "host": "db.example",
+        "port": 6543,
+        "user": "flux_u",
+        "password": "s3cret",
+        "dbname": "flux_t",
+        "schema": "analytics",
+    }
     assert (folder / "profiles.yml").stat().st_mode & 0o777 == 0o600  # it holds the password
     assert not any(key.startswith("FLUX_DBT_") for key in os.environ), "nothing is exported"
     resource = dbt_project_config.FluxDbtResource(settings=settings)

@@ -10,8 +10,18 @@ from dagster_project.defs.assets.dbt import MANIFEST, MODEL_IDS
 from dagster_project.storage.dbt_builds import ModelBuild, definition, source_table, stale_models, upstream_sources
 
 MODELS = sorted(MODEL_IDS.values())
-TABLES = ("pathways", "pathway_members", "gene_identifiers", "kegg_gene_uniprot", "pathway_mappings", "eval_runs",
-          "release_changes", "source_releases", "diseases", "disease_associations")
+TABLES = (
+    "pathways",
+    "pathway_members",
+    "gene_identifiers",
+    "kegg_gene_uniprot",
+    "pathway_mappings",
+    "eval_runs",
+    "release_changes",
+    "source_releases",
+    "diseases",
+    "disease_associations",
+)
 DIGESTS = {table: f"10:{table}" for table in TABLES}
 
 
@@ -20,15 +30,29 @@ def _name(uid: str) -> str:
 
 
 def _recorded(manifest: Any = MANIFEST, digests: dict[str, str] = DIGESTS) -> dict[str, ModelBuild]:
-    return {uid: ModelBuild(definition(manifest, uid),
-                            {source_table(manifest, s): digests[source_table(manifest, s)]
-                             for s in upstream_sources(manifest, uid)}, "run-1") for uid in MODELS}
+    return {
+        uid: ModelBuild(
+            definition(manifest, uid),
+            {source_table(manifest, s): digests[source_table(manifest, s)] for s in upstream_sources(manifest, uid)},
+            "run-1",
+        )
+        for uid in MODELS
+    }
 
 
-def _stale(digests: dict[str, str] = DIGESTS, existing: set[str] | None = None, manifest: Any = MANIFEST,
-           recorded: dict[str, ModelBuild] | None = None) -> dict[str, str]:
-    stale = stale_models(manifest, MODELS, digests, _recorded() if recorded is None else recorded,
-                         set(MODELS) if existing is None else existing)
+def _stale(
+    digests: dict[str, str] = DIGESTS,
+    existing: set[str] | None = None,
+    manifest: Any = MANIFEST,
+    recorded: dict[str, ModelBuild] | None = None,
+) -> dict[str, str]:
+    stale = stale_models(
+        manifest,
+        MODELS,
+        digests,
+        _recorded() if recorded is None else recorded,
+        set(MODELS) if existing is None else existing,
+    )
     return {_name(uid): reason for uid, reason in stale.items()}
 
 
@@ -44,8 +68,12 @@ def test_a_changed_table_rebuilds_exactly_the_models_reading_it_directly_or_not(
     stale = _stale({**DIGESTS, "eval_runs": "11:other"})
     assert stale == {"stg_eval_metrics": "source changed: eval_runs", "eval_metric_trends": "source changed: eval_runs"}
     members = _stale({**DIGESTS, "pathway_members": "9:fewer"})
-    assert set(members) == {"stg_pathway_members", "int_pathway_uniprot_sets", "int_pathway_pair_overlaps",
-                            "pathway_equivalences"}
+    assert set(members) == {
+        "stg_pathway_members",
+        "int_pathway_uniprot_sets",
+        "int_pathway_pair_overlaps",
+        "pathway_equivalences",
+    }
 
 
 def test_a_missing_relation_rebuilds_it_and_everything_downstream() -> None:
@@ -62,7 +90,10 @@ def test_a_changed_sql_or_test_is_a_changed_definition() -> None:
     edited["nodes"][uid]["checksum"]["checksum"] = "0" * 64
     assert _stale(manifest=edited) == {"eval_metric_trends": "definition changed"}
     edited = copy.deepcopy(MANIFEST)
-    test = next(t for t in edited["nodes"].values() if t["resource_type"] == "test" and t.get("test_metadata")
-                and uid in t["depends_on"]["nodes"])
+    test = next(
+        t
+        for t in edited["nodes"].values()
+        if t["resource_type"] == "test" and t.get("test_metadata") and uid in t["depends_on"]["nodes"]
+    )
     test["test_metadata"]["kwargs"]["column_name"] = "another_column"
     assert _stale(manifest=edited) == {"eval_metric_trends": "definition changed"}

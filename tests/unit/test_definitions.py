@@ -18,6 +18,8 @@ from dagster_project.sources import registry
 defs = build_definitions(FluxSettings())
 
 SOURCES = list(registry.SOURCES)
+
+
 def test_each_source_flows_raw_then_documents_after_the_schema() -> None:
     graph = defs.resolve_asset_graph()
     for source in SOURCES:
@@ -33,19 +35,34 @@ def test_each_source_flows_raw_then_documents_after_the_schema() -> None:
     for parent, child in index_chain:
         assert dg.AssetKey(parent) in graph.get(dg.AssetKey(child)).parent_keys
     assert {f"{s}_documents" for s in SOURCES} | {"postgres_schema"} == {
-        k.to_user_string() for k in graph.get(dg.AssetKey("chunks")).parent_keys}
+        k.to_user_string() for k in graph.get(dg.AssetKey("chunks")).parent_keys
+    }
     blocking = {key.name for key in graph.asset_check_keys if graph.get_check_spec(key).blocking}
-    assert {"documents_valid", "quarantine_rate_ok", "gene_identifiers_valid", "bm25_index_matches_chunks",
-            "candidate_index_is_servable", "retrieval_no_regression", "answer_no_regression",
-            "resolution_no_regression", "literature_tools_no_regression", "churn_within_limits",
-            "disease_associations_valid"} <= blocking
+    assert {
+        "documents_valid",
+        "quarantine_rate_ok",
+        "gene_identifiers_valid",
+        "bm25_index_matches_chunks",
+        "candidate_index_is_servable",
+        "retrieval_no_regression",
+        "answer_no_regression",
+        "resolution_no_regression",
+        "literature_tools_no_regression",
+        "churn_within_limits",
+        "disease_associations_valid",
+    } <= blocking
 
 
 def test_serving_reads_an_index_published_only_after_every_part_is_built_and_gated() -> None:
     graph = defs.resolve_asset_graph()
     parents = {k.to_user_string() for k in graph.get(dg.AssetKey("candidate_index")).parent_keys}
-    assert parents == {"chunk_vector_index", "chunk_bm25_index", "pathway_vectors", "pathway_resolution",
-                       "resolution_release"}
+    assert parents == {
+        "chunk_vector_index",
+        "chunk_bm25_index",
+        "pathway_vectors",
+        "pathway_resolution",
+        "resolution_release",
+    }
     scorecards = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard", "literature_tools_scorecard"}
     for scorecard in scorecards:
         assert {k.to_user_string() for k in graph.get(dg.AssetKey(scorecard)).parent_keys} == {"candidate_index"}
@@ -75,15 +92,20 @@ def test_every_resource_comes_from_the_one_settings_object() -> None:
 
 
 def test_the_settings_given_are_the_settings_used_and_importing_reads_none() -> None:
-    custom = build_definitions(FluxSettings(snapshot_sensor_interval=45, nightly_cron="30 3 * * 1-5",
-                                            raw_max_retries=1, automation_interval=15))
+    custom = build_definitions(
+        FluxSettings(
+            snapshot_sensor_interval=45, nightly_cron="30 3 * * 1-5", raw_max_retries=1, automation_interval=15
+        )
+    )
     sensors = {s.name: s.minimum_interval_seconds for s in custom.sensors or []}
     assert sensors == {"snapshot_changed": 45, "nightly_automation": 15}
     assert [s.cron_schedule for s in custom.schedules or []] == ["30 3 * * 1-5"]
     assert custom.get_assets_def("kegg_raw").op.retry_policy.max_retries == 1  # type: ignore[union-attr]
     # In a fresh interpreter: importing the code location (every asset, check and sensor module) reads no settings.
-    probe = ("import dagster_project.defs.definitions; from dagster_project.core.settings import get_settings; "
-             "print(get_settings.cache_info().currsize)")
+    probe = (
+        "import dagster_project.defs.definitions; from dagster_project.core.settings import get_settings; "
+        "print(get_settings.cache_info().currsize)"
+    )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.strip() == "0"
 
@@ -97,8 +119,12 @@ def test_nightly_schedule_pulls_exactly_the_raw_assets_at_the_configured_time() 
     job = defs.resolve_job_def("nightly_raw_pulls")
     selected = {k.to_user_string() for k in job.asset_layer.executable_asset_keys}
     assert selected == {f"{s}_raw" for s in SOURCES}
-    expected = dg.RetryPolicy(max_retries=settings.ops.raw_max_retries, delay=settings.ops.raw_retry_delay,
-                              backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
+    expected = dg.RetryPolicy(
+        max_retries=settings.ops.raw_max_retries,
+        delay=settings.ops.raw_retry_delay,
+        backoff=dg.Backoff.EXPONENTIAL,
+        jitter=dg.Jitter.PLUS_MINUS,
+    )
     for source in SOURCES:
         # The op-level policy is what a step uses (it shadows any job-level op_retry_policy), in any run.
         assert defs.get_assets_def(f"{source}_raw").op.retry_policy == expected, source
@@ -149,8 +175,9 @@ def test_nightly_policies_apply_by_selection_and_leave_non_materializable_specs_
     @dg.asset(deps=[some_raw])
     def downstream() -> None: ...
 
-    policed = apply_nightly_policies(dg.Definitions(assets=[some_raw, downstream, dg.AssetSpec("ext")]),
-                                     FluxSettings(raw_freshness_hours=5))
+    policed = apply_nightly_policies(
+        dg.Definitions(assets=[some_raw, downstream, dg.AssetSpec("ext")]), FluxSettings(raw_freshness_hours=5)
+    )
     graph = policed.resolve_asset_graph()
     raw = graph.get(dg.AssetKey("some_raw"))
     assert raw.automation_condition is None
@@ -194,7 +221,7 @@ def test_every_asset_has_an_owning_team_and_layer_and_tier_tags() -> None:
 
 
 def test_python_assets_point_at_the_file_and_line_that_define_them() -> None:
-    """"Open source" in the UI: each Python-defined asset's code reference names a file of this checkout and a line
+    """ "Open source" in the UI: each Python-defined asset's code reference names a file of this checkout and a line
     where its function is defined (dbt models keep dagster-dbt's own references)."""
     checked = 0
     for spec in defs.resolve_all_asset_specs():

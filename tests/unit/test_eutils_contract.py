@@ -74,9 +74,15 @@ def serve() -> Iterator[Serve]:
 def _live(monkeypatch: pytest.MonkeyPatch, server: EUtilsContractServer, **env: str | None) -> FluxSettings:
     """Live-mode settings from FLUX_ variables, as a user sets them; None unsets one."""
     values: dict[str, str | None] = {
-        "FLUX_SOURCE_MODE": "live", "FLUX_EUTILS_URL": server.url, "FLUX_NCBI_API_KEY": KEY,
-        "FLUX_CONTACT_EMAIL": CONTACT, "FLUX_PUBMED_QUERY": QUERY, "FLUX_PUBMED_MAX_RECORDS": str(len(server.papers)),
-        "FLUX_HTTP_MAX_ATTEMPTS": "2", "FLUX_HTTP_TIMEOUT": "10"} | env
+        "FLUX_SOURCE_MODE": "live",
+        "FLUX_EUTILS_URL": server.url,
+        "FLUX_NCBI_API_KEY": KEY,
+        "FLUX_CONTACT_EMAIL": CONTACT,
+        "FLUX_PUBMED_QUERY": QUERY,
+        "FLUX_PUBMED_MAX_RECORDS": str(len(server.papers)),
+        "FLUX_HTTP_MAX_ATTEMPTS": "2",
+        "FLUX_HTTP_TIMEOUT": "10",
+    } | env
     for name, value in values.items():
         if value is None:
             monkeypatch.delenv(name, raising=False)
@@ -88,8 +94,9 @@ def _live(monkeypatch: pytest.MonkeyPatch, server: EUtilsContractServer, **env: 
 
 def _raw(server: EUtilsContractServer, rate: float) -> HttpClient:
     """A plain client with no E-utilities manners: its own rate, no retries."""
-    return HttpClient(server.url, requests_per_second=rate, max_attempts=1, timeout=10.0,
-                      rate_limit_key=("raw", server.url))
+    return HttpClient(
+        server.url, requests_per_second=rate, max_attempts=1, timeout=10.0, rate_limit_key=("raw", server.url)
+    )
 
 
 def _search(http: HttpClient, **params: object) -> dict:
@@ -101,8 +108,9 @@ def _search(http: HttpClient, **params: object) -> dict:
 
 def _pmids(files: dict[str, bytes]) -> list[str]:
     """Every article's PMID in the pulled efetch files, duplicates kept (a scan: the parser is tested on its own)."""
-    return [pmid for name, data in sorted(files.items()) if name.endswith(".xml")
-            for pmid in PMID.findall(data.decode())]
+    return [
+        pmid for name, data in sorted(files.items()) if name.endswith(".xml") for pmid in PMID.findall(data.decode())
+    ]
 
 
 def _per_endpoint(server: EUtilsContractServer) -> dict[str, int]:
@@ -110,7 +118,8 @@ def _per_endpoint(server: EUtilsContractServer) -> dict[str, int]:
 
 
 def test_every_request_names_tool_and_email_and_a_request_without_them_is_refused(
-        serve: Serve, monkeypatch: pytest.MonkeyPatch) -> None:
+    serve: Serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = serve(600)
     pulled = SOURCE.pull_live(_live(monkeypatch, server))
     assert sorted(_pmids(pulled.files)) == sorted(paper.pmid for paper in server.papers)
@@ -128,7 +137,8 @@ def test_every_request_names_tool_and_email_and_a_request_without_them_is_refuse
 
 @pytest.mark.parametrize(("key", "limit", "burst"), [(None, 3, 8), (KEY, 10, 16)], ids=["no-key", "key"])
 def test_the_server_answers_429_past_the_rate_and_flux_at_its_rate_gets_none(
-        serve: Serve, key: str | None, limit: int, burst: int) -> None:
+    serve: Serve, key: str | None, limit: int, burst: int
+) -> None:
     flooded = serve(50)
     raw = _raw(flooded, 25)  # far past either limit
     statuses, bodies = [], []
@@ -140,8 +150,9 @@ def test_the_server_answers_429_past_the_rate_and_flux_at_its_rate_gets_none(
             statuses.append(exc.status)
             bodies.append(exc.reason)
     assert 429 in statuses and statuses[:limit] == [200] * limit, statuses
-    assert bodies[0] == "HTTP 429: " + json.dumps({"error": "API rate limit exceeded", "api-key": key or CLIENT_IP,
-                                                   "count": str(limit + 1), "limit": str(limit)})
+    assert bodies[0] == "HTTP 429: " + json.dumps(
+        {"error": "API rate limit exceeded", "api-key": key or CLIENT_IP, "count": str(limit + 1), "limit": str(limit)}
+    )
 
     polite = serve(50)
     flux = eutils.make_eutils_client(polite.url, email=CONTACT, api_key=key, max_attempts=1, timeout=10.0)
@@ -239,7 +250,8 @@ def test_date_limits_select_by_publication_date(serve: Serve) -> None:
 
 
 def test_a_pull_past_10000_records_walks_date_windows_and_gets_each_once(
-        serve: Serve, monkeypatch: pytest.MonkeyPatch) -> None:
+    serve: Serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = serve(12_500)
     settings = _live(monkeypatch, server, FLUX_PUBMED_MAX_RECORDS="12500")
     started = time.monotonic()
@@ -248,10 +260,12 @@ def test_a_pull_past_10000_records_walks_date_windows_and_gets_each_once(
     calls = _per_endpoint(server)
     summary = json.loads(pulled.files["esearch.json"])
     pmids = _pmids(pulled.files)
-    print(f"\nPubMed pull past 10,000: {len(pmids)} ids ({len(set(pmids))} unique) of count {summary['count']}; "
-          f"{len(summary['windows'])} date windows {summary['windows']}; {summary['duplicates']} ids seen in two "
-          f"windows; esearch {calls['/esearch.fcgi']} calls, efetch {calls['/efetch.fcgi']} calls "
-          f"({pulled.requests} requests); {elapsed:.1f} s")
+    print(
+        f"\nPubMed pull past 10,000: {len(pmids)} ids ({len(set(pmids))} unique) of count {summary['count']}; "
+        f"{len(summary['windows'])} date windows {summary['windows']}; {summary['duplicates']} ids seen in two "
+        f"windows; esearch {calls['/esearch.fcgi']} calls, efetch {calls['/efetch.fcgi']} calls "
+        f"({pulled.requests} requests); {elapsed:.1f} s"
+    )
 
     assert len(pmids) == len(set(pmids)) == 12_500
     assert sorted(pmids) == sorted(paper.pmid for paper in server.papers)
@@ -275,7 +289,8 @@ def test_a_pull_past_10000_records_walks_date_windows_and_gets_each_once(
 
 
 def test_the_record_cap_keeps_the_newest_records_of_a_windowed_pull(
-        serve: Serve, monkeypatch: pytest.MonkeyPatch) -> None:
+    serve: Serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = serve(12_500)
     pulled = SOURCE.pull_live(_live(monkeypatch, server, FLUX_PUBMED_MAX_RECORDS="11000"))
     pmids = _pmids(pulled.files)
@@ -297,7 +312,8 @@ def test_a_single_day_with_10000_records_fails_naming_the_day(serve: Serve, monk
 
 
 def test_a_query_that_finds_nothing_fails_naming_flux_pubmed_query(
-        serve: Serve, monkeypatch: pytest.MonkeyPatch) -> None:
+    serve: Serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = serve(20)
     with pytest.raises(SourcePullError) as failed:
         SOURCE.pull_live(_live(monkeypatch, server, FLUX_PUBMED_QUERY="zzyzxqq[Title]"))

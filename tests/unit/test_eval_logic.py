@@ -68,22 +68,61 @@ def test_a_gated_retrieval_task_must_not_copy_its_queries_from_the_index() -> No
 
 
 def _row(**kw: object) -> dict:
-    base = {"variant": "counterpart", "raw_parsed": True, "raw_citations": 2, "raw_valid_citations": 2,
-            "raw_claims": 2, "raw_claims_kept": 2,
-            "raw_claims_grounded": 2, "citations": 2, "valid_citations": 2, "claims": 2, "verdict": "good",
-            "attempts": 0, "confidence": 0.9, "latency_ms": 100.0, "fallback": False, "first_pass_hit": None,
-            "final_hit": None, "expected_in_claims": None}
+    base = {
+        "variant": "counterpart",
+        "raw_parsed": True,
+        "raw_citations": 2,
+        "raw_valid_citations": 2,
+        "raw_claims": 2,
+        "raw_claims_kept": 2,
+        "raw_claims_grounded": 2,
+        "citations": 2,
+        "valid_citations": 2,
+        "claims": 2,
+        "verdict": "good",
+        "attempts": 0,
+        "confidence": 0.9,
+        "latency_ms": 100.0,
+        "fallback": False,
+        "first_pass_hit": None,
+        "final_hit": None,
+        "expected_in_claims": None,
+    }
     return base | kw
 
 
 def test_answer_metrics_score_the_raw_reply_relational_passes_and_rescues() -> None:
-    rows = [_row(expected_in_claims=True, relational_pass=True, first_pass_hit=True, final_hit=True),
-            _row(raw_valid_citations=1, raw_claims_kept=1, raw_claims_grounded=0, verdict="partial", attempts=2,
-                 expected_in_claims=True, relational_pass=False, gene_recall=0.5, gene_precision=1.0,
-                 first_pass_hit=False, final_hit=True),
-            _row(raw_parsed=False, raw_citations=0, raw_valid_citations=0, raw_claims=0, raw_claims_kept=0,
-                 raw_claims_grounded=0, citations=0, valid_citations=0, claims=0, fallback=True, verdict="bad",
-                 first_pass_hit=False, final_hit=False)]
+    rows = [
+        _row(expected_in_claims=True, relational_pass=True, first_pass_hit=True, final_hit=True),
+        _row(
+            raw_valid_citations=1,
+            raw_claims_kept=1,
+            raw_claims_grounded=0,
+            verdict="partial",
+            attempts=2,
+            expected_in_claims=True,
+            relational_pass=False,
+            gene_recall=0.5,
+            gene_precision=1.0,
+            first_pass_hit=False,
+            final_hit=True,
+        ),
+        _row(
+            raw_parsed=False,
+            raw_citations=0,
+            raw_valid_citations=0,
+            raw_claims=0,
+            raw_claims_kept=0,
+            raw_claims_grounded=0,
+            citations=0,
+            valid_citations=0,
+            claims=0,
+            fallback=True,
+            verdict="bad",
+            first_pass_hit=False,
+            final_hit=False,
+        ),
+    ]
     m = metrics(rows)
     assert m["raw_parse_rate"] == pytest.approx(2 / 3)
     assert m["raw_citation_precision"] == pytest.approx(3 / 4)
@@ -118,22 +157,30 @@ def test_relational_answers_pass_on_their_claims_not_on_the_evidence() -> None:
 
 
 def test_gene_lists_come_from_the_payload_else_from_the_text_with_aliases_resolved() -> None:
-    lexicon = GeneLexicon([("HGNC:1", "MLH1", "mutL homolog 1", [], []),
-                           ("HGNC:2", "MSH2", "mutS homolog 2", ["HNPCC1"], []),
-                           ("HGNC:3", "PMS2", "PMS1 homolog 2", [], [])])
+    lexicon = GeneLexicon(
+        [
+            ("HGNC:1", "MLH1", "mutL homolog 1", [], []),
+            ("HGNC:2", "MSH2", "mutS homolog 2", ["HNPCC1"], []),
+            ("HGNC:3", "PMS2", "PMS1 homolog 2", [], []),
+        ]
+    )
     expected = {"MLH1", "MSH2", "PMS2"}
 
     def answer(text: str, data: MembersData | None = None) -> FinalAnswer:
-        return FinalAnswer(question="q", answer=text, confidence=0.5, data=data,
-                           table=kind("members").table(data) if data else None)
+        return FinalAnswer(
+            question="q", answer=text, confidence=0.5, data=data, table=kind("members").table(data) if data else None
+        )
 
     assert gene_list_scores(genes_named(answer("MLH1, HNPCC1 and PMS2 [hsa03430]."), lexicon), expected) == (1, 1)
     recall, precision = gene_list_scores(genes_named(answer("MLH1 only."), lexicon), expected)
     assert recall == pytest.approx(1 / 3) and precision == 1.0
     assert gene_list_scores(genes_named(answer("No genes here."), lexicon), expected) == (0.0, 0.0)
     # A long list is cut in the prose; the payload's table holds all of it, and that is what is scored.
-    payload = MembersData(pathway=NodeRef(id="hsa03430"), total=3,
-                          genes=[GeneRef(id=f"HGNC:{i}", symbol=s) for i, s in enumerate(["MLH1", "MSH2", "EXO1"])])
+    payload = MembersData(
+        pathway=NodeRef(id="hsa03430"),
+        total=3,
+        genes=[GeneRef(id=f"HGNC:{i}", symbol=s) for i, s in enumerate(["MLH1", "MSH2", "EXO1"])],
+    )
     recall, precision = gene_list_scores(genes_named(answer("MLH1 and 2 more.", payload), lexicon), expected)
     assert recall == pytest.approx(2 / 3) and precision == pytest.approx(2 / 3)
 
@@ -150,13 +197,22 @@ def _bag_of_words(texts: list[str]) -> np.ndarray:
 
 
 def test_the_raw_reply_is_scored_before_validation_cleans_it() -> None:
-    evidence = [Evidence(id="a", kind="chunk", text="Glycolysis converts glucose into pyruvate in the cytosol."),
-                Evidence(id="b", kind="chunk", text="The citric acid cycle oxidises acetyl-CoA in mitochondria.")]
-    reply = json.dumps({"answer": "x", "confidence": 0.5, "citations": ["a", "ghost"], "claims": [
-        {"text": "Glycolysis converts glucose into pyruvate.", "citations": ["a"]},      # kept, grounded
-        {"text": "Glycolysis converts glucose into pyruvate.", "citations": ["b"]},      # kept, wrong evidence
-        {"text": "Pyruvate kinase is allosterically activated.", "citations": ["ghost"]},  # dropped
-    ]})
+    evidence = [
+        Evidence(id="a", kind="chunk", text="Glycolysis converts glucose into pyruvate in the cytosol."),
+        Evidence(id="b", kind="chunk", text="The citric acid cycle oxidises acetyl-CoA in mitochondria."),
+    ]
+    reply = json.dumps(
+        {
+            "answer": "x",
+            "confidence": 0.5,
+            "citations": ["a", "ghost"],
+            "claims": [
+                {"text": "Glycolysis converts glucose into pyruvate.", "citations": ["a"]},  # kept, grounded
+                {"text": "Glycolysis converts glucose into pyruvate.", "citations": ["b"]},  # kept, wrong evidence
+                {"text": "Pyruvate kinase is allosterically activated.", "citations": ["ghost"]},  # dropped
+            ],
+        }
+    )
     check = check_raw(reply, evidence, GroundingRule(0.8, 0.9), _bag_of_words)
     assert (check.parsed, check.citations, check.valid_citations) == (True, 3, 2)
     assert (check.claims, check.claims_kept, check.claims_grounded) == (3, 2, 1)
@@ -165,8 +221,9 @@ def test_the_raw_reply_is_scored_before_validation_cleans_it() -> None:
 
 
 def test_a_provider_citing_the_wrong_evidence_fails_the_answer_gate() -> None:
-    evidence = [Evidence(id=f"e{i}", kind="chunk", text=f"Gene G{i} regulates process P{i} in tissue T{i}.")
-                for i in range(4)]
+    evidence = [
+        Evidence(id=f"e{i}", kind="chunk", text=f"Gene G{i} regulates process P{i} in tissue T{i}.") for i in range(4)
+    ]
     rule = GroundingRule(0.8, 0.95)
 
     def reply(shift: int) -> str:
@@ -184,8 +241,12 @@ def test_a_provider_citing_the_wrong_evidence_fails_the_answer_gate() -> None:
 
 
 def test_judge_calibration_is_reported_per_half() -> None:
-    rows = [{"variant": "right", "correct": True}, {"variant": "right", "correct": True},
-            {"variant": "hard_negative", "correct": False}, {"variant": "hard_negative", "correct": True}]
+    rows = [
+        {"variant": "right", "correct": True},
+        {"variant": "right", "correct": True},
+        {"variant": "hard_negative", "correct": False},
+        {"variant": "hard_negative", "correct": True},
+    ]
     assert judge_metrics(rows) == {"judge_pairs": 4.0, "judge_accuracy_right": 1.0, "judge_accuracy_wrong": 0.5}
     assert judge_metrics(rows[:2]) == {}, "one half alone cannot calibrate anything"
 
@@ -200,14 +261,24 @@ CALIBRATION_SEARCH = {
 }
 # What the stand-in judge says about each abstract (it reads the abstract's text, so a pair judged on the wrong
 # document gets another verdict).
-CALIBRATION_VERDICTS = {"pubmed_1": "good", "pubmed_2": "partial", "pubmed_4": "good",
-                        "pubmed_9": "partial", "pubmed_8": "good", "pubmed_7": "good"}
+CALIBRATION_VERDICTS = {
+    "pubmed_1": "good",
+    "pubmed_2": "partial",
+    "pubmed_4": "good",
+    "pubmed_9": "partial",
+    "pubmed_8": "good",
+    "pubmed_7": "good",
+}
 
 
 def _calibration_pipeline(verdict_of: dict[str, str]) -> Any:
     def search(question: str) -> Any:
-        return SimpleNamespace(evidence=[Evidence(id=i, kind="graph" if i.startswith("graph:") else "chunk",
-                                                  text=i) for i in CALIBRATION_SEARCH[question]])
+        return SimpleNamespace(
+            evidence=[
+                Evidence(id=i, kind="graph" if i.startswith("graph:") else "chunk", text=i)
+                for i in CALIBRATION_SEARCH[question]
+            ]
+        )
 
     def judge(question: str, evidence: list[Evidence]) -> JudgeResult:
         (only,) = evidence
@@ -218,8 +289,7 @@ def _calibration_pipeline(verdict_of: dict[str, str]) -> Any:
 
 def _calibrate(monkeypatch: pytest.MonkeyPatch, verdict_of: dict[str, str]) -> tuple[dict[str, float], list[dict]]:
     # The abstracts come from Postgres in the platform; here from a dict.
-    monkeypatch.setattr(judge_calibration, "_abstracts",
-                        lambda _pipeline, keys: {k: f"abstract of {k}" for k in keys})
+    monkeypatch.setattr(judge_calibration, "_abstracts", lambda _pipeline, keys: {k: f"abstract of {k}" for k in keys})
     questions = [EvalQuestion(id=f"q{n}", question=f"Q{n}", relevant_doc=f"pubmed_{n}") for n in range(1, 5)]
     questions.append(EvalQuestion(id="relational", question="Q1"))  # no study: not calibrated on
     return judge_calibration.evaluate(_calibration_pipeline(verdict_of), questions)
@@ -228,13 +298,20 @@ def _calibrate(monkeypatch: pytest.MonkeyPatch, verdict_of: dict[str, str]) -> t
 def test_judge_calibration_scores_each_half_from_the_judges_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     metrics, rows = _calibrate(monkeypatch, CALIBRATION_VERDICTS)
     assert [(r["question_id"], r["variant"], r["document"]) for r in rows] == [
-        ("q1", "right", "pubmed_1"), ("q1", "hard_negative", "pubmed_9"),
-        ("q2", "right", "pubmed_2"), ("q2", "hard_negative", "pubmed_8"),
-        ("q4", "right", "pubmed_4"), ("q4", "hard_negative", "pubmed_7")]
+        ("q1", "right", "pubmed_1"),
+        ("q1", "hard_negative", "pubmed_9"),
+        ("q2", "right", "pubmed_2"),
+        ("q2", "hard_negative", "pubmed_8"),
+        ("q4", "right", "pubmed_4"),
+        ("q4", "hard_negative", "pubmed_7"),
+    ]
     # Right abstracts: pubmed_1 and pubmed_4 judged good, pubmed_2 only partial: 2 of 3. Hard negatives: pubmed_9
     # judged partial is a correct rejection, pubmed_8 and pubmed_7 judged good are the judge fooled: 1 of 3.
-    assert metrics == {"judge_pairs": 6.0, "judge_accuracy_right": pytest.approx(2 / 3),
-                       "judge_accuracy_wrong": pytest.approx(1 / 3)}
+    assert metrics == {
+        "judge_pairs": 6.0,
+        "judge_accuracy_right": pytest.approx(2 / 3),
+        "judge_accuracy_wrong": pytest.approx(1 / 3),
+    }
     assert [r["correct"] for r in rows] == [True, True, False, False, True, False]
 
 
@@ -255,8 +332,13 @@ def test_question_sets_are_well_formed() -> None:
 
 
 def test_a_strategy_reused_for_another_question_fails_the_literature_tools_gate_at_once() -> None:
-    base = {"check_precision": 1.0, "check_recall": 1.0, "search_right": 1.0, "memory_hit_rate": 1.0,
-            "memory_false_reuse": 0.0}
+    base = {
+        "check_precision": 1.0,
+        "check_recall": 1.0,
+        "search_right": 1.0,
+        "memory_hit_rate": 1.0,
+        "memory_false_reuse": 0.0,
+    }
     same = compare("literature_tools", base, base, tolerance=0.02)
     assert not any(c.failed for c in same)
     reused = compare("literature_tools", base | {"memory_false_reuse": 1.0}, base, tolerance=0.02)

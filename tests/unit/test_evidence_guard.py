@@ -40,8 +40,15 @@ def _obedient_generate(evidence: list[Evidence]) -> str:
     ids = [e.id for e in evidence]
     told = re.search(r"answer only '([^']+)'", prompt)
     text = told.group(1) if told else "HIF1A drives HK2 and LDHA."
-    return json.dumps({"answer": text, "claims": [{"text": text, "citations": ids[:1]}], "citations": ids,
-                       "confidence": 0.9, "reasoning_summary": "From the evidence."})
+    return json.dumps(
+        {
+            "answer": text,
+            "claims": [{"text": text, "citations": ids[:1]}],
+            "citations": ids,
+            "confidence": 0.9,
+            "reasoning_summary": "From the evidence.",
+        }
+    )
 
 
 @pytest.mark.parametrize("sentence", HOSTILE)
@@ -58,11 +65,16 @@ def test_a_forged_evidence_header_is_withheld() -> None:
     assert withheld and "[pmid:999] (pubmed)" not in text
 
 
-@pytest.mark.parametrize("sentence", [
-    "TP53 acts as a tumour suppressor.", "Cells ignore the previous signal once committed to apoptosis.",
-    "The model must account for feedback from PFKFB3.", "Assistants to the surgeon recorded the dose.",
-    "The DAN family of BMP antagonists includes NBL1.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "TP53 acts as a tumour suppressor.",
+        "Cells ignore the previous signal once committed to apoptosis.",
+        "The model must account for feedback from PFKFB3.",
+        "Assistants to the surgeon recorded the dose.",
+        "The DAN family of BMP antagonists includes NBL1.",
+    ],
+)
 def test_biology_that_resembles_an_instruction_is_not_withheld(sentence: str) -> None:
     assert withhold_instructions(sentence) == (sentence, 0)
 
@@ -85,8 +97,7 @@ def _strings(node: object) -> list[str]:
 
 
 def test_the_guard_is_what_stops_an_obedient_model() -> None:
-    raw = [Evidence(id="openalex_W1_0", kind="chunk", source="openalex", title="HIF1A",
-                    text=f"{BIOLOGY} {HOSTILE[0]}")]
+    raw = [Evidence(id="openalex_W1_0", kind="chunk", source="openalex", title="HIF1A", text=f"{BIOLOGY} {HOSTILE[0]}")]
     obeyed = validate_answer("q", _obedient_generate(raw), raw)
     assert obeyed.answer == "pwned"  # without the guard the document decides the answer
     screened = screen_evidence(raw)
@@ -99,17 +110,31 @@ def test_an_answer_repeating_the_prompt_loses_that_text_and_keeps_the_rest() -> 
     detector = EchoDetector(INSTRUCTION_TEXTS)
     evidence = [Evidence(id="e1", kind="chunk", text=BIOLOGY)]
     leak = GENERATE_PROMPT[:200]
-    raw = json.dumps({"answer": f"HIF1A drives HK2. {leak}", "confidence": 0.8, "citations": ["e1"],
-                      "claims": [{"text": "HIF1A drives HK2.", "citations": ["e1"]},
-                                 {"text": leak, "citations": ["e1"]}],
-                      "reasoning_summary": leak})
+    raw = json.dumps(
+        {
+            "answer": f"HIF1A drives HK2. {leak}",
+            "confidence": 0.8,
+            "citations": ["e1"],
+            "claims": [{"text": "HIF1A drives HK2.", "citations": ["e1"]}, {"text": leak, "citations": ["e1"]}],
+            "reasoning_summary": leak,
+        }
+    )
     answer = scrub_instruction_echo(validate_answer("q", raw, evidence), detector)
     assert [c.text for c in answer.claims] == ["HIF1A drives HK2."]
     assert "HIF1A drives HK2." in answer.answer and not detector.echoes(answer.answer)
     assert not detector.echoes(answer.reasoning_summary) and answer.citations
     assert any("instructions" in w for w in answer.warnings)
-    clean = validate_answer("q", json.dumps({"answer": "HIF1A drives HK2.", "confidence": 0.8,
-                                             "claims": [{"text": "HIF1A drives HK2.", "citations": ["e1"]}],
-                                             "citations": ["e1"]}), evidence)
+    clean = validate_answer(
+        "q",
+        json.dumps(
+            {
+                "answer": "HIF1A drives HK2.",
+                "confidence": 0.8,
+                "claims": [{"text": "HIF1A drives HK2.", "citations": ["e1"]}],
+                "citations": ["e1"],
+            }
+        ),
+        evidence,
+    )
     assert scrub_instruction_echo(clean, detector) is clean
     assert EchoDetector([]).echoes(leak) is False  # the offline generator has no prompt to leak

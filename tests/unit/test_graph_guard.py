@@ -68,8 +68,7 @@ def test_while_open_reads_fail_at_once_until_retry_after(guard: GraphGuard, cloc
     assert graph.calls == 1  # only the failing read touched the graph: the open guard never called it
 
 
-def test_after_retry_after_one_read_tries_again_and_a_success_closes_it(guard: GraphGuard,
-                                                                        clock: ManualClock) -> None:
+def test_after_retry_after_one_read_tries_again_and_a_success_closes_it(guard: GraphGuard, clock: ManualClock) -> None:
     graph = FlakyGraph()
     _opened(guard, graph)
     graph.down = False
@@ -121,5 +120,6 @@ def test_the_defaults_callers_rely_on() -> None:
 def test_the_degraded_warning_names_the_question_kind() -> None:
     assert degraded_warning("Neo4j is unavailable: down", "gene_lookup") == (
         "the knowledge graph is unavailable (Neo4j is unavailable: down); this gene lookup question is answered "
-        "from text evidence only")
+        "from text evidence only"
+    )
     assert "; this question is answered" in degraded_warning("down", "literature")

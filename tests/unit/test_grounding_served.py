@@ -29,19 +29,38 @@ from retrieval.model.types import Evidence
 
 RULE = GroundingRule(1.0, 0.65)  # the shape of the fitted rule (grounding_rule.json)
 EVIDENCE = [
-    Evidence(id="a", kind="chunk", source="reactome", title="Glycolysis",
-             text="Glycolysis converts glucose into pyruvate in the cytosol. It yields two ATP."),
-    Evidence(id="b", kind="chunk", source="kegg", title="TCA cycle",
-             text="The citric acid cycle oxidises acetyl-CoA in the mitochondrial matrix."),
-    Evidence(id="c", kind="chunk", source="pubmed", title="Warburg",
-             text="Tumour cells reduce pyruvate to lactate even when oxygen is present."),
+    Evidence(
+        id="a",
+        kind="chunk",
+        source="reactome",
+        title="Glycolysis",
+        text="Glycolysis converts glucose into pyruvate in the cytosol. It yields two ATP.",
+    ),
+    Evidence(
+        id="b",
+        kind="chunk",
+        source="kegg",
+        title="TCA cycle",
+        text="The citric acid cycle oxidises acetyl-CoA in the mitochondrial matrix.",
+    ),
+    Evidence(
+        id="c",
+        kind="chunk",
+        source="pubmed",
+        title="Warburg",
+        text="Tumour cells reduce pyruvate to lactate even when oxygen is present.",
+    ),
 ]
 SHOWN = {e.id: f"{e.title}. {e.text}" for e in EVIDENCE}
-SUPPORTED = [("Glycolysis converts glucose into pyruvate.", ["a"]),
-             ("The citric acid cycle oxidises acetyl-CoA.", ["b"]),
-             ("Tumour cells reduce pyruvate to lactate.", ["c"])]
-PLANTED = [("Insulin receptors phosphorylate hexokinase in neurons.", ["a"]),
-           ("Mitochondrial ribosomes translate BRCA1.", ["b", "a"])]
+SUPPORTED = [
+    ("Glycolysis converts glucose into pyruvate.", ["a"]),
+    ("The citric acid cycle oxidises acetyl-CoA.", ["b"]),
+    ("Tumour cells reduce pyruvate to lactate.", ["c"]),
+]
+PLANTED = [
+    ("Insulin receptors phosphorylate hexokinase in neurons.", ["a"]),
+    ("Mitochondrial ribosomes translate BRCA1.", ["b", "a"]),
+]
 
 
 class Embedder:
@@ -63,8 +82,14 @@ class Embedder:
 
 def answer_with(claims: list[tuple[str, list[str]]]) -> FinalAnswer:
     cited = list(dict.fromkeys(i for _, ids in claims for i in ids))
-    raw = json.dumps({"answer": " ".join(f"{t} [{ids[0]}]" for t, ids in claims), "confidence": 0.9,
-                      "claims": [{"text": t, "citations": ids} for t, ids in claims], "citations": cited})
+    raw = json.dumps(
+        {
+            "answer": " ".join(f"{t} [{ids[0]}]" for t, ids in claims),
+            "confidence": 0.9,
+            "claims": [{"text": t, "citations": ids} for t, ids in claims],
+            "citations": cited,
+        }
+    )
     return validate_answer("What does glycolysis make?", raw, EVIDENCE)
 
 
@@ -169,8 +194,14 @@ class Script:
         self.events.append((name, payload))
 
     def run(self, min_coverage: float = 0.8, retrieve: bool = True) -> tuple[FinalAnswer, list[Evidence]]:
-        return grounded_answer(self.generate, EVIDENCE[:1], Verifier(RULE, Embedder(), min_coverage),
-                               self.retrieve if retrieve else None, self.emit, no_stage)
+        return grounded_answer(
+            self.generate,
+            EVIDENCE[:1],
+            Verifier(RULE, Embedder(), min_coverage),
+            self.retrieve if retrieve else None,
+            self.emit,
+            no_stage,
+        )
 
 
 def test_a_well_grounded_answer_needs_no_second_retrieval() -> None:
@@ -196,7 +227,10 @@ def test_low_coverage_broadens_then_augments_with_the_unsupported_claims() -> No
     assert (verdict.claims_checked, verdict.claims_supported, verdict.claims_removed) == (3, 2, 1)
     assert [c.text for c in answer.claims] == [t for t, _ in SUPPORTED[:2]] and evidence[-1].id == "new-augmented"
     assert [p["answered_from"] for name, p in script.events if name == "grounding"] == [
-        "first", "broadened", "augmented"]
+        "first",
+        "broadened",
+        "augmented",
+    ]
 
 
 def test_the_best_attempt_is_the_answer_and_the_last_event_says_so() -> None:

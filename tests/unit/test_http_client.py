@@ -32,17 +32,25 @@ from tests.support.ports import free_port
 
 def client(server: FaultServer | str, sleeps: list[float] | None = None, **kwargs: object) -> HttpClient:
     """A client whose retry waits are recorded in `sleeps` (a throwaway list unless given), never slept."""
-    options = {"contact_email": "team@example.org", "requests_per_second": 1000, "timeout": 0.5,
-               "max_attempts": 3, "backoff_initial": 0.01, "backoff_max": 0.05,
-               "sleep": (sleeps if sleeps is not None else []).append} | kwargs
+    options = {
+        "contact_email": "team@example.org",
+        "requests_per_second": 1000,
+        "timeout": 0.5,
+        "max_attempts": 3,
+        "backoff_initial": 0.01,
+        "backoff_max": 0.05,
+        "sleep": (sleeps if sleeps is not None else []).append,
+    } | kwargs
     return HttpClient(server if isinstance(server, str) else server.url, **options)  # type: ignore[arg-type]
 
 
 def sleep_on(clock: ManualClock, sleeps: list[float]) -> Callable[[float], None]:
     """A sleep that records the wait and moves the manual clock on by it, as a real sleep would."""
+
     def sleep(seconds: float) -> None:
         sleeps.append(seconds)
         clock.advance(seconds)
+
     return sleep
 
 
@@ -87,8 +95,10 @@ def test_without_retry_after_the_backoff_grows_exponentially(fault_server: Fault
 def test_the_backoff_stops_growing_at_backoff_max(fault_server: FaultServer) -> None:
     fault_server.default("/flaky", Reply.error(503))
     sleeps: list[float] = []
-    with client(fault_server, sleeps, max_attempts=5, backoff_initial=0.2, backoff_max=0.5, backoff_jitter=0) as http, \
-            pytest.raises(HttpRequestError):
+    with (
+        client(fault_server, sleeps, max_attempts=5, backoff_initial=0.2, backoff_max=0.5, backoff_jitter=0) as http,
+        pytest.raises(HttpRequestError),
+    ):
         http.get_text("flaky")
     assert sleeps == pytest.approx([0.2, 0.4, 0.5, 0.5])  # one wait between each of the 5 attempts
 
@@ -151,8 +161,9 @@ def test_a_refused_connection_is_retried_then_named() -> None:
 
 # --- bodies ---------------------------------------------------------------------------------------------------
 def test_truncated_and_malformed_json_bodies_are_retried(fault_server: FaultServer) -> None:
-    fault_server.script("/works", Reply.truncated('{"results": [1, 2, 3]}'), Reply.malformed(),
-                        Reply.json('{"results": []}'))
+    fault_server.script(
+        "/works", Reply.truncated('{"results": [1, 2, 3]}'), Reply.malformed(), Reply.json('{"results": []}')
+    )
     with client(fault_server) as http:
         assert http.get_json("works") == {"results": []}
     assert len(fault_server.hits("/works")) == 3
@@ -188,9 +199,11 @@ def test_secrets_are_scrubbed_from_errors_and_the_retry_log(
 ) -> None:
     secret = "s3cret-" + uuid.uuid4().hex
     fault_server.default("/esearch.fcgi", Reply.error(500, body=f"bad key {secret}"))
-    with caplog.at_level(logging.WARNING, logger="dagster_project.core.http"), \
-            client(fault_server, secrets=(secret, None), max_attempts=2) as http, \
-            pytest.raises(HttpRequestError) as err:
+    with (
+        caplog.at_level(logging.WARNING, logger="dagster_project.core.http"),
+        client(fault_server, secrets=(secret, None), max_attempts=2) as http,
+        pytest.raises(HttpRequestError) as err,
+    ):
         http.get_text("esearch.fcgi", api_key=secret)
     assert fault_server.hits("/esearch.fcgi")[0].query["api_key"] == [secret]  # it was really sent
     assert secret not in str(err.value) and secret not in repr(err.value) and secret not in err.value.url
@@ -247,8 +260,10 @@ def test_the_shared_limiter_paces_requests_across_clients(fault_server: FaultSer
     key = ("pacing", uuid.uuid4().hex)  # a fresh key: registered here at 5/s (one start per 0.2 s) on a manual clock
     clock, waits = ManualClock(), []
     limiter = shared_limiter(key, 5, clock=clock, sleep=sleep_on(clock, waits))
-    with client(fault_server, requests_per_second=5, rate_limit_key=key) as first, \
-            client(fault_server, requests_per_second=5, rate_limit_key=key) as second:
+    with (
+        client(fault_server, requests_per_second=5, rate_limit_key=key) as first,
+        client(fault_server, requests_per_second=5, rate_limit_key=key) as second,
+    ):
         assert first.limiter is limiter and second.limiter is limiter
         for http in (first, second, first):
             http.get_text("list")

@@ -22,8 +22,15 @@ print(JobSnap.from_job_def(job).snapshot_id)
 
 def _snapshot_id(hash_seed: str) -> str:
     env = dict(os.environ) | {"PYTHONHASHSEED": hash_seed}
-    result = subprocess.run([sys.executable, "-c", SNAPSHOT_ID], env=env, cwd=REPO_ROOT, capture_output=True,
-                            text=True, timeout=300, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", SNAPSHOT_ID],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     return result.stdout.strip().splitlines()[-1]
 
 

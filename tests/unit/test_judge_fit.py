@@ -19,11 +19,19 @@ def test_the_threshold_separates_right_from_hard_negative_coverage() -> None:
 
 
 def test_fit_reports_the_half_it_did_not_fit_on(tmp_path: Path) -> None:
-    topics = ["statins lower cholesterol in elderly patients", "aspirin prevents stroke after surgery",
-              "metformin improves glycaemic control in obesity", "exercise reduces depression in adolescents"]
-    items = {str(i): {"QUESTION": f"Do {t.split()[0]} help {t.split()[-1]}?",
-                      "CONTEXTS": [f"We studied whether {t}.", "Outcomes were recorded at one year."]}
-             for i, t in enumerate(topics * 2)}
+    topics = [
+        "statins lower cholesterol in elderly patients",
+        "aspirin prevents stroke after surgery",
+        "metformin improves glycaemic control in obesity",
+        "exercise reduces depression in adolescents",
+    ]
+    items = {
+        str(i): {
+            "QUESTION": f"Do {t.split()[0]} help {t.split()[-1]}?",
+            "CONTEXTS": [f"We studied whether {t}.", "Outcomes were recorded at one year."],
+        }
+        for i, t in enumerate(topics * 2)
+    }
     path = tmp_path / "ori_pqal.json"
     path.write_text(json.dumps(items))
     result = fit(path)

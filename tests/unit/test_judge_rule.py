@@ -12,25 +12,30 @@ MAX_ATTEMPTS = 3
 MIN_CONFIDENCE = 0.7
 
 
-@pytest.mark.parametrize(("verdict", "confidence", "expected"), [
-    ("bad", 0.95, True),
-    ("bad", 0.1, True),
-    ("partial", 0.69, True),
-    ("partial", 0.0, True),
-    ("partial", 0.7, False),
-    ("partial", 0.9, False),
-    ("good", 0.95, False),
-    ("good", 0.3, False),
-    (None, 0.0, False),
-])
+@pytest.mark.parametrize(
+    ("verdict", "confidence", "expected"),
+    [
+        ("bad", 0.95, True),
+        ("bad", 0.1, True),
+        ("partial", 0.69, True),
+        ("partial", 0.0, True),
+        ("partial", 0.7, False),
+        ("partial", 0.9, False),
+        ("good", 0.95, False),
+        ("good", 0.3, False),
+        (None, 0.0, False),
+    ],
+)
 def test_should_reretrieve_truth_table(verdict: Verdict | None, confidence: float, expected: bool) -> None:
     result = JudgeResult(verdict=verdict, confidence=confidence)
     assert should_reretrieve(result, 0, MAX_ATTEMPTS, MIN_CONFIDENCE) is expected
     assert should_reretrieve(result, MAX_ATTEMPTS - 1, MAX_ATTEMPTS, MIN_CONFIDENCE) is expected
 
 
-@pytest.mark.parametrize(("verdict", "confidence"), [
-    ("bad", 0.95), ("partial", 0.69), ("partial", 0.7), ("good", 0.95), ("good", 0.3), (None, 0.0)])
+@pytest.mark.parametrize(
+    ("verdict", "confidence"),
+    [("bad", 0.95), ("partial", 0.69), ("partial", 0.7), ("good", 0.95), ("good", 0.3), (None, 0.0)],
+)
 def test_no_reretrieval_once_attempts_reach_the_maximum(verdict: Verdict | None, confidence: float) -> None:
     result = JudgeResult(verdict=verdict, confidence=confidence)
     assert should_reretrieve(result, MAX_ATTEMPTS, MAX_ATTEMPTS, MIN_CONFIDENCE) is False
@@ -61,8 +66,7 @@ def test_an_entity_that_is_itself_missing_is_not_repeated_in_the_anchor() -> Non
 
 def test_queries_already_asked_are_skipped() -> None:
     asked = {"shared genes tp53 reactome r-hsa-70171"}  # the loop keeps asked queries lower-cased
-    assert aspect_queries(QUESTION, ["shared genes", "hexokinase"], asked) == [
-        "hexokinase TP53 Reactome R-HSA-70171"]
+    assert aspect_queries(QUESTION, ["shared genes", "hexokinase"], asked) == ["hexokinase TP53 Reactome R-HSA-70171"]
 
 
 def test_duplicate_aspects_give_one_query() -> None:
@@ -91,8 +95,9 @@ def test_merge_adds_new_evidence_without_duplicates_and_counts_it() -> None:
 
 
 def test_merge_keeps_the_better_score() -> None:
-    merged, added = merge_evidence([ev("a", 0.5, text="old"), ev("b", 0.4, text="old")],
-                                   [ev("a", 0.9, text="new"), ev("b", 0.1, text="new")])
+    merged, added = merge_evidence(
+        [ev("a", 0.5, text="old"), ev("b", 0.4, text="old")], [ev("a", 0.9, text="new"), ev("b", 0.1, text="new")]
+    )
     assert added == 0
     by_id = {e.id: e for e in merged}
     assert (by_id["a"].score, by_id["a"].text) == (0.9, "new")

@@ -39,8 +39,16 @@ def server() -> Iterator[KeggContractServer]:
 
 
 def _http(server: KeggContractServer, rate: float = 1000) -> HttpClient:
-    return HttpClient(server.url, requests_per_second=rate, max_attempts=2, backoff_initial=0.01, backoff_max=0.05,
-                      timeout=2.0, provider="KEGG REST", advice=kegg.ADVICE)
+    return HttpClient(
+        server.url,
+        requests_per_second=rate,
+        max_attempts=2,
+        backoff_initial=0.01,
+        backoff_max=0.05,
+        timeout=2.0,
+        provider="KEGG REST",
+        advice=kegg.ADVICE,
+    )
 
 
 def _add_pathways(server: KeggContractServer, count: int) -> list[str]:
@@ -59,8 +67,7 @@ def test_get_drops_entries_past_ten_so_flux_asks_in_tens(server: KeggContractSer
     assert sorted(fetched) == sorted(server.pathways) and max(server.get_sizes[1:]) == kegg.GET_BATCH
 
 
-def test_a_pull_reads_today_s_formats_and_maps_compounds_to_listed_human_pathways(
-        server: KeggContractServer) -> None:
+def test_a_pull_reads_today_s_formats_and_maps_compounds_to_listed_human_pathways(server: KeggContractServer) -> None:
     listing = _http(server).get_text("list/pathway/hsa")
     assert not listing.startswith("path:")
     pulled = KeggClient(_http(server)).pull()
@@ -91,8 +98,9 @@ def test_errors_name_kegg_and_what_it_said(server: KeggContractServer) -> None:
 def test_a_flooding_client_is_blocked_and_flux_s_pace_is_not(fixtures: Path = FIXTURES) -> None:
     server = KeggContractServer(fixtures, CONV, rate_limit=3).start()
     try:
-        flood = HttpClient(server.url, requests_per_second=50, max_attempts=1, timeout=2.0, provider="KEGG REST",
-                           advice=kegg.ADVICE)
+        flood = HttpClient(
+            server.url, requests_per_second=50, max_attempts=1, timeout=2.0, provider="KEGG REST", advice=kegg.ADVICE
+        )
         with pytest.raises(HttpRequestError) as err:
             for _ in range(6):
                 flood.get_text("info/pathway")

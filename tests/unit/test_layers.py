@@ -21,14 +21,24 @@ DAGSTER_ONLY = ("dagster_project.defs", "dagster_project.cli")
 
 
 def _modules(package: object, prefix: str) -> list[str]:
-    return sorted(m.name for m in pkgutil.walk_packages(package.__path__, prefix)  # type: ignore[attr-defined]
-                  if not m.name.startswith(DAGSTER_ONLY))
+    return sorted(
+        m.name
+        for m in pkgutil.walk_packages(package.__path__, prefix)  # type: ignore[attr-defined]
+        if not m.name.startswith(DAGSTER_ONLY)
+    )
 
 
 CORE = [m for m in _modules(dagster_project, "dagster_project.") if m.startswith("dagster_project.core.")]
 QUERY_PATH = [*CORE, "retrieval.pipeline", "serving.routes", "serving.api"]
-DAGSTER_FREE = [m for m in (*_modules(dagster_project, "dagster_project."), *_modules(retrieval, "retrieval."),
-                            *_modules(serving, "serving.")) if m not in QUERY_PATH]
+DAGSTER_FREE = [
+    m
+    for m in (
+        *_modules(dagster_project, "dagster_project."),
+        *_modules(retrieval, "retrieval."),
+        *_modules(serving, "serving."),
+    )
+    if m not in QUERY_PATH
+]
 WITH_DAGSTER = "dagster_project.defs.resources.postgres"
 
 PROBE = """
@@ -46,8 +56,13 @@ print(json.dumps(loaded))
 @pytest.fixture(scope="module")
 def loaded() -> dict[str, list[str]]:
     """What each module, imported in that order in one fresh interpreter, had loaded of Dagster/dbt by then."""
-    result = subprocess.run([sys.executable, "-c", PROBE, *QUERY_PATH, *DAGSTER_FREE, WITH_DAGSTER],
-                            capture_output=True, text=True, timeout=300, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, *QUERY_PATH, *DAGSTER_FREE, WITH_DAGSTER],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -57,8 +72,9 @@ def test_the_query_path_loads_without_dagster(loaded: dict[str, list[str]], modu
 
 
 @pytest.mark.parametrize("module", DAGSTER_FREE)
-def test_every_package_outside_defs_and_the_cli_loads_without_dagster(loaded: dict[str, list[str]],
-                                                                      module: str) -> None:
+def test_every_package_outside_defs_and_the_cli_loads_without_dagster(
+    loaded: dict[str, list[str]], module: str
+) -> None:
     assert loaded[module] == [], f"{module} (or a module imported before it) loaded {loaded[module][:5]}"
 
 

@@ -38,8 +38,9 @@ def server() -> Iterator[EUtilsToolsContractServer]:
 
 @pytest.fixture
 def client(server: EUtilsToolsContractServer) -> Iterator[EUtilsClient]:
-    made = make_eutils_client(server.url, email=CONTACT, api_key=KEY, max_attempts=3, timeout=10.0,
-                              backoff_initial=0.01, backoff_max=0.05)
+    made = make_eutils_client(
+        server.url, email=CONTACT, api_key=KEY, max_attempts=3, timeout=10.0, backoff_initial=0.01, backoff_max=0.05
+    )
     yield made
     made.close()
 
@@ -57,8 +58,10 @@ def test_the_seeds_example_is_counted_with_its_query_translation_and_count(clien
     assert "PubMed holds 4,512 articles" in prose
     assert "Entrez query: CRISPR[ti]" in prose
     assert '"CRISPR"[Title] AND 2023/01/01:2023/12/31[Date - Publication]' in prose
-    assert all(cited == [f"PMID:{a.pmid}"] for (_, cited), a in
-               zip([s for s in pubmed_search.statements(data) if s[1]], data.articles, strict=True))
+    assert all(
+        cited == [f"PMID:{a.pmid}"]
+        for (_, cited), a in zip([s for s in pubmed_search.statements(data) if s[1]], data.articles, strict=True)
+    )
 
 
 def test_a_swallowed_phrase_is_refined_once_and_the_answer_says_what_changed(client: EUtilsClient) -> None:
@@ -69,8 +72,9 @@ def test_a_swallowed_phrase_is_refined_once_and_the_answer_says_what_changed(cli
     assert len(data.articles) == 10 and data.trail.requests == 2  # EInfo is not needed: the terms have no tags
 
 
-def test_citing_articles_come_from_elink_and_are_summarised(client: EUtilsClient,
-                                                            server: EUtilsToolsContractServer) -> None:
+def test_citing_articles_come_from_elink_and_are_summarised(
+    client: EUtilsClient, server: EUtilsToolsContractServer
+) -> None:
     prose, data = _ask(client, f"Which papers cite PMID {CITED}?")
     assert data.linked_total == 3 and [a.pmid for a in data.articles] == sorted(CITING, reverse=True)
     assert f"3 PubMed articles cite PMID {CITED}" in prose
@@ -86,19 +90,24 @@ def test_article_facts_read_esummary_and_efetch_and_name_a_pmid_pubmed_lacks(cli
     assert not none.answered  # nothing PubMed holds: confidence 0
 
 
-@pytest.mark.parametrize(("question", "said"), [
-    ("How many papers on asthma between 2020 and 2010?", "mindate '2020' is after maxdate '2010'"),
-    ("How many PubMed articles?", "term must be a non-empty search string"),
-])
-def test_bad_arguments_are_refused_by_name_before_any_request(client: EUtilsClient, server: EUtilsToolsContractServer,
-                                                              question: str, said: str) -> None:
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How many papers on asthma between 2020 and 2010?", "mindate '2020' is after maxdate '2010'"),
+        ("How many PubMed articles?", "term must be a non-empty search string"),
+    ],
+)
+def test_bad_arguments_are_refused_by_name_before_any_request(
+    client: EUtilsClient, server: EUtilsToolsContractServer, question: str, said: str
+) -> None:
     prose, data = _ask(client, question)
     assert said in data.error and not data.answered and data.count is None
     assert prose.startswith("Flux could not answer this from PubMed:") and server.answered == []
 
 
-def test_an_unknown_field_tag_is_refused_then_the_corrected_call_is_made(client: EUtilsClient,
-                                                                         server: EUtilsToolsContractServer) -> None:
+def test_an_unknown_field_tag_is_refused_then_the_corrected_call_is_made(
+    client: EUtilsClient, server: EUtilsToolsContractServer
+) -> None:
     request = LiteratureRequest(operation="count", topic="CRISPR", concepts=["CRISPR[xx]"])
     data = LiteratureTools(client).answer("CRISPR[xx]", request)
     assert data.trail is not None and "unknown field tag [xx]" in data.trail.attempts[0].error
@@ -114,35 +123,56 @@ def test_twenty_thousand_pmids_are_cut_to_what_an_answer_shows_and_the_answer_sa
     assert data.articles[0].pmid == "36000001" and len(data.missing) == 199
 
 
-def test_429_and_5xx_are_retried_and_the_answer_completes(client: EUtilsClient,
-                                                          server: EUtilsToolsContractServer) -> None:
-    server.inject("/esearch.fcgi", Reply(429, b'{"error":"API rate limit exceeded"}',
-                                         {"Content-Type": "application/json"}), Reply.error(503))
+def test_429_and_5xx_are_retried_and_the_answer_completes(
+    client: EUtilsClient, server: EUtilsToolsContractServer
+) -> None:
+    server.inject(
+        "/esearch.fcgi",
+        Reply(429, b'{"error":"API rate limit exceeded"}', {"Content-Type": "application/json"}),
+        Reply.error(503),
+    )
     _, data = _ask(client, "How many PubMed articles have CRISPR in the title from 2023?")
     assert data.count == 4512 and server.statuses("/esearch.fcgi") == [429, 503, 200]
 
 
-@pytest.mark.parametrize(("path", "reply", "said"), [
-    ("/esummary.fcgi", Reply(200, b'{"header": {}, "result": {"uids": [', {"Content-Type": "application/json"}),
-     "not valid JSON"),
-    ("/esummary.fcgi", Reply(200, b'{"header": {"type": "esummary"}, "error": "Invalid uid 1"}',
-                             {"Content-Type": "application/json"}), "Invalid uid 1"),
-    ("/elink.fcgi", Reply(200, b'{"ERROR": "Invalid db name specified: pubmed"}',
-                          {"Content-Type": "application/json"}), "Invalid db name"),
-])
+@pytest.mark.parametrize(
+    ("path", "reply", "said"),
+    [
+        (
+            "/esummary.fcgi",
+            Reply(200, b'{"header": {}, "result": {"uids": [', {"Content-Type": "application/json"}),
+            "not valid JSON",
+        ),
+        (
+            "/esummary.fcgi",
+            Reply(
+                200, b'{"header": {"type": "esummary"}, "error": "Invalid uid 1"}', {"Content-Type": "application/json"}
+            ),
+            "Invalid uid 1",
+        ),
+        (
+            "/elink.fcgi",
+            Reply(200, b'{"ERROR": "Invalid db name specified: pubmed"}', {"Content-Type": "application/json"}),
+            "Invalid db name",
+        ),
+    ],
+)
 def test_malformed_bodies_and_errors_inside_a_200_are_errors_in_the_answer(
-        client: EUtilsClient, server: EUtilsToolsContractServer, path: str, reply: Reply, said: str) -> None:
+    client: EUtilsClient, server: EUtilsToolsContractServer, path: str, reply: Reply, said: str
+) -> None:
     for _ in range(3):
         server.inject(path, reply)
-    prose, data = _ask(client, f"Which papers cite PMID {CITED}?" if path == "/elink.fcgi"
-                       else "What is PMID 36000001 about?")
+    prose, data = _ask(
+        client, f"Which papers cite PMID {CITED}?" if path == "/elink.fcgi" else "What is PMID 36000001 about?"
+    )
     assert said.lower() in data.error.lower() and not data.answered
     assert prose.startswith("Flux could not answer this from PubMed:")
 
 
 def test_ncbi_down_is_a_clear_answer_not_a_traceback() -> None:
-    down = make_eutils_client("http://127.0.0.1:9", email=CONTACT, max_attempts=2, timeout=2.0,
-                              backoff_initial=0.01, backoff_max=0.02)
+    down = make_eutils_client(
+        "http://127.0.0.1:9", email=CONTACT, max_attempts=2, timeout=2.0, backoff_initial=0.01, backoff_max=0.02
+    )
     prose, data = _ask(down, "How many PubMed articles have CRISPR in the title from 2023?")
     down.close()
     assert "NCBI E-utilities" in data.error and not data.answered and data.count is None
@@ -163,8 +193,9 @@ def test_einfo_lists_pubmeds_fields_and_links(client: EUtilsClient) -> None:
     assert client.unknown_tags("pubmed", "a[ti] AND b[tiab] AND c[mh:noexp] AND d[zz]") == ["zz"]
 
 
-def test_what_the_literature_says_reads_the_most_relevant_abstracts(client: EUtilsClient,
-                                                                    server: EUtilsToolsContractServer) -> None:
+def test_what_the_literature_says_reads_the_most_relevant_abstracts(
+    client: EUtilsClient, server: EUtilsToolsContractServer
+) -> None:
     from retrieval.question.literature_questions import summary_request
 
     request = summary_request("What does the literature say about long covid brain fog?")
@@ -176,7 +207,8 @@ def test_what_the_literature_says_reads_the_most_relevant_abstracts(client: EUti
 
 
 def test_every_question_of_the_failure_mode_set_ends_on_its_recorded_passing_translation(
-        client: EUtilsClient, server: EUtilsToolsContractServer) -> None:
+    client: EUtilsClient, server: EUtilsToolsContractServer
+) -> None:
     """Over HTTP, each question Flux sends is searched, checked and refined until its translation is the one the set
     records last; a failing translation's count is never the answer."""
     from dagster_project.evals.pubmed_eval import load
@@ -191,10 +223,13 @@ def test_every_question_of_the_failure_mode_set_ends_on_its_recorded_passing_tra
     assert 429 not in server.statuses()  # paced at NCBI's rate all along
 
 
-def test_a_malformed_efetch_body_costs_the_mesh_not_the_answer(client: EUtilsClient,
-                                                               server: EUtilsToolsContractServer) -> None:
-    server.inject("/efetch.fcgi", Reply(200, b"<PubmedArticleSet><PubmedArticle><MedlineCitation>",
-                                        {"Content-Type": "text/xml; charset=UTF-8"}))
+def test_a_malformed_efetch_body_costs_the_mesh_not_the_answer(
+    client: EUtilsClient, server: EUtilsToolsContractServer
+) -> None:
+    server.inject(
+        "/efetch.fcgi",
+        Reply(200, b"<PubmedArticleSet><PubmedArticle><MedlineCitation>", {"Content-Type": "text/xml; charset=UTF-8"}),
+    )
     prose, data = _ask(client, "Who wrote PMID 36000001?")
     assert [a.pmid for a in data.articles] == ["36000001"] and data.articles[0].mesh == []
     assert "Rivera M" in prose and data.answered

@@ -25,18 +25,28 @@ if not FIXTURES.is_dir():
 
 
 def http(server: FaultServer, prefix: str = "") -> HttpClient:
-    return HttpClient(server.url + prefix, contact_email="team@example.org", requests_per_second=1000,
-                      timeout=1.0, max_attempts=3, backoff_initial=0.01, backoff_max=0.05)
+    return HttpClient(
+        server.url + prefix,
+        contact_email="team@example.org",
+        requests_per_second=1000,
+        timeout=1.0,
+        max_attempts=3,
+        backoff_initial=0.01,
+        backoff_max=0.05,
+    )
 
 
 def test_kegg_live_pull_survives_a_429_and_parses_recorded_answers(fault_server: FaultServer) -> None:
     rest = FIXTURES / "kegg_rest"
     fault_server.default("/info/pathway", Reply.ok("path             Release 112.0+/11-30, Nov 24\n"))
-    fault_server.script("/list/pathway/hsa", Reply.error(429, retry_after="0"),
-                        Reply.ok((rest / "hsa.txt").read_text()))
+    fault_server.script(
+        "/list/pathway/hsa", Reply.error(429, retry_after="0"), Reply.ok((rest / "hsa.txt").read_text())
+    )
     fault_server.default("/link/hsa/pathway", Reply.ok((rest / "pathway_gene.txt").read_text()))
-    fault_server.default("/link/compound/pathway", Reply.ok("path:map00010\tcpd:C00022\npath:map00010\tcpd:C00031\n"
-                                                            "path:map00010\tcpd:BAD\n"))
+    fault_server.default(
+        "/link/compound/pathway",
+        Reply.ok("path:map00010\tcpd:C00022\npath:map00010\tcpd:C00031\npath:map00010\tcpd:BAD\n"),
+    )
     fault_server.default("/conv/uniprot/hsa", Reply.ok("hsa:10327\tup:O14556\nhsa:124\tup:P07327\n"))
     fault_server.default("/get/hsa00010", Reply.ok((rest / "path_hsa00010.txt").read_text()))
 
@@ -76,14 +86,20 @@ def test_openalex_cursor_paging_with_a_key_a_5xx_and_a_malformed_record(fault_se
 def test_reactome_downloads_and_summations(fault_server: FaultServer) -> None:
     downloads = FIXTURES / "reactome_downloads"
     fault_server.default("/cs/data/database/version", Reply.ok("94"))
-    for name in ("ReactomePathways.txt", "ReactomePathwaysRelation.txt", "UniProt2Reactome_All_Levels.txt",
-                 "ChEBI2Reactome_All_Levels.txt"):
+    for name in (
+        "ReactomePathways.txt",
+        "ReactomePathwaysRelation.txt",
+        "UniProt2Reactome_All_Levels.txt",
+        "ChEBI2Reactome_All_Levels.txt",
+    ):
         fault_server.default(f"/dl/{name}", Reply.ok((downloads / name).read_text()))
     summation = [{"stId": "R-HSA-389357", "summation": [{"text": "CD28 <b>recruits</b> PI3K.<br>AKT follows."}]}]
     fault_server.script("/cs/data/query/ids", Reply.error(502), Reply.json(json.dumps(summation)))
 
-    events = [{"stId": "R-HSA-389348", "displayName": "CD28 binds PI3K", "schemaClass": "Reaction"},
-              {"stId": "R-HSA-389359", "displayName": "CD28 dependent Vav1 pathway", "schemaClass": "Pathway"}]
+    events = [
+        {"stId": "R-HSA-389348", "displayName": "CD28 binds PI3K", "schemaClass": "Reaction"},
+        {"stId": "R-HSA-389359", "displayName": "CD28 dependent Vav1 pathway", "schemaClass": "Pathway"},
+    ]
     fault_server.default("/cs/data/pathway/R-HSA-389357/containedEvents", Reply.json(json.dumps(events)))
     for pid in ("R-HSA-389356", "R-HSA-389359", "R-HSA-388841"):
         fault_server.default(f"/cs/data/pathway/{pid}/containedEvents", Reply.json("[]"))

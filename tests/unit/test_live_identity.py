@@ -19,8 +19,19 @@ def _settings(**overrides: object) -> FluxSettings:
     return FluxSettings(**overrides)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("email", ["flux@example.org", "me@lab.example.com", "ops@pipeline.test", "a@b.invalid",
-                                   "root@localhost", "no-at-sign.org", "@pathway-lab.org", "x@nodot"])
+@pytest.mark.parametrize(
+    "email",
+    [
+        "flux@example.org",
+        "me@lab.example.com",
+        "ops@pipeline.test",
+        "a@b.invalid",
+        "root@localhost",
+        "no-at-sign.org",
+        "@pathway-lab.org",
+        "x@nodot",
+    ],
+)
 def test_placeholder_and_unreachable_addresses_are_refused(email: str) -> None:
     with pytest.raises(LiveIdentityError, match="FLUX_CONTACT_EMAIL"):
         live_contact_email(_settings(contact_email=email))
@@ -30,10 +41,14 @@ def test_a_reachable_address_is_the_identity() -> None:
     assert live_contact_email(_settings(contact_email=" curator@pathway-lab.org ")) == "curator@pathway-lab.org"
 
 
-def test_live_mode_sends_nothing_with_the_placeholder_and_demo_mode_needs_no_contact(
-        fault_server: FaultServer) -> None:
-    live = _settings(source_mode="live", kegg_url=fault_server.url, reactome_url=fault_server.url,
-                     reactome_download_url=fault_server.url, hgnc_url=fault_server.url)
+def test_live_mode_sends_nothing_with_the_placeholder_and_demo_mode_needs_no_contact(fault_server: FaultServer) -> None:
+    live = _settings(
+        source_mode="live",
+        kegg_url=fault_server.url,
+        reactome_url=fault_server.url,
+        reactome_download_url=fault_server.url,
+        hgnc_url=fault_server.url,
+    )
     for source in ("kegg", "reactome", "hgnc"):
         with pytest.raises(LiveIdentityError):
             registry.pull(source, live)
@@ -42,7 +57,8 @@ def test_live_mode_sends_nothing_with_the_placeholder_and_demo_mode_needs_no_con
 
 
 def test_a_refusal_fails_the_asset_without_retries_and_a_5xx_or_429_is_left_to_the_retry_policy(
-        fault_server: FaultServer) -> None:
+    fault_server: FaultServer,
+) -> None:
     with pytest.raises(dg.Failure) as setup:
         _pull("kegg", _settings(source_mode="live", kegg_url=fault_server.url))
     assert not setup.value.allow_retries and "FLUX_CONTACT_EMAIL" in str(setup.value.description)
@@ -50,8 +66,15 @@ def test_a_refusal_fails_the_asset_without_retries_and_a_5xx_or_429_is_left_to_t
     fault_server.default("/data/database/version", Reply.error(415, body='{"code":415,"reason":"Unsupported"}'))
     fault_server.default("/data/query/ids", Reply.error(503))
     fault_server.default("/data/discover", Reply.error(429, retry_after="0"))
-    http = HttpClient(fault_server.url, requests_per_second=1000, max_attempts=2, backoff_initial=0.01,
-                      backoff_max=0.02, provider="Reactome ContentService", advice=reactome.ADVICE)
+    http = HttpClient(
+        fault_server.url,
+        requests_per_second=1000,
+        max_attempts=2,
+        backoff_initial=0.01,
+        backoff_max=0.02,
+        provider="Reactome ContentService",
+        advice=reactome.ADVICE,
+    )
 
     class Refused:
         def pull_live(self, settings: FluxSettings) -> object:
@@ -87,8 +110,13 @@ def test_a_refusal_fails_the_asset_without_retries_and_a_5xx_or_429_is_left_to_t
 def test_pubmed_errors_as_data_keep_the_same_split(fault_server: FaultServer) -> None:
     """E-utilities answers most failures as data; a 5xx or 429 behind them is still left to the retry policy and a
     400 (here: an unknown API key, in NCBI's JSON error shape) fails the asset at once."""
-    live = _settings(source_mode="live", contact_email="curator@pathway-lab.org", eutils_url=fault_server.url,
-                     http_max_attempts=1, pubmed_max_records=5)
+    live = _settings(
+        source_mode="live",
+        contact_email="curator@pathway-lab.org",
+        eutils_url=fault_server.url,
+        http_max_attempts=1,
+        pubmed_max_records=5,
+    )
     fault_server.default("/esearch.fcgi", Reply.error(503))
     with pytest.raises(SourcePullError) as unavailable:
         _pull("pubmed", live)

@@ -36,15 +36,23 @@ def _reader(max_tokens: int = 100, cancelled: bool = False) -> ReplyReader:
 
 # --- reading a reply ---------------------------------------------------------------------------------------
 def test_a_stream_is_joined_and_its_usage_read() -> None:
-    reading = _reader().read(_sse(_delta('{"a":'), _delta(" 1}"), _delta(finish="stop"),
-                                  {"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 2}}, "[DONE]"))
+    reading = _reader().read(
+        _sse(
+            _delta('{"a":'),
+            _delta(" 1}"),
+            _delta(finish="stop"),
+            {"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 2}},
+            "[DONE]",
+        )
+    )
     assert (reading.text, reading.chunks, reading.finish_reason, reading.cut) == ('{"a": 1}', 2, "stop", "")
     assert reading.usage == {"prompt_tokens": 7, "completion_tokens": 2}
 
 
 def test_a_ramble_after_the_json_object_is_cut_and_left_out() -> None:
-    reading = _reader().read(_sse(_delta("```json\n{\"a\": 1}"), _delta("\n```"), _delta(" I hope this helps"),
-                                  _delta(" a lot"), "[DONE]"))
+    reading = _reader().read(
+        _sse(_delta('```json\n{"a": 1}'), _delta("\n```"), _delta(" I hope this helps"), _delta(" a lot"), "[DONE]")
+    )
     assert reading.cut == "the model went on writing after its JSON object" and reading.text == '{"a": 1}'
     assert reading.chunks == 3  # reading stopped at the first word past the object
 
@@ -61,23 +69,31 @@ def test_a_cancelled_read_stops_at_the_next_line() -> None:
         _reader(cancelled=True).read(_sse(_delta("{")))
 
 
-@pytest.mark.parametrize(("response", "says"), [
-    (httpx.Response(200, headers={"content-type": "text/html"}, content=b"<html>bad gateway</html>"),
-     "text/html, not a chat completion: <html>bad gateway</html>"),
-    (_sse({"error": {"message": "model crashed"}}), "mid-stream: model crashed"),
-    (_sse("not json"), "not JSON"),
-    (httpx.Response(200, headers={"content-type": "text/event-stream"}, content=b": ping\n\n"), "ended without"),
-    (httpx.Response(200, json={"choices": []}), "empty choice"),
-    (httpx.Response(200, json={"error": {"message": "overloaded"}}), "reported an error: overloaded"),
-], ids=["html", "error-event", "bad-event", "no-reply", "empty-choice", "error-body"])
+@pytest.mark.parametrize(
+    ("response", "says"),
+    [
+        (
+            httpx.Response(200, headers={"content-type": "text/html"}, content=b"<html>bad gateway</html>"),
+            "text/html, not a chat completion: <html>bad gateway</html>",
+        ),
+        (_sse({"error": {"message": "model crashed"}}), "mid-stream: model crashed"),
+        (_sse("not json"), "not JSON"),
+        (httpx.Response(200, headers={"content-type": "text/event-stream"}, content=b": ping\n\n"), "ended without"),
+        (httpx.Response(200, json={"choices": []}), "empty choice"),
+        (httpx.Response(200, json={"error": {"message": "overloaded"}}), "reported an error: overloaded"),
+    ],
+    ids=["html", "error-event", "bad-event", "no-reply", "empty-choice", "error-body"],
+)
 def test_what_is_not_a_chat_completion_is_named(response: httpx.Response, says: str) -> None:
     with pytest.raises(NotAReply, match=says):
         _reader().read(response)
 
 
 def test_one_json_body_is_read_with_its_usage() -> None:
-    body = {"choices": [{"message": {"content": '{"a": 1} trailing'}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 3, "completion_tokens": 4}}
+    body = {
+        "choices": [{"message": {"content": '{"a": 1} trailing'}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 4},
+    }
     reading = _reader().read(httpx.Response(200, json=body))
     assert reading.text == '{"a": 1}' and reading.usage == {"prompt_tokens": 3, "completion_tokens": 4}
 
@@ -88,19 +104,24 @@ def test_json_object_span() -> None:
 
 
 # --- what an error status means -----------------------------------------------------------------------------
-@pytest.mark.parametrize(("status", "headers", "body", "outcome", "retried", "format_rejected"), [
-    (429, {}, "slow down", "busy", True, False),
-    (503, {"retry-after": "2"}, "busy", "busy", True, False),
-    (503, {}, "upstream", "error", False, False),
-    (500, {}, '{"error": {"message": "response_format type json_schema not allowed"}}', "refused", False, True),
-    (422, {}, '{"detail": "response_format: extra field"}', "refused", False, True),
-    (400, {}, '{"error": {"code": "context_length_exceeded"}}', "refused", False, False),
-    (404, {}, '{"error": {"message": "model gpt-x not found"}}', "refused", False, False),
-    (401, {}, "no key", "refused", False, False),
-    (502, {}, "<html>proxy</html>", "error", False, False),
-], ids=["429", "503-retry-after", "503-bare", "500-format", "422-format", "context", "model", "401", "502"])
-def test_an_error_status_is_classified(status: int, headers: dict, body: str, outcome: str, retried: bool,
-                                       format_rejected: bool) -> None:
+@pytest.mark.parametrize(
+    ("status", "headers", "body", "outcome", "retried", "format_rejected"),
+    [
+        (429, {}, "slow down", "busy", True, False),
+        (503, {"retry-after": "2"}, "busy", "busy", True, False),
+        (503, {}, "upstream", "error", False, False),
+        (500, {}, '{"error": {"message": "response_format type json_schema not allowed"}}', "refused", False, True),
+        (422, {}, '{"detail": "response_format: extra field"}', "refused", False, True),
+        (400, {}, '{"error": {"code": "context_length_exceeded"}}', "refused", False, False),
+        (404, {}, '{"error": {"message": "model gpt-x not found"}}', "refused", False, False),
+        (401, {}, "no key", "refused", False, False),
+        (502, {}, "<html>proxy</html>", "error", False, False),
+    ],
+    ids=["429", "503-retry-after", "503-bare", "500-format", "422-format", "context", "model", "401", "502"],
+)
+def test_an_error_status_is_classified(
+    status: int, headers: dict, body: str, outcome: str, retried: bool, format_rejected: bool
+) -> None:
     response = httpx.Response(status, headers={"content-type": "application/json", **headers})
     failure = _status_failure(response, body)
     assert (failure.outcome, failure.not_started, failure.format_rejected) == (outcome, retried, format_rejected)
@@ -122,8 +143,10 @@ def test_the_warnings_name_the_step_the_cause_and_the_slowest_step() -> None:
     budget.record(LLMCall(step="judge", outcome="ok", ms=41_200.0))
     budget.record(LLMCall(step="answer", outcome="deadline", ms=18_000.0, detail="the time budget ran out"))
     [warning] = budget.warnings()
-    assert warning == ("LLM answer step ran out of the question's time budget (the time budget ran out); slowest "
-                       "step: judge, 41.2 s; the offline answer stands in")
+    assert warning == (
+        "LLM answer step ran out of the question's time budget (the time budget ran out); slowest "
+        "step: judge, 41.2 s; the offline answer stands in"
+    )
     assert budget.timings() == {"llm_judge": 41_200.0, "llm_answer": 18_000.0}
     assert [c.step for c in budget.fell_back] == ["answer"]
 
@@ -147,7 +170,10 @@ def test_a_reply_turned_down_after_its_call_ended_is_amended_on_the_stream() -> 
         budget.record(LLMCall(step="plan", outcome="ok", ms=2.0))
         mark_rejected("schema violation at relation")
     assert [(p["llm_step"], p["outcome"], p.get("amends")) for _, p in events] == [
-        ("screen", "ok", None), ("plan", "ok", None), ("plan", "rejected", 1)]
+        ("screen", "ok", None),
+        ("plan", "ok", None),
+        ("plan", "rejected", 1),
+    ]
     final = [p["outcome"] for _, p in events if "amends" not in p]
     for _, p in events:
         if "amends" in p:
@@ -187,9 +213,15 @@ def test_the_endpoint_gives_no_more_slots_than_its_concurrency() -> None:
 
 # --- where calls are reported ----------------------------------------------------------------------------------
 def _answer_with_calls() -> FinalAnswer:
-    return FinalAnswer(question="q", answer="a", confidence=0.5, llm_calls=[
-        LLMCall(step="judge", outcome="ok", ms=1200.0, tokens_in=900, tokens_out=40),
-        LLMCall(step="answer", outcome="deadline", ms=3000.0, queued_ms=500.0, tokens_in=None, tokens_out=None)])
+    return FinalAnswer(
+        question="q",
+        answer="a",
+        confidence=0.5,
+        llm_calls=[
+            LLMCall(step="judge", outcome="ok", ms=1200.0, tokens_in=900, tokens_out=40),
+            LLMCall(step="answer", outcome="deadline", ms=3000.0, queued_ms=500.0, tokens_in=None, tokens_out=None),
+        ],
+    )
 
 
 def test_the_calls_reach_the_metrics() -> None:

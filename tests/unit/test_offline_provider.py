@@ -19,15 +19,33 @@ from retrieval.model.types import Evidence
 PROVIDER = OfflineProvider()
 QUESTION = "Which enzymes catalyse the steps of glycolysis?"
 EVIDENCE = [
-    Evidence(id="pubmed_1_0", kind="chunk", source="pubmed", text=(
-        "Hexokinase catalyses the first step of glycolysis in the cytosol. Phosphofructokinase catalyses the "
-        "committed step of glycolysis. Pyruvate kinase catalyses the last step of glycolysis. "
-        "The study enrolled forty healthy volunteers.")),
-    Evidence(id="R-HSA-70171", kind="graph", source="reactome", text=(
-        'Pathway R-HSA-70171 "Glycolysis" (Reactome, Homo sapiens). Reactions (2): R-HSA-70420 enolase step; '
-        "R-HSA-70467 aldolase step. Enzymes of glycolysis include ENO1 and ALDOA.")),
-    Evidence(id="pubmed_2_0", kind="chunk", source="pubmed", text=(
-        "Enzymes catalyse steps in many metabolic pathways of the liver. Soil bacteria were cultured for a week.")),
+    Evidence(
+        id="pubmed_1_0",
+        kind="chunk",
+        source="pubmed",
+        text=(
+            "Hexokinase catalyses the first step of glycolysis in the cytosol. Phosphofructokinase catalyses the "
+            "committed step of glycolysis. Pyruvate kinase catalyses the last step of glycolysis. "
+            "The study enrolled forty healthy volunteers."
+        ),
+    ),
+    Evidence(
+        id="R-HSA-70171",
+        kind="graph",
+        source="reactome",
+        text=(
+            'Pathway R-HSA-70171 "Glycolysis" (Reactome, Homo sapiens). Reactions (2): R-HSA-70420 enolase step; '
+            "R-HSA-70467 aldolase step. Enzymes of glycolysis include ENO1 and ALDOA."
+        ),
+    ),
+    Evidence(
+        id="pubmed_2_0",
+        kind="chunk",
+        source="pubmed",
+        text=(
+            "Enzymes catalyse steps in many metabolic pathways of the liver. Soil bacteria were cultured for a week."
+        ),
+    ),
 ]
 
 
@@ -66,8 +84,10 @@ def test_at_most_four_sentences_and_two_per_evidence() -> None:
     assert len(cited) == MAX_SENTENCES
     assert max(cited.count(i) for i in set(cited)) <= MAX_PER_EVIDENCE
     assert cited.count("pubmed_1_0") == MAX_PER_EVIDENCE
-    many = [Evidence(id=f"pubmed_{i}_0", kind="chunk", text=f"Glycolysis enzymes catalyse step number {i} here.")
-            for i in range(10)]
+    many = [
+        Evidence(id=f"pubmed_{i}_0", kind="chunk", text=f"Glycolysis enzymes catalyse step number {i} here.")
+        for i in range(10)
+    ]
     assert len(generated(QUESTION, many)["claims"]) == MAX_SENTENCES
 
 
@@ -80,8 +100,10 @@ def test_rare_question_term_outranks_a_common_one() -> None:
     # "genes" is in every sentence, "glycolysis" in one; each sentence shares one term with the question. The
     # glycolysis sentence is ranked last as evidence, so only the term weighting can put it first.
     question = "Which genes take part in glycolysis?"
-    common = [Evidence(id=f"kegg_{i}_0", kind="chunk", text=f"KEGG pathway genes are listed for organism code {i}.")
-              for i in range(3)]
+    common = [
+        Evidence(id=f"kegg_{i}_0", kind="chunk", text=f"KEGG pathway genes are listed for organism code {i}.")
+        for i in range(3)
+    ]
     rare = Evidence(id="pubmed_9_0", kind="chunk", text="Hexokinase is the first enzyme of glycolysis in the cytosol.")
     reply = generated(question, [*common, rare])
     assert reply["claims"][0]["text"] == rare.text
@@ -97,10 +119,12 @@ def test_no_overlapping_evidence_gives_no_claims_and_zero_confidence() -> None:
 
 def test_short_fragments_are_not_sentences() -> None:
     assert sentences("Glycolysis. Hexokinase catalyses the first step of glycolysis.") == [
-        "Hexokinase catalyses the first step of glycolysis."]
+        "Hexokinase catalyses the first step of glycolysis."
+    ]
 
 
 # --- judge -------------------------------------------------------------------------------------------------------
+
 
 def test_judge_full_coverage_is_good() -> None:
     result = PROVIDER.judge("Which enzymes catalyse glycolysis?", EVIDENCE)
@@ -151,14 +175,19 @@ def test_offline_rewrite_and_screen_defer_to_the_rules() -> None:
 
 def test_sentences_are_chosen_by_relevance_net_of_redundancy() -> None:
     evidence = [
-        Evidence(id="a", kind="chunk", text="Hexokinase phosphorylates glucose in glycolysis in the cytosol. "
-                 "Hexokinase phosphorylates glucose in glycolysis in the cytoplasm."),
+        Evidence(
+            id="a",
+            kind="chunk",
+            text="Hexokinase phosphorylates glucose in glycolysis in the cytosol. "
+            "Hexokinase phosphorylates glucose in glycolysis in the cytoplasm.",
+        ),
         Evidence(id="b", kind="chunk", text="Pyruvate kinase completes glycolysis by forming pyruvate from PEP."),
     ]
     reply = json.loads(PROVIDER.generate("How does hexokinase act on glucose in glycolysis?", evidence))
     texts = [c["text"] for c in reply["claims"]]
     # The second sentence of `a` is more relevant than `b`'s but repeats the first: the new one comes before it.
     assert texts[0].startswith("Hexokinase phosphorylates glucose") and texts[1].startswith("Pyruvate kinase")
-    chosen = select_sentences([(0.9, 0, "a", "s1", {"x", "y"}), (0.85, 0, "a", "s2", {"x", "y", "z"}),
-                               (0.5, 1, "b", "s3", {"w"})])
+    chosen = select_sentences(
+        [(0.9, 0, "a", "s1", {"x", "y"}), (0.85, 0, "a", "s2", {"x", "y", "z"}), (0.5, 1, "b", "s3", {"w"})]
+    )
     assert chosen == [("a", "s1"), ("b", "s3"), ("a", "s2")], "0.67 overlap: s2 comes after the new s3"

@@ -44,19 +44,33 @@ def server() -> Iterator[OpenAlexContractServer]:
 
 
 def _http(server: OpenAlexContractServer, key: str | None = None) -> HttpClient:
-    return HttpClient(server.url, requests_per_second=1000, max_attempts=2, backoff_initial=0.01, backoff_max=0.05,
-                      timeout=2.0, provider="OpenAlex", advice=openalex.ADVICE, secrets=(key,))
+    return HttpClient(
+        server.url,
+        requests_per_second=1000,
+        max_attempts=2,
+        backoff_initial=0.01,
+        backoff_max=0.05,
+        timeout=2.0,
+        provider="OpenAlex",
+        advice=openalex.ADVICE,
+        secrets=(key,),
+    )
 
 
 def _settings(server: OpenAlexContractServer, **overrides: object) -> FluxSettings:
-    values: dict[str, object] = {"source_mode": "live", "openalex_url": server.url, "openalex_api_key": KEY,
-                                 "contact_email": CONTACT, "openalex_max_records": 1000, "http_max_attempts": 2,
-                                 "http_timeout": 2.0}
+    values: dict[str, object] = {
+        "source_mode": "live",
+        "openalex_url": server.url,
+        "openalex_api_key": KEY,
+        "contact_email": CONTACT,
+        "openalex_max_records": 1000,
+        "http_max_attempts": 2,
+        "http_timeout": 2.0,
+    }
     return FluxSettings(**(values | overrides))  # type: ignore[arg-type]
 
 
-def test_a_pull_pages_with_the_key_at_100_per_page_until_the_cursor_runs_out(
-        server: OpenAlexContractServer) -> None:
+def test_a_pull_pages_with_the_key_at_100_per_page_until_the_cursor_runs_out(server: OpenAlexContractServer) -> None:
     pulled = SOURCE.pull_live(_settings(server))
     hits = server.hits("/works")
     assert all(h.query["api_key"] == [KEY] for h in hits)

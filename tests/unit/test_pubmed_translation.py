@@ -39,8 +39,7 @@ def test_the_check_finds_exactly_the_failures_each_translation_shows(item: dict)
     assert found == set(item["failures"])
 
 
-@pytest.mark.parametrize("item", [i for i in ITEMS if i["sent_by"] == "flux" and i["failures"]],
-                         ids=lambda i: i["id"])
+@pytest.mark.parametrize("item", [i for i in ITEMS if i["sent_by"] == "flux" and i["failures"]], ids=lambda i: i["id"])
 def test_a_failed_check_is_refined_into_the_term_whose_translation_passes(item: dict) -> None:
     request = _request(item["question"])
     first, second = item["exchanges"]
@@ -57,8 +56,16 @@ def test_the_set_has_at_least_thirty_failing_queries_and_every_kind_of_failure()
     failing = [i for i in ITEMS if i["failures"]]
     assert len(failing) >= 30
     assert {code for i in failing for code in i["failures"]} >= {
-        "phrase_swallowed", "unmapped_abbreviation", "wrong_sense", "concept_missing", "date_missing",
-        "field_missing", "publication_type_missing", "population_missing", "too_broad"}
+        "phrase_swallowed",
+        "unmapped_abbreviation",
+        "wrong_sense",
+        "concept_missing",
+        "date_missing",
+        "field_missing",
+        "publication_type_missing",
+        "population_missing",
+        "too_broad",
+    }
 
 
 def test_a_check_that_trusts_every_translation_scores_zero_recall() -> None:
@@ -75,8 +82,9 @@ def test_the_seeds_examples() -> None:
     good = _request("How many articles on insulin resistance type 2 diabetes?")
     assert translation.check(good, ITEMS[1]["exchanges"][0]["translation"], 48644) == []
     arbs = _request("How many articles on ARBs kidney protection?")
-    assert [p.code for p in translation.check(arbs, ITEMS[2]["exchanges"][0]["translation"], 257)] == \
-        ["unmapped_abbreviation"]
+    assert [p.code for p in translation.check(arbs, ITEMS[2]["exchanges"][0]["translation"], 257)] == [
+        "unmapped_abbreviation"
+    ]
     fog = _request("What are the newest papers on long covid brain fog?")
     assert [p.code for p in translation.check(fog, '"long covid brain fog"[All Fields]', 25)] == ["phrase_swallowed"]
 
@@ -89,18 +97,29 @@ def test_a_quoted_phrase_is_searched_as_written_and_never_split() -> None:
 
 def test_split_and_keeps_quoted_ands_and_nested_groups() -> None:
     text = '("a and b"[All Fields] OR (x[ti] AND y[ti])) AND "c"[MeSH Terms] AND 2020:2021[dp]'
-    assert translation.split_and(text) == ['"a and b"[All Fields] OR (x[ti] AND y[ti])', '"c"[MeSH Terms]',
-                                           "2020:2021[dp]"]
+    assert translation.split_and(text) == [
+        '"a and b"[All Fields] OR (x[ti] AND y[ti])',
+        '"c"[MeSH Terms]',
+        "2020:2021[dp]",
+    ]
 
 
-@pytest.mark.parametrize(("question", "expected"), [
-    ("How many PubMed articles have CRISPR in the title from 2023?", ("count", ["CRISPR"], "title", "2023", "2023")),
-    ("What are the newest papers on long covid brain fog?", ("articles", ["long covid brain fog"], "", None, None)),
-    ("How many reviews on exercise and depression since 2020?", ("count", ["exercise", "depression"], "", "2020",
-                                                                 "2026")),
-    ("Top 5 most relevant papers about ferroptosis", ("articles", ["ferroptosis"], "", None, None)),
-    ("How many papers on asthma between 2020 and 2010?", ("count", ["asthma"], "", "2020", "2010")),
-])
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "How many PubMed articles have CRISPR in the title from 2023?",
+            ("count", ["CRISPR"], "title", "2023", "2023"),
+        ),
+        ("What are the newest papers on long covid brain fog?", ("articles", ["long covid brain fog"], "", None, None)),
+        (
+            "How many reviews on exercise and depression since 2020?",
+            ("count", ["exercise", "depression"], "", "2020", "2026"),
+        ),
+        ("Top 5 most relevant papers about ferroptosis", ("articles", ["ferroptosis"], "", None, None)),
+        ("How many papers on asthma between 2020 and 2010?", ("count", ["asthma"], "", "2020", "2010")),
+    ],
+)
 def test_literature_questions_are_read_into_requests(question: str, expected: tuple) -> None:
     request = _request(question)
     assert (request.operation, request.concepts, request.field, request.mindate, request.maxdate) == expected
@@ -114,11 +133,18 @@ def test_pmid_questions_ask_for_facts_or_links() -> None:
     assert (facts.operation, facts.pmids) == ("facts", ["25274085", "33658472"])
 
 
-@pytest.mark.parametrize("question", ["Which pathways contain TP53?", "How many genes are in glycolysis?",
-                                      "What does the literature say about apoptosis in neurons?",
-                                      "Is TP53 associated with Li-Fraumeni syndrome?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which pathways contain TP53?",
+        "How many genes are in glycolysis?",
+        "What does the literature say about apoptosis in neurons?",
+        "Is TP53 associated with Li-Fraumeni syndrome?",
+    ],
+)
 def test_questions_about_pathways_genes_or_the_indexed_literature_are_not_literature_tool_questions(
-        question: str) -> None:
+    question: str,
+) -> None:
     assert read_request(question, TODAY) is None
 
 
@@ -128,4 +154,5 @@ def test_the_scorecard_rows_are_keyed_as_the_eval_store_stores_them() -> None:
     metrics, rows, per_failure = scorecard()
     assert len(rows) == len(ITEMS) and all({"question_id", "question"} <= set(row) for row in rows)
     assert metrics["check_recall"] == 1.0 and sum(c["found"] for c in per_failure.values()) == sum(
-        len(i["failures"]) for i in ITEMS)
+        len(i["failures"]) for i in ITEMS
+    )

@@ -32,9 +32,17 @@ def _spliced(node: ast.expr) -> list[ast.expr]:
     if isinstance(node, ast.JoinedStr):
         return [v.value for v in node.values if isinstance(v, ast.FormattedValue)]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod):
-        return [part for side in (node.left, node.right) for part in
-                (_spliced(side) if isinstance(side, ast.JoinedStr | ast.BinOp) else
-                 [] if isinstance(side, ast.Constant) else [side])]
+        return [
+            part
+            for side in (node.left, node.right)
+            for part in (
+                _spliced(side)
+                if isinstance(side, ast.JoinedStr | ast.BinOp)
+                else []
+                if isinstance(side, ast.Constant)
+                else [side]
+            )
+        ]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
         return list(node.args) + [k.value for k in node.keywords]
     return []
@@ -60,8 +68,9 @@ def assembled_statements() -> list[tuple[str, int, str]]:
                     continue
                 name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
                 if name in STATEMENT_CALLS:
-                    found += [(path, node.lineno, ast.unparse(e)) for e in _spliced(node.args[0])
-                              if not _allowed(path, e)]
+                    found += [
+                        (path, node.lineno, ast.unparse(e)) for e in _spliced(node.args[0]) if not _allowed(path, e)
+                    ]
     return found
 
 
@@ -69,20 +78,31 @@ def test_no_statement_splices_in_anything_but_constants_or_reviewed_names() -> N
     assert assembled_statements() == []
 
 
-@pytest.mark.parametrize("source", [
-    'conn.execute(text(f"SELECT * FROM documents WHERE title = \'{question}\'"))',
-    'driver.execute_query("MATCH (p {name: \'" + name + "\'}) RETURN p")',
-    'conn.execute(text("SELECT * FROM t WHERE id = {}".format(user_id)))',
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "conn.execute(text(f\"SELECT * FROM documents WHERE title = '{question}'\"))",
+        'driver.execute_query("MATCH (p {name: \'" + name + "\'}) RETURN p")',
+        'conn.execute(text("SELECT * FROM t WHERE id = {}".format(user_id)))',
+    ],
+)
 def test_the_scan_catches_statements_built_from_variables(source: str) -> None:
     call = ast.parse(source).body[0].value  # type: ignore[attr-defined]
-    statement = call.args[0] if call.func.attr != "execute" or not isinstance(call.args[0], ast.Call) else \
-        call.args[0].args[0]
+    statement = (
+        call.args[0] if call.func.attr != "execute" or not isinstance(call.args[0], ast.Call) else call.args[0].args[0]
+    )
     assert any(not _allowed("retrieval/x.py", e) for e in _spliced(statement))
 
 
-@pytest.mark.parametrize("name", ['chunks_0123456789abcdef"; DROP TABLE documents; --', "documents",
-                                  "chunks_0123456789ABCDEF", "chunks_0123456789abcdef_building"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        'chunks_0123456789abcdef"; DROP TABLE documents; --',
+        "documents",
+        "chunks_0123456789ABCDEF",
+        "chunks_0123456789abcdef_building",
+    ],
+)
 def test_only_versioned_chunk_table_names_reach_a_statement(name: str) -> None:
     from dagster_project.index.tables import IndexTableError, qualified
 

@@ -29,51 +29,82 @@ from retrieval.model.spelling import canonical
 from retrieval.question.followup import TurnContext, resolve
 from tests.support.plans import read, table_facts
 
-PATHWAYS = PathwayLexicon([
-    ("R-HSA-70171", "reactome", "Glycolysis"), ("hsa00010", "kegg", "Glycolysis / Gluconeogenesis"),
-    ("R-HSA-109581", "reactome", "Apoptosis"), ("hsa04210", "kegg", "Apoptosis"),
-    ("R-HSA-162582", "reactome", "Signal Transduction"), ("hsa04110", "kegg", "Cell cycle"),
-    ("R-HSA-69278", "reactome", "Cell Cycle, Mitotic"), ("hsa04010", "kegg", "MAPK signaling pathway"),
-    ("hsa03430", "kegg", "Mismatch repair"), ("R-HSA-5358508", "reactome", "Mismatch Repair"),
-    ("R-HSA-1430728", "reactome", "Metabolism"),
-])
-TP53_IDS = {"entrez_id": "7157", "uniprot_ids": ["P04637"], "ensembl_id": "ENSG00000141510",
-            "locus_type": "gene with protein product", "location": "17p13.1"}
-GENES = GeneLexicon([
-    ("HGNC:11998", "TP53", "tumor protein p53", ["P53", "LFS1"], [], TP53_IDS),
-    ("HGNC:6973", "MDM2", "MDM2 proto-oncogene", [], []),
-    ("HGNC:3430", "ERBB2", "erb-b2 receptor tyrosine kinase 2", ["HER2", "NEU"], ["NGL"]),
-    ("HGNC:3236", "EGFR", "epidermal growth factor receptor", ["ERBB1"], []),
-    ("HGNC:29665", "MALAT1", "metastasis associated lung adenocarcinoma transcript 1", [], [],
-     {"locus_type": "RNA, long non-coding"}),
-    ("HGNC:1", "AAA1", "first gene", ["SHARED7"], []), ("HGNC:2", "BBB2", "second gene", ["SHARED7"], []),
-])
+PATHWAYS = PathwayLexicon(
+    [
+        ("R-HSA-70171", "reactome", "Glycolysis"),
+        ("hsa00010", "kegg", "Glycolysis / Gluconeogenesis"),
+        ("R-HSA-109581", "reactome", "Apoptosis"),
+        ("hsa04210", "kegg", "Apoptosis"),
+        ("R-HSA-162582", "reactome", "Signal Transduction"),
+        ("hsa04110", "kegg", "Cell cycle"),
+        ("R-HSA-69278", "reactome", "Cell Cycle, Mitotic"),
+        ("hsa04010", "kegg", "MAPK signaling pathway"),
+        ("hsa03430", "kegg", "Mismatch repair"),
+        ("R-HSA-5358508", "reactome", "Mismatch Repair"),
+        ("R-HSA-1430728", "reactome", "Metabolism"),
+    ]
+)
+TP53_IDS = {
+    "entrez_id": "7157",
+    "uniprot_ids": ["P04637"],
+    "ensembl_id": "ENSG00000141510",
+    "locus_type": "gene with protein product",
+    "location": "17p13.1",
+}
+GENES = GeneLexicon(
+    [
+        ("HGNC:11998", "TP53", "tumor protein p53", ["P53", "LFS1"], [], TP53_IDS),
+        ("HGNC:6973", "MDM2", "MDM2 proto-oncogene", [], []),
+        ("HGNC:3430", "ERBB2", "erb-b2 receptor tyrosine kinase 2", ["HER2", "NEU"], ["NGL"]),
+        ("HGNC:3236", "EGFR", "epidermal growth factor receptor", ["ERBB1"], []),
+        (
+            "HGNC:29665",
+            "MALAT1",
+            "metastasis associated lung adenocarcinoma transcript 1",
+            [],
+            [],
+            {"locus_type": "RNA, long non-coding"},
+        ),
+        ("HGNC:1", "AAA1", "first gene", ["SHARED7"], []),
+        ("HGNC:2", "BBB2", "second gene", ["SHARED7"], []),
+    ]
+)
 
 
 def ask(question: str) -> Plan:
     return read(question, GENES, PATHWAYS)
 
 
-@pytest.mark.parametrize(("question", "fact", "symbol", "via"), [
-    ("What is the official symbol of HER2?", "symbol", "ERBB2", "alias"),
-    ("her2 is also known as what?", "symbol", "ERBB2", "alias"),
-    ("Convert ENSG00000141510 to a gene symbol", "symbol", "TP53", "Ensembl id"),
-    ("Which gene has the UniProt accession P04637 — what's its symbol?", "symbol", "TP53", "UniProt accession"),
-    ("Is MALAT1 protein-coding?", "locus_type", "MALAT1", "symbol"),
-    ("Which chromosome is TP53 on?", "location", "TP53", "symbol"),
-    ("What are the UniProt and Entrez ids of TP53?", "ids", "TP53", "symbol"),
-    ("What is the Ensembl id for HGNC:11998?", "ids", "TP53", "HGNC id"),
-    ("What does NGL stand for now?", "summary", "ERBB2", "previous symbol"),
-])
+@pytest.mark.parametrize(
+    ("question", "fact", "symbol", "via"),
+    [
+        ("What is the official symbol of HER2?", "symbol", "ERBB2", "alias"),
+        ("her2 is also known as what?", "symbol", "ERBB2", "alias"),
+        ("Convert ENSG00000141510 to a gene symbol", "symbol", "TP53", "Ensembl id"),
+        ("Which gene has the UniProt accession P04637 — what's its symbol?", "symbol", "TP53", "UniProt accession"),
+        ("Is MALAT1 protein-coding?", "locus_type", "MALAT1", "symbol"),
+        ("Which chromosome is TP53 on?", "location", "TP53", "symbol"),
+        ("What are the UniProt and Entrez ids of TP53?", "ids", "TP53", "symbol"),
+        ("What is the Ensembl id for HGNC:11998?", "ids", "TP53", "HGNC id"),
+        ("What does NGL stand for now?", "summary", "ERBB2", "previous symbol"),
+    ],
+)
 def test_gene_fact_questions_name_the_fact_and_the_gene(question: str, fact: str, symbol: str, via: str) -> None:
     plan = ask(question)
     assert (plan.kind, plan.field, plan.genes[0].name, plan.genes[0].matched_by) == ("gene_facts", fact, symbol, via)
 
 
 def test_gene_fact_answers_state_the_table_row_and_cite_the_hgnc_id() -> None:
-    answers = {q: _answer(q) for q in ("What is the official symbol of HER2?", "Is MALAT1 protein-coding?",
-                                       "Is TP53 protein coding?", "Which chromosome is TP53 on?",
-                                       "What are the UniProt and Entrez ids of TP53?")}
+    answers = {
+        q: _answer(q)
+        for q in (
+            "What is the official symbol of HER2?",
+            "Is MALAT1 protein-coding?",
+            "Is TP53 protein coding?",
+            "Which chromosome is TP53 on?",
+            "What are the UniProt and Entrez ids of TP53?",
+        )
+    }
     symbol, malat1, tp53, location, ids = answers.values()
     assert "HER2 is the alias" in symbol.answer and "ERBB2 (HGNC:3430" in symbol.answer
     assert malat1.answer.startswith("No: MALAT1 is not protein-coding") and "RNA, long non-coding" in malat1.answer
@@ -95,13 +126,16 @@ def test_a_gene_location_the_table_lacks_is_said_to_be_missing_not_guessed() -> 
     assert "no chromosome location for EGFR" in answer.answer and "lies at" not in answer.answer
 
 
-@pytest.mark.parametrize(("question", "kind", "pathways", "source"), [
-    ("How many genes are in KEGG's cell cycle?", "members", ["hsa04110"], ""),
-    ("how many members does the kegg mapk signalling pathway have", "members", ["hsa04010"], ""),
-    ("How many Reactome pathways contain EGFR?", "gene_pathways", [], "reactome"),
-    ("How many sub-pathways does Signal Transduction have?", "hierarchy", ["R-HSA-162582"], ""),
-    ("How many KEGG pathways hold C00022?", "compound_pathways", [], "kegg"),
-])
+@pytest.mark.parametrize(
+    ("question", "kind", "pathways", "source"),
+    [
+        ("How many genes are in KEGG's cell cycle?", "members", ["hsa04110"], ""),
+        ("how many members does the kegg mapk signalling pathway have", "members", ["hsa04010"], ""),
+        ("How many Reactome pathways contain EGFR?", "gene_pathways", [], "reactome"),
+        ("How many sub-pathways does Signal Transduction have?", "hierarchy", ["R-HSA-162582"], ""),
+        ("How many KEGG pathways hold C00022?", "compound_pathways", [], "kegg"),
+    ],
+)
 def test_count_questions_are_typed_and_marked(question: str, kind: str, pathways: list[str], source: str) -> None:
     plan = ask(question)
     assert (plan.kind, [p.id for p in plan.pathways], plan.count, plan.source) == (kind, pathways, True, source)
@@ -109,19 +143,28 @@ def test_count_questions_are_typed_and_marked(question: str, kind: str, pathways
 
 def test_a_count_answer_states_the_number_of_the_list_in_data() -> None:
     genes = [GeneRef(id=f"HGNC:{i}", symbol=f"G{i}") for i in range(7)]
-    data = GenePathwaysData(genes=genes[:1], pathways=[NodeRef(id=f"R-HSA-{i}", name=f"P{i}", source="reactome")
-                                                       for i in range(4)], total=4, source="reactome", count=True)
+    data = GenePathwaysData(
+        genes=genes[:1],
+        pathways=[NodeRef(id=f"R-HSA-{i}", name=f"P{i}", source="reactome") for i in range(4)],
+        total=4,
+        source="reactome",
+        count=True,
+    )
     assert json.loads(compose(data)[0])["answer"].startswith("4 Reactome pathways contain G0.")
-    members = MembersData(pathway=NodeRef(id="hsa04110", name="Cell cycle", source="kegg"), genes=genes, total=7,
-                          count=True)
+    members = MembersData(
+        pathway=NodeRef(id="hsa04110", name="Cell cycle", source="kegg"), genes=genes, total=7, count=True
+    )
     assert 'KEGG hsa04110 \\"Cell cycle\\" has 7 member genes' in compose(members)[0]
 
 
-@pytest.mark.parametrize(("question", "compounds"), [
-    ("Which pathways use pyruvate (C00022, CHEBI:15361)?", ("C00022", "CHEBI:15361")),
-    ("pathways with chebi:15361", ("CHEBI:15361",)),
-    ("In which pathways does C00031 occur?", ("C00031",)),
-])
+@pytest.mark.parametrize(
+    ("question", "compounds"),
+    [
+        ("Which pathways use pyruvate (C00022, CHEBI:15361)?", ("C00022", "CHEBI:15361")),
+        ("pathways with chebi:15361", ("CHEBI:15361",)),
+        ("In which pathways does C00031 occur?", ("C00031",)),
+    ],
+)
 def test_compound_ids_anywhere_ask_for_the_pathways_holding_them(question: str, compounds: tuple[str, ...]) -> None:
     plan = ask(question)
     assert plan.kind == "compound_pathways" and tuple(e.id for e in plan.of_type("compound")) == compounds
@@ -132,32 +175,42 @@ def test_no_pathway_holding_a_compound_is_said_plainly_without_a_citation() -> N
     assert evidence == [] and "No pathway in the graph contains C99999" in json.loads(raw)["answer"]
 
 
-@pytest.mark.parametrize("question", [
-    "Which genes are in KEGG cell cycle but not in Reactome mitotic cell cycle?",
-    "genes unique to the kegg cell cycle compared with Cell Cycle, Mitotic",
-    "List the KEGG Cell cycle genes that are missing from Reactome's Cell Cycle, Mitotic",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which genes are in KEGG cell cycle but not in Reactome mitotic cell cycle?",
+        "genes unique to the kegg cell cycle compared with Cell Cycle, Mitotic",
+        "List the KEGG Cell cycle genes that are missing from Reactome's Cell Cycle, Mitotic",
+    ],
+)
 def test_in_a_but_not_in_b_is_a_difference_with_a_first(question: str) -> None:
     plan = ask(question)
     assert plan.kind == "difference" and [p.id for p in plan.pathways] == ["hsa04110", "R-HSA-69278"]
 
 
 def test_a_difference_answer_lists_exactly_the_genes_b_lacks() -> None:
-    data = DifferenceData(left=NodeRef(id="hsa04110", name="Cell cycle", source="kegg"),
-                          right=NodeRef(id="R-HSA-69278", name="Cell Cycle, Mitotic", source="reactome"),
-                          genes=[GeneRef(id="HGNC:1", symbol="CDKN2A")], total=1, sizes=[5, 9])
+    data = DifferenceData(
+        left=NodeRef(id="hsa04110", name="Cell cycle", source="kegg"),
+        right=NodeRef(id="R-HSA-69278", name="Cell Cycle, Mitotic", source="reactome"),
+        genes=[GeneRef(id="HGNC:1", symbol="CDKN2A")],
+        total=1,
+        sizes=[5, 9],
+    )
     text = json.loads(compose(data)[0])["answer"]
     assert "has 5 member genes; 1 of them are not in" in text and text.endswith(": CDKN2A.")
 
 
-@pytest.mark.parametrize(("question", "pathway", "expected"), [
-    ("What is glycolysis part of?", "R-HSA-70171", "up"),
-    ("What does Reactome glycolysis belong to?", "R-HSA-70171", "up"),
-    ("Which larger pathway contains Reactome Apoptosis?", "R-HSA-109581", "up"),
-    ("What is under Signal Transduction?", "R-HSA-162582", "down"),
-    ("Which pathways fall under signal transduction?", "R-HSA-162582", "down"),
-    ("What are the parent and child pathways of Metabolism?", "R-HSA-1430728", "both"),
-])
+@pytest.mark.parametrize(
+    ("question", "pathway", "expected"),
+    [
+        ("What is glycolysis part of?", "R-HSA-70171", "up"),
+        ("What does Reactome glycolysis belong to?", "R-HSA-70171", "up"),
+        ("Which larger pathway contains Reactome Apoptosis?", "R-HSA-109581", "up"),
+        ("What is under Signal Transduction?", "R-HSA-162582", "down"),
+        ("Which pathways fall under signal transduction?", "R-HSA-162582", "down"),
+        ("What are the parent and child pathways of Metabolism?", "R-HSA-1430728", "both"),
+    ],
+)
 def test_hierarchy_in_any_phrasing_and_both_directions(question: str, pathway: str, expected: str) -> None:
     plan = ask(question)
     assert (plan.kind, plan.pathways[0].id, direction(plan)) == ("hierarchy", pathway, expected)
@@ -175,13 +228,16 @@ def test_a_gene_asked_which_pathways_it_belongs_to_is_not_a_hierarchy_question()
     assert ask("What is TP53 involved in?").kind == "gene_pathways"
 
 
-@pytest.mark.parametrize(("question", "pathway"), [
-    ("which genes are in glycolisis?", "R-HSA-70171"),
-    ("list the genes of the KEGG apoptossis pathway", "hsa04210"),
-    ("genes of the kegg mapk signalling pathways", "hsa04010"),
-    ("What genes does hsa04110 hold, by the way?", "hsa04110"),
-    ("Which genes are in mitotic cell cycle?", "R-HSA-69278"),
-])
+@pytest.mark.parametrize(
+    ("question", "pathway"),
+    [
+        ("which genes are in glycolisis?", "R-HSA-70171"),
+        ("list the genes of the KEGG apoptossis pathway", "hsa04210"),
+        ("genes of the kegg mapk signalling pathways", "hsa04010"),
+        ("What genes does hsa04110 hold, by the way?", "hsa04110"),
+        ("Which genes are in mitotic cell cycle?", "R-HSA-69278"),
+    ],
+)
 def test_robust_reading_lower_case_typos_spelling_plurals_ids_in_a_sentence(question: str, pathway: str) -> None:
     plan = ask(question)
     assert plan.kind == "members" and plan.pathways[0].id == pathway, plan.reason
@@ -193,17 +249,20 @@ def test_a_typo_that_was_corrected_is_reported() -> None:
     assert canonical("apoptosis") == "apoptosis" and canonical("cycles") == "cycle"
 
 
-@pytest.mark.parametrize(("question", "missing"), [
-    ("Which genes are in the KEGG plant hormone signal transduction pathway?", "pathway"),
-    ("Which genes are in the KEGG photosynthesis pathway?", "pathway"),
-    ("List the genes of the Reactome frobnication pathway", "pathway"),
-    ("Which genes are in map00195?", "identifier"),
-    ("What does R-MMU-70171 contain?", "identifier"),
-    ("What are the genes of R-HSA-99999999?", "identifier"),
-    ("What is the official symbol of FOOBAR1?", "gene"),
-    ("Convert ENSG00000999999 to a symbol", "identifier"),
-    ("How many genes are there?", "pathway"),
-])
+@pytest.mark.parametrize(
+    ("question", "missing"),
+    [
+        ("Which genes are in the KEGG plant hormone signal transduction pathway?", "pathway"),
+        ("Which genes are in the KEGG photosynthesis pathway?", "pathway"),
+        ("List the genes of the Reactome frobnication pathway", "pathway"),
+        ("Which genes are in map00195?", "identifier"),
+        ("What does R-MMU-70171 contain?", "identifier"),
+        ("What are the genes of R-HSA-99999999?", "identifier"),
+        ("What is the official symbol of FOOBAR1?", "gene"),
+        ("Convert ENSG00000999999 to a symbol", "identifier"),
+        ("How many genes are there?", "pathway"),
+    ],
+)
 def test_what_the_index_does_not_hold_is_not_found_never_another_pathway(question: str, missing: str) -> None:
     plan = ask(question)
     assert plan.kind == "not_found" and plan.absent is not None and plan.absent.what == missing, plan.reason
@@ -225,24 +284,43 @@ def test_membership_yes_no_and_overview() -> None:
     node = NodeRef(id="R-HSA-109581", name="Apoptosis", source="reactome")
     tp53 = NodeRef(id="HGNC:11998", name="TP53", source="hgnc")
     mdm2 = NodeRef(id="HGNC:6973", name="MDM2", source="hgnc")
-    yes = CheckData(relation="member_of", items=[CheckItem(subject=tp53, object=node, holds=True, size=12),
-                                                  CheckItem(subject=mdm2, object=node, holds=False, size=12)])
+    yes = CheckData(
+        relation="member_of",
+        items=[
+            CheckItem(subject=tp53, object=node, holds=True, size=12),
+            CheckItem(subject=mdm2, object=node, holds=False, size=12),
+        ],
+    )
     text = json.loads(compose(yes)[0])["answer"]
     assert text.startswith("No: 1 of the 2 hold.")
     assert "Yes: TP53 is one of the 12 member genes" in text and "No: MDM2 is not one of the 12" in text
     overview = ask("Tell me about KEGG 'Mismatch repair'.")
     assert overview.kind == "overview" and overview.pathways[0].id == "hsa03430"
-    data = OverviewData(pathway=NodeRef(id="hsa03430", name="Mismatch repair", source="kegg"), gene_total=3,
-                        genes=[GeneRef(id="HGNC:7127", symbol="MLH1")], parents=[], children=[], counterparts=[])
+    data = OverviewData(
+        pathway=NodeRef(id="hsa03430", name="Mismatch repair", source="kegg"),
+        gene_total=3,
+        genes=[GeneRef(id="HGNC:7127", symbol="MLH1")],
+        parents=[],
+        children=[],
+        counterparts=[],
+    )
     assert "has 3 member genes in the graph (MLH1)" in json.loads(compose(data)[0])["answer"]
 
 
 def test_a_follow_up_chain_across_kinds_keeps_its_subject() -> None:
-    second, _ = resolve("Which Reactome pathway is its counterpart?",
-                        TurnContext("Tell me about KEGG 'Mismatch repair'.", "overview", ["hsa03430"]), GENES, PATHWAYS)
+    second, _ = resolve(
+        "Which Reactome pathway is its counterpart?",
+        TurnContext("Tell me about KEGG 'Mismatch repair'.", "overview", ["hsa03430"]),
+        GENES,
+        PATHWAYS,
+    )
     assert ask(second).kind == "counterpart" and ask(second).pathways[0].id == "hsa03430"
-    third, _ = resolve("Which genes do the two share?",
-                       TurnContext(second, "counterpart", ["hsa03430", "R-HSA-5358508"]), GENES, PATHWAYS)
+    third, _ = resolve(
+        "Which genes do the two share?",
+        TurnContext(second, "counterpart", ["hsa03430", "R-HSA-5358508"]),
+        GENES,
+        PATHWAYS,
+    )
     assert ask(third).kind == "shared_genes"
     assert [p.id for p in ask(third).pathways] == ["hsa03430", "R-HSA-5358508"]
 

@@ -27,42 +27,69 @@ from retrieval.model.reactions import Named, ReactionLexicon
 from tests.support.plans import read
 
 REACTIONS = ReactionLexicon(
-    reactions={i: Named(i, n) for i, n in [
-        ("R-HSA-70420", "HK1,2,3,GCK,HKDC1 phosphorylate Glc to form G6P"),
-        ("R-HSA-70471", "GPI dimer isomerizes G6P to Fru(6)P"),
-        ("R-HSA-70467", "PFKM tetramer phosphorylates Fru(6)P to Fru(1,6)P2"),
-        ("R-HSA-170824", "glucokinase (GCK1) + glucokinase regulatory protein (GKRP) <=> GCK1:GKRP complex")]},
-    compounds={i: Named(i, n) for i, n in [("CHEBI:30616", "ATP"), ("CHEBI:4170", "G6P"), ("CHEBI:15377", "H2O"),
-                                           ("CHEBI:15361", "PYR"), ("CHEBI:43474", "Pi")]})
-PATHWAYS = PathwayLexicon([("R-HSA-70171", "reactome", "Glycolysis"), ("hsa00010", "kegg", "Glycolysis / "
-                           "Gluconeogenesis"), ("R-HSA-109581", "reactome", "Apoptosis")], REACTIONS)
-GENES = GeneLexicon([("HGNC:4195", "GCK", "glucokinase", ["HK4", "MODY2"], []),
-                     ("HGNC:4922", "HK1", "hexokinase 1", [], []), ("HGNC:11998", "TP53", "tumor protein p53", [], [])])
+    reactions={
+        i: Named(i, n)
+        for i, n in [
+            ("R-HSA-70420", "HK1,2,3,GCK,HKDC1 phosphorylate Glc to form G6P"),
+            ("R-HSA-70471", "GPI dimer isomerizes G6P to Fru(6)P"),
+            ("R-HSA-70467", "PFKM tetramer phosphorylates Fru(6)P to Fru(1,6)P2"),
+            ("R-HSA-170824", "glucokinase (GCK1) + glucokinase regulatory protein (GKRP) <=> GCK1:GKRP complex"),
+        ]
+    },
+    compounds={
+        i: Named(i, n)
+        for i, n in [
+            ("CHEBI:30616", "ATP"),
+            ("CHEBI:4170", "G6P"),
+            ("CHEBI:15377", "H2O"),
+            ("CHEBI:15361", "PYR"),
+            ("CHEBI:43474", "Pi"),
+        ]
+    },
+)
+PATHWAYS = PathwayLexicon(
+    [
+        ("R-HSA-70171", "reactome", "Glycolysis"),
+        ("hsa00010", "kegg", "Glycolysis / Gluconeogenesis"),
+        ("R-HSA-109581", "reactome", "Apoptosis"),
+    ],
+    REACTIONS,
+)
+GENES = GeneLexicon(
+    [
+        ("HGNC:4195", "GCK", "glucokinase", ["HK4", "MODY2"], []),
+        ("HGNC:4922", "HK1", "hexokinase 1", [], []),
+        ("HGNC:11998", "TP53", "tumor protein p53", [], []),
+    ]
+)
 
 
-@pytest.mark.parametrize(("question", "kind", "detail"), [
-    ("Which reactions does glycolysis include?", "pathway_reactions", "R-HSA-70171"),
-    ("How many reactions are in Reactome's Glycolysis?", "pathway_reactions", "R-HSA-70171"),
-    ("list the reactions of glycolysis in order", "pathway_reactions", "R-HSA-70171"),
-    ("Which reactions does Apoptosis include?", "pathway_reactions", "R-HSA-109581"),  # facts say not held
-    ("What does R-HSA-70420 consume?", "reaction_participants", "input"),
-    ("What are the inputs and outputs of reaction R-HSA-70467?", "reaction_participants", None),
-    ("What catalyses R-HSA-70471?", "reaction_participants", "catalyst"),
-    ("what does the reaction 'GPI dimer isomerizes G6P to Fru(6)P' produce", "reaction_participants", "output"),
-    ("Which reactions produce G6P?", "entity_reactions", "output"),
-    ("Which reactions consume ATP?", "entity_reactions", "input"),
-    ("Which reactions involve GCK?", "entity_reactions", None),
-    ("In which reactions does CHEBI:15361 take part?", "entity_reactions", None),
-    ("How many glycolysis reactions use ATP?", "entity_reactions", "input"),
-    ("What is downstream of GCK?", "reaction_walk", "downstream"),
-    ("What happens after R-HSA-70420?", "reaction_walk", "downstream"),
-    ("What lies upstream of G6P?", "reaction_walk", "upstream"),
-    ("Which reactions precede R-HSA-70467?", "reaction_walk", "upstream"),
-    ("What sits downstream of ATP?", "reaction_walk", "downstream"),
-    ("What does R-HSA-99999 consume?", "reaction_scope", "R-HSA-99999"),
-    ("Which reactions does TP53 take part in?", "entity_reactions", None),  # facts say Flux holds none
-    ("What is the rate-limiting step of the urea cycle?", "reaction_scope", None),
-])
+@pytest.mark.parametrize(
+    ("question", "kind", "detail"),
+    [
+        ("Which reactions does glycolysis include?", "pathway_reactions", "R-HSA-70171"),
+        ("How many reactions are in Reactome's Glycolysis?", "pathway_reactions", "R-HSA-70171"),
+        ("list the reactions of glycolysis in order", "pathway_reactions", "R-HSA-70171"),
+        ("Which reactions does Apoptosis include?", "pathway_reactions", "R-HSA-109581"),  # facts say not held
+        ("What does R-HSA-70420 consume?", "reaction_participants", "input"),
+        ("What are the inputs and outputs of reaction R-HSA-70467?", "reaction_participants", None),
+        ("What catalyses R-HSA-70471?", "reaction_participants", "catalyst"),
+        ("what does the reaction 'GPI dimer isomerizes G6P to Fru(6)P' produce", "reaction_participants", "output"),
+        ("Which reactions produce G6P?", "entity_reactions", "output"),
+        ("Which reactions consume ATP?", "entity_reactions", "input"),
+        ("Which reactions involve GCK?", "entity_reactions", None),
+        ("In which reactions does CHEBI:15361 take part?", "entity_reactions", None),
+        ("How many glycolysis reactions use ATP?", "entity_reactions", "input"),
+        ("What is downstream of GCK?", "reaction_walk", "downstream"),
+        ("What happens after R-HSA-70420?", "reaction_walk", "downstream"),
+        ("What lies upstream of G6P?", "reaction_walk", "upstream"),
+        ("Which reactions precede R-HSA-70467?", "reaction_walk", "upstream"),
+        ("What sits downstream of ATP?", "reaction_walk", "downstream"),
+        ("What does R-HSA-99999 consume?", "reaction_scope", "R-HSA-99999"),
+        ("Which reactions does TP53 take part in?", "entity_reactions", None),  # facts say Flux holds none
+        ("What is the rate-limiting step of the urea cycle?", "reaction_scope", None),
+    ],
+)
 def test_reaction_questions_are_read_as_their_kind(question: str, kind: str, detail: str | None) -> None:
     plan = read(question, GENES, PATHWAYS)
     assert plan.kind == kind, (question, plan.explain())
@@ -118,8 +145,14 @@ class _Chain:
         for rid in frontier:
             n = int(rid[1:]) + (1 if direction == "downstream" else -1)
             if 0 <= n <= 9:
-                out.append(WalkStep(source=ReactionRef(id=rid), target=ReactionRef(id=f"R{n}"),
-                                    through=NodeRef(id=f"X{n}", name=f"x{n}"), depth=depth))
+                out.append(
+                    WalkStep(
+                        source=ReactionRef(id=rid),
+                        target=ReactionRef(id=f"R{n}"),
+                        through=NodeRef(id=f"X{n}", name=f"x{n}"),
+                        depth=depth,
+                    )
+                )
         return out, [NodeRef(id="CHEBI:30616", name="ATP")]
 
 
@@ -145,39 +178,60 @@ def _answer(data: object) -> tuple[str, float, list[str]]:
 
 def test_each_walk_step_is_stated_and_cited() -> None:
     g6p, f6p = ReactionRef(id="R-HSA-70420", name="HK phosphorylates Glc"), ReactionRef(id="R-HSA-70471", name="GPI")
-    data = ReactionWalkData(start=NodeRef(id="HGNC:4195", name="GCK", source="hgnc"), start_kind="gene",
-                            direction="downstream", first=[g6p], max_depth=3,
-                            steps=[WalkStep(source=g6p, target=f6p, through=NodeRef(id="CHEBI:4170", name="G6P"),
-                                            depth=1)], hubs_skipped=[NodeRef(id="CHEBI:30616", name="ATP")])
+    data = ReactionWalkData(
+        start=NodeRef(id="HGNC:4195", name="GCK", source="hgnc"),
+        start_kind="gene",
+        direction="downstream",
+        first=[g6p],
+        max_depth=3,
+        steps=[WalkStep(source=g6p, target=f6p, through=NodeRef(id="CHEBI:4170", name="G6P"), depth=1)],
+        hubs_skipped=[NodeRef(id="CHEBI:30616", name="ATP")],
+    )
     text, confidence, cited = _answer(data)
-    assert "R-HSA-70420 \"HK phosphorylates Glc\" produces G6P [CHEBI:4170], which R-HSA-70471" in text
+    assert 'R-HSA-70420 "HK phosphorylates Glc" produces G6P [CHEBI:4170], which R-HSA-70471' in text
     assert "does not pass through ATP" in text and confidence > 0.9
     assert {"HGNC:4195", "R-HSA-70420", "R-HSA-70471", "CHEBI:4170"} <= set(cited)
-    hub = data.model_copy(update={"start": NodeRef(id="CHEBI:30616", name="ATP"), "start_kind": "compound",
-                                  "steps": [], "start_is_hub": True})
+    hub = data.model_copy(
+        update={
+            "start": NodeRef(id="CHEBI:30616", name="ATP"),
+            "start_kind": "compound",
+            "steps": [],
+            "start_is_hub": True,
+        }
+    )
     assert "does not walk downstream from it" in _answer(hub)[0]
 
 
 def test_participants_and_involvements_are_stated_by_role() -> None:
     r = ReactionRef(id="R-HSA-70420", name="HK phosphorylates Glc", pathway="R-HSA-70171")
-    data = ReactionParticipantsData(reaction=r, participants=[
-        Participant(id="CHEBI:30616", name="ATP", entity="compound", role="input"),
-        Participant(id="R-HSA-1", name="HK isoforms", entity="set", role="catalyst", parts=["GCK", "HK1"])],
-        followed_by=[ReactionRef(id="R-HSA-70471", name="GPI")])
+    data = ReactionParticipantsData(
+        reaction=r,
+        participants=[
+            Participant(id="CHEBI:30616", name="ATP", entity="compound", role="input"),
+            Participant(id="R-HSA-1", name="HK isoforms", entity="set", role="catalyst", parts=["GCK", "HK1"]),
+        ],
+        followed_by=[ReactionRef(id="R-HSA-70471", name="GPI")],
+    )
     text, _, cited = _answer(data)
     assert "consumes ATP [CHEBI:30616]" in text and "is catalysed by HK isoforms [R-HSA-1] (GCK, HK1)" in text
     assert "It is followed by R-HSA-70471" in text and "R-HSA-70471" in cited
     only = data.model_copy(update={"asked_role": "output"})
     assert "Flux holds no output for" in _answer(only)[0]
-    involved = EntityReactionsData(entity=NodeRef(id="HGNC:4195", name="GCK", source="hgnc"), involvements=[
-        Involvement(reaction=r, role="catalyst", via=NodeRef(id="R-HSA-1", name="HK isoforms"))], count=True)
+    involved = EntityReactionsData(
+        entity=NodeRef(id="HGNC:4195", name="GCK", source="hgnc"),
+        involvements=[Involvement(reaction=r, role="catalyst", via=NodeRef(id="R-HSA-1", name="HK isoforms"))],
+        count=True,
+    )
     text, _, _ = _answer(involved)
     assert "GCK (HGNC:4195) takes part in 1 reactions" in text and "through HK isoforms [R-HSA-1]" in text
 
 
 def test_a_pathway_without_reactions_is_answered_with_what_is_held() -> None:
-    data = ReactionScopeData(asked="R-HSA-109581 'Apoptosis'", held=[
-        NodeRef(id="R-HSA-70171", name="Glycolysis", source="reactome", size=15)], reactions=15)
+    data = ReactionScopeData(
+        asked="R-HSA-109581 'Apoptosis'",
+        held=[NodeRef(id="R-HSA-70171", name="Glycolysis", source="reactome", size=15)],
+        reactions=15,
+    )
     text, confidence, cited = _answer(data)
     assert text.startswith("Flux does not hold that: it holds reactions for 1 pathways (R-HSA-70171")
     assert "not for R-HSA-109581 'Apoptosis'" in text and "live mode" in text
@@ -197,9 +251,11 @@ def test_a_walk_inside_a_pathway_keeps_only_the_steps_that_stay_in_it() -> None:
 
 
 def test_an_explanation_or_a_request_for_papers_is_the_literatures() -> None:
-    for question in ("Why is the R-HSA-70467 reaction the main control point of glycolysis?",
-                     "Are there papers on how GCK reactions are regulated?",
-                     "How does ATP inhibit the reactions of glycolysis?"):
+    for question in (
+        "Why is the R-HSA-70467 reaction the main control point of glycolysis?",
+        "Are there papers on how GCK reactions are regulated?",
+        "How does ATP inhibit the reactions of glycolysis?",
+    ):
         assert read(question, GENES, PATHWAYS).kind in ("literature", "scope"), question
 
 
@@ -210,8 +266,14 @@ def test_every_reaction_answer_has_a_table_the_page_can_show() -> None:
     for data in (
         ReactionParticipantsData(reaction=r, participants=[Participant(id="CHEBI:1", entity="compound", role="input")]),
         EntityReactionsData(entity=NodeRef(id="CHEBI:1"), involvements=[Involvement(reaction=r, role="input")]),
-        ReactionWalkData(start=NodeRef(id="R-HSA-70420"), start_kind="reaction", direction="upstream", first=[r],
-                         max_depth=3, steps=[WalkStep(source=r, target=ReactionRef(id="R-HSA-1"), depth=1)]),
+        ReactionWalkData(
+            start=NodeRef(id="R-HSA-70420"),
+            start_kind="reaction",
+            direction="upstream",
+            first=[r],
+            max_depth=3,
+            steps=[WalkStep(source=r, target=ReactionRef(id="R-HSA-1"), depth=1)],
+        ),
         ReactionScopeData(asked="x", held=[NodeRef(id="R-HSA-70171", size=15)]),
     ):
         shown = kind(data.kind).table(data)

@@ -61,13 +61,22 @@ def server() -> Iterator[ReactomeContractServer]:
 def _http(server: ReactomeContractServer, prefix: str, name: str) -> HttpClient:
     """A client paced and retried the way the live source's are, only faster (and configured with arguments every
     HttpClient version takes, so these tests also run against Flux's earlier releases)."""
-    return HttpClient(server.url + prefix, requests_per_second=1000, max_attempts=3, backoff_initial=0.01,
-                      backoff_max=0.05, timeout=2.0, name=name)
+    return HttpClient(
+        server.url + prefix,
+        requests_per_second=1000,
+        max_attempts=3,
+        backoff_initial=0.01,
+        backoff_max=0.05,
+        timeout=2.0,
+        name=name,
+    )
 
 
 def _client(server: ReactomeContractServer) -> ReactomeClient:
-    return ReactomeClient(_http(server, "/ContentService", "Reactome ContentService"),
-                          _http(server, "/download/current", "Reactome downloads"))
+    return ReactomeClient(
+        _http(server, "/ContentService", "Reactome ContentService"),
+        _http(server, "/download/current", "Reactome downloads"),
+    )
 
 
 def _answers(quarantined: list[Quarantined]) -> list[Quarantined]:
@@ -84,16 +93,18 @@ def test_query_ids_is_415_without_text_plain_and_flux_sends_text_plain(server: R
     for headers, named in (({}, ""), ({"Content-Type": "application/json"}, "application/json")):
         refused = _post(server, ",".join(CD28), headers)
         assert (refused.status_code, refused.headers["Content-Type"]) == (415, "application/json")
-        assert refused.json() == {"code": 415, "reason": "Unsupported Media Type",
-                                  "messages": [f"Content type '{named}' not supported"]}
+        assert refused.json() == {
+            "code": 415,
+            "reason": "Unsupported Media Type",
+            "messages": [f"Content type '{named}' not supported"],
+        }
     answered = _client(server).summations(CD28)
     assert server.statuses(QUERY_IDS) == [415, 415, 200]
     assert server.hits(QUERY_IDS)[-1].headers["Content-Type"].startswith("text/plain")
     assert len(answered) == len(CD28)
 
 
-def test_query_ids_answers_only_the_first_twenty_ids_so_flux_asks_in_twenties(
-        server: ReactomeContractServer) -> None:
+def test_query_ids_answers_only_the_first_twenty_ids_so_flux_asks_in_twenties(server: ReactomeContractServer) -> None:
     known = sorted(server.pathways)
     assert len(known) == 32
     answer = _post(server, ", ".join(known[:25]), TEXT)
@@ -110,8 +121,11 @@ def test_query_ids_answers_only_the_first_twenty_ids_so_flux_asks_in_twenties(
 def test_unknown_ids_are_404s_in_reactome_s_error_shape(server: ReactomeContractServer) -> None:
     missing = _post(server, "R-HSA-0000000", TEXT)
     assert (missing.status_code, missing.headers["Content-Type"]) == (404, "application/json")
-    assert missing.json() == {"code": 404, "reason": "Not Found",
-                              "messages": ["Ids: [R-HSA-0000000] have not been found in the System"]}
+    assert missing.json() == {
+        "code": 404,
+        "reason": "Not Found",
+        "messages": ["Ids: [R-HSA-0000000] have not been found in the System"],
+    }
     partly = _post(server, "R-HSA-389357, R-HSA-0000000", TEXT)
     assert [o["stId"] for o in partly.json()] == ["R-HSA-389357"]  # unknown ids beside known ones are left out
 
@@ -145,13 +159,17 @@ def test_contained_events_identity_references_resolve_within_each_answer(server:
 
     result = parser.parse_reactions_json(json.dumps(events).encode(), "raw/reactions.json")
     assert not result.quarantined
-    contained = {pid: sorted(e["stId"] for e in server.contained(pid) if e["schemaClass"] != "Pathway")
-                 for pid in CD28}
-    listed = {pid: sorted(m.member_id for m in result.members if m.pathway_id == pid and m.member_kind == "reaction")
-              for pid in CD28}
+    contained = {pid: sorted(e["stId"] for e in server.contained(pid) if e["schemaClass"] != "Pathway") for pid in CD28}
+    listed = {
+        pid: sorted(m.member_id for m in result.members if m.pathway_id == pid and m.member_kind == "reaction")
+        for pid in CD28
+    }
     assert listed == contained  # every pathway lists every reaction it contains, at any depth
-    assert len(contained["R-HSA-388841"]) == 8 and "R-HSA-9990101" in listed["R-HSA-389357"] and \
-        "R-HSA-9990101" in listed["R-HSA-389359"]  # the step both branches share, in each
+    assert (
+        len(contained["R-HSA-388841"]) == 8
+        and "R-HSA-9990101" in listed["R-HSA-389357"]
+        and "R-HSA-9990101" in listed["R-HSA-389359"]
+    )  # the step both branches share, in each
     # One reaction row each, under the innermost pathway containing it (the one listing the fewest events).
     assert sorted(r.id for r in result.reactions) == contained["R-HSA-388841"]
     for reaction in result.reactions:
@@ -170,7 +188,8 @@ def test_every_reaction_like_event_class_is_kept_and_counted(server: ReactomeCon
     assert {r.id for r in result.reactions} == {e for e in server.events if e != "R-HSA-9990109"}
     # An Event class that is neither a reaction nor a pathway: quarantined by name in each answer that lists it.
     assert sorted((q.record_key.split(":event:")[0], q.reason) for q in result.quarantined) == [
-        (pid, "unknown event schemaClass 'InteractionEvent'") for pid in ("R-HSA-388841", "R-HSA-389356")]
+        (pid, "unknown event schemaClass 'InteractionEvent'") for pid in ("R-HSA-388841", "R-HSA-389356")
+    ]
 
 
 def test_an_unresolvable_reference_is_quarantined_and_the_pull_loads_the_rest(server: ReactomeContractServer) -> None:
@@ -182,10 +201,14 @@ def test_an_unresolvable_reference_is_quarantined_and_the_pull_loads_the_rest(se
 
     records = parser.parse_raw(_client(server).pull(with_reactions=True).files, "raw/reactome")
     assert sorted((q.record_key, q.reason, q.payload) for q in _answers(records.quarantined)) == [
-        ("R-HSA-389357", "summation dbId reference 31337 names no object written earlier in the same response",
-         json.dumps(answer[0])),
+        (
+            "R-HSA-389357",
+            "summation dbId reference 31337 names no object written earlier in the same response",
+            json.dumps(answer[0]),
+        ),
         ("R-HSA-389357:event:4", "event is not an object", "424242"),
-        ("dbId:777", "dbId reference 777 names no object written earlier in the same response", "777")]
+        ("dbId:777", "dbId reference 777 names no object written earlier in the same response", "777"),
+    ]
     summaries = {p.id: p.summary for p in records.pathways}
     assert sorted(summaries) == sorted(CD28) and summaries["R-HSA-389357"] == strip_html(SHARED)
     assert len([m for m in records.members if m.pathway_id == "R-HSA-389357" and m.member_kind == "reaction"]) == 4

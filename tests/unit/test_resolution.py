@@ -14,16 +14,20 @@ def sets(pairs: dict[str, tuple[str, range]]) -> PathwaySets:
     return PathwaySets(ids, [pairs[i][0] for i in ids], [frozenset(f"P{n:05d}" for n in pairs[i][1]) for i in ids])
 
 
-REACTOME = sets({
-    "R-HSA-1": ("Glycolysis", range(0, 40)),
-    "R-HSA-2": ("Mitotic processes", range(100, 800)),
-    "R-HSA-3": ("Unrelated signalling", range(900, 940)),
-})
-KEGG = sets({
-    "hsa00010": ("Glycolysis / Gluconeogenesis", range(5, 50)),
-    "hsa04110": ("Cell cycle", range(150, 210)),
-    "hsa09999": ("Something else", range(938, 1000)),
-})
+REACTOME = sets(
+    {
+        "R-HSA-1": ("Glycolysis", range(0, 40)),
+        "R-HSA-2": ("Mitotic processes", range(100, 800)),
+        "R-HSA-3": ("Unrelated signalling", range(900, 940)),
+    }
+)
+KEGG = sets(
+    {
+        "hsa00010": ("Glycolysis / Gluconeogenesis", range(5, 50)),
+        "hsa04110": ("Cell cycle", range(150, 210)),
+        "hsa09999": ("Something else", range(938, 1000)),
+    }
+)
 
 
 def test_scores_match_set_arithmetic_and_scipy() -> None:

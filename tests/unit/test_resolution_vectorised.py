@@ -30,7 +30,8 @@ def test_upper_tail_matches_scipy_from_the_bulk_to_the_far_tail(population: int)
 def test_upper_tail_is_exact_when_the_overlap_is_the_whole_smaller_set() -> None:
     # k = min(a, b): a single term, P(X = k)
     assert upper_tail(np.array([30]), 5_000, np.array([30]), np.array([400])) == pytest.approx(
-        hypergeom.pmf(30, 5_000, 30, 400), rel=1e-9)
+        hypergeom.pmf(30, 5_000, 30, 400), rel=1e-9
+    )
 
 
 def _random_sets(rng: np.random.Generator, prefix: str, n: int, words: list[str]) -> PathwaySets:
@@ -46,32 +47,51 @@ def test_pair_scores_and_features_equal_their_per_pair_definitions() -> None:
     reactome, kegg = _random_sets(rng, "R-", 40, words), _random_sets(rng, "hsa", 15, words)
     scores = score_pairs(reactome, kegg)
     names = dict(zip(reactome.ids + kegg.ids, reactome.names + kegg.names, strict=True))
-    assert scores["name_similarity"].tolist() == [name_similarity(names[r], names[k])
-                                                  for r, k in zip(scores["reactome_id"], scores["kegg_id"],
-                                                                  strict=True)]
+    assert scores["name_similarity"].tolist() == [
+        name_similarity(names[r], names[k]) for r, k in zip(scores["reactome_id"], scores["kegg_id"], strict=True)
+    ]
     assert scores["reactome_name"].tolist() == [names[r] for r in scores["reactome_id"]]
 
-    vectors = {i: v / np.linalg.norm(v) for i, v in zip(reactome.ids + kegg.ids[:-3],
-                                                         rng.normal(size=(52, 8)), strict=True)}
-    cosine = name_cosines(scores, vectors, rows_per_block=3)   # several blocks; 3 KEGG names lack a vector
+    vectors = {
+        i: v / np.linalg.norm(v) for i, v in zip(reactome.ids + kegg.ids[:-3], rng.normal(size=(52, 8)), strict=True)
+    }
+    cosine = name_cosines(scores, vectors, rows_per_block=3)  # several blocks; 3 KEGG names lack a vector
     zero = np.zeros(8)
-    assert cosine == pytest.approx([float(np.dot(vectors.get(r, zero), vectors.get(k, zero)))
-                                    for r, k in zip(scores["reactome_id"], scores["kegg_id"], strict=True)])
+    assert cosine == pytest.approx(
+        [
+            float(np.dot(vectors.get(r, zero), vectors.get(k, zero)))
+            for r, k in zip(scores["reactome_id"], scores["kegg_id"], strict=True)
+        ]
+    )
 
     parents = {r: list(rng.choice(reactome.ids, size=rng.integers(0, 3), replace=False)) for r in reactome.ids}
     hierarchy = Hierarchy.from_parents(parents)
     features = pair_features(scores, hierarchy, cosine)
     jaccard = dict(zip(zip(scores["reactome_id"], scores["kegg_id"], strict=True), scores["jaccard"], strict=True))
-    expected = [0.0 if any(jaccard.get((other, k), 0.0) > value for other in
-                           (*hierarchy.parents.get(r, ()), *hierarchy.children.get(r, ()))) else 1.0
-                for (r, k), value in jaccard.items()]
+    expected = [
+        0.0
+        if any(
+            jaccard.get((other, k), 0.0) > value
+            for other in (*hierarchy.parents.get(r, ()), *hierarchy.children.get(r, ()))
+        )
+        else 1.0
+        for (r, k), value in jaccard.items()
+    ]
     assert 0 < sum(expected) < len(expected), "the random hierarchy has peaks and non-peaks"
     assert features["hierarchy_peak"].tolist() == expected
 
 
 def test_features_of_pairs_without_any_hierarchy_are_all_peaks() -> None:
-    scores = pd.DataFrame({"reactome_id": ["R-1", "R-2"], "kegg_id": ["k", "k"], "jaccard": [0.2, 0.5],
-                           "shared": [2, 5], "kegg_size": [10, 10], "reactome_size": [3, 5]})
+    scores = pd.DataFrame(
+        {
+            "reactome_id": ["R-1", "R-2"],
+            "kegg_id": ["k", "k"],
+            "jaccard": [0.2, 0.5],
+            "shared": [2, 5],
+            "kegg_size": [10, 10],
+            "reactome_size": [3, 5],
+        }
+    )
     features = pair_features(scores, Hierarchy.from_parents({}), np.zeros(2))
     assert features["hierarchy_peak"].tolist() == [1.0, 1.0]
 

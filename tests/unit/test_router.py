@@ -16,18 +16,20 @@ PIK3CA_NAME = "phosphatidylinositol-4,5-bisphosphate 3-kinase catalytic subunit 
 
 @pytest.fixture(scope="module")
 def lexicon() -> GeneLexicon:
-    return GeneLexicon([
-        ("HGNC:11998", "TP53", TP53_NAME, ["p53", "LFS1"], []),
-        ("HGNC:8975", "PIK3CA", PIK3CA_NAME, ["PI3K", "p110-alpha"], []),
-        ("HGNC:1100", "BRCA1", "BRCA1 DNA repair associated", ["RNF53"], []),
-        ("HGNC:1101", "BRCA2", "BRCA2 DNA repair associated", ["FANCD1"], []),
-        # Real genes whose symbols or aliases are common words or function words.
-        ("HGNC:1516", "CAT", "catalase", [], []),
-        ("HGNC:10760", "SET", "SET nuclear proto-oncogene", [], []),
-        ("HGNC:99991", "FAKE1", "made-up gene with a common-word alias", ["DNA"], []),
-        ("HGNC:1681", "CD44", "CD44 molecule (IN blood group)", ["IN"], []),
-        ("HGNC:726", "ART4", "ADP-ribosyltransferase 4 (DO blood group)", [], ["DO"]),
-    ])
+    return GeneLexicon(
+        [
+            ("HGNC:11998", "TP53", TP53_NAME, ["p53", "LFS1"], []),
+            ("HGNC:8975", "PIK3CA", PIK3CA_NAME, ["PI3K", "p110-alpha"], []),
+            ("HGNC:1100", "BRCA1", "BRCA1 DNA repair associated", ["RNF53"], []),
+            ("HGNC:1101", "BRCA2", "BRCA2 DNA repair associated", ["FANCD1"], []),
+            # Real genes whose symbols or aliases are common words or function words.
+            ("HGNC:1516", "CAT", "catalase", [], []),
+            ("HGNC:10760", "SET", "SET nuclear proto-oncogene", [], []),
+            ("HGNC:99991", "FAKE1", "made-up gene with a common-word alias", ["DNA"], []),
+            ("HGNC:1681", "CD44", "CD44 molecule (IN blood group)", ["IN"], []),
+            ("HGNC:726", "ART4", "ADP-ribosyltransferase 4 (DO blood group)", [], ["DO"]),
+        ]
+    )
 
 
 def n_words(text: str) -> int:
@@ -50,14 +52,22 @@ class FakeProvider:
 
 # --- the rules, in order -------------------------------------------------------------------------------------------
 
-LONG_31 = ("Which enzymes of the glycolytic pathway are most strongly regulated by insulin in the liver of mice that "
-           "were fasted overnight and then fed a diet rich in fat for weeks?")
-Q_25 = ("Which enzymes of the glycolytic pathway are most strongly regulated by insulin in the liver of mice that "
-        "were fasted overnight before being fed sugar?")
-Q_26 = ("Which enzymes of the glycolytic pathway are most strongly regulated by insulin in the liver of mice that "
-        "were fasted overnight before being fed sugar again?")
-Q_30 = ("Which enzymes of the glycolytic pathway are most strongly regulated by insulin in the liver of mice that "
-        "were fasted overnight before being fed a diet rich in sugar today?")
+LONG_31 = (
+    "Which enzymes of the glycolytic pathway are most strongly regulated by insulin in the liver of mice that "
+    "were fasted overnight and then fed a diet rich in fat for weeks?"
+)
+Q_25 = (
+    "Which enzymes of the glycolytic pathway are most strongly regulated by insulin in the liver of mice that "
+    "were fasted overnight before being fed sugar?"
+)
+Q_26 = (
+    "Which enzymes of the glycolytic pathway are most strongly regulated by insulin in the liver of mice that "
+    "were fasted overnight before being fed sugar again?"
+)
+Q_30 = (
+    "Which enzymes of the glycolytic pathway are most strongly regulated by insulin in the liver of mice that "
+    "were fasted overnight before being fed a diet rich in sugar today?"
+)
 
 
 def test_word_count_fixtures_have_the_sizes_the_rules_are_about() -> None:
@@ -89,18 +99,34 @@ def test_one_question_mark_alone_is_not_a_decomposition() -> None:
     assert choose_strategy("Which genes take part in glycolysis in human liver cells?")[0] == "direct"
 
 
-@pytest.mark.parametrize(("question", "clauses"), [
-    ("Which pathways are involved in glycolysis, and which genes are shared with gluconeogenesis?",
-     ["Which pathways are involved in glycolysis?", "which genes are shared with gluconeogenesis?"]),
-    ("Which genes take part in glycolysis in human liver cells and which of them are found in gluconeogenesis?",
-     ["Which genes take part in glycolysis in human liver cells?", "which of them are found in gluconeogenesis?"]),
-    ("Which genes take part in glycolysis in human liver cells or how is the pathway regulated by insulin?",
-     ["Which genes take part in glycolysis in human liver cells?", "how is the pathway regulated by insulin?"]),
-    ("Which enzymes catalyse the first steps of glycolysis in muscle as well as what regulates them during fasting?",
-     ["Which enzymes catalyse the first steps of glycolysis in muscle?", "what regulates them during fasting?"]),
-])
+@pytest.mark.parametrize(
+    ("question", "clauses"),
+    [
+        (
+            "Which pathways are involved in glycolysis, and which genes are shared with gluconeogenesis?",
+            ["Which pathways are involved in glycolysis?", "which genes are shared with gluconeogenesis?"],
+        ),
+        (
+            "Which genes take part in glycolysis in human liver cells and which of them are found in gluconeogenesis?",
+            [
+                "Which genes take part in glycolysis in human liver cells?",
+                "which of them are found in gluconeogenesis?",
+            ],
+        ),
+        (
+            "Which genes take part in glycolysis in human liver cells or how is the pathway regulated by insulin?",
+            ["Which genes take part in glycolysis in human liver cells?", "how is the pathway regulated by insulin?"],
+        ),
+        (
+            "Which enzymes catalyse the first steps of glycolysis in muscle as well as what regulates them"
+            " during fasting?",
+            ["Which enzymes catalyse the first steps of glycolysis in muscle?", "what regulates them during fasting?"],
+        ),
+    ],
+)
 def test_clauses_joined_by_a_conjunction_decompose_into_one_query_per_clause(
-        lexicon: GeneLexicon, question: str, clauses: list[str]) -> None:
+    lexicon: GeneLexicon, question: str, clauses: list[str]
+) -> None:
     assert n_words(question) <= 30 and question.count("?") == 1
     plan = route(question, lexicon)
     assert plan.strategy == "decompose"
@@ -110,12 +136,14 @@ def test_clauses_joined_by_a_conjunction_decompose_into_one_query_per_clause(
 
 def test_noun_conjunction_is_not_a_clause_split(lexicon: GeneLexicon) -> None:
     assert split_clauses("What roles do BRCA1 and BRCA2 play in DNA repair?") == [
-        "What roles do BRCA1 and BRCA2 play in DNA repair?"]
+        "What roles do BRCA1 and BRCA2 play in DNA repair?"
+    ]
     question = "How do tumour suppressor genes and oncogenes cooperate in the repair of damaged chromosomes?"
     assert route(question, lexicon).strategy == "direct"
     # With gene symbols in it the acronym rule applies, but it is still not a decomposition.
-    assert route("What roles do BRCA1 and BRCA2 play in DNA repair of double strand breaks?",
-                 lexicon).strategy == "expand"
+    assert (
+        route("What roles do BRCA1 and BRCA2 play in DNA repair of double strand breaks?", lexicon).strategy == "expand"
+    )
 
 
 def test_under_8_words_expands_and_8_does_not() -> None:
@@ -156,11 +184,14 @@ def test_26_to_30_words_without_clauses_compress_and_25_is_direct() -> None:
         assert f"{n_words(question)} words" in reason
 
 
-@pytest.mark.parametrize("question", [
-    "Why does my loader fail with ValueError: could not convert string to float while parsing?",
-    'Why does the loader stop at File "/srv/flux/parse.py", line 12, in load_rows when reading pathways?',
-    "Why does the loader stop with Traceback (most recent call last) when reading the pathway files?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Why does my loader fail with ValueError: could not convert string to float while parsing?",
+        'Why does the loader stop at File "/srv/flux/parse.py", line 12, in load_rows when reading pathways?',
+        "Why does the loader stop with Traceback (most recent call last) when reading the pathway files?",
+    ],
+)
 def test_error_text_compresses(lexicon: GeneLexicon, question: str) -> None:
     assert 8 <= n_words(question) <= 25
     plan = route(question, lexicon)
@@ -172,12 +203,15 @@ def test_error_text_compresses(lexicon: GeneLexicon, question: str) -> None:
 
 def test_the_same_question_without_error_text_is_direct() -> None:
     assert choose_strategy("Why does my loader fail with a conversion problem while parsing pathway files?")[0] == (
-        "direct")
+        "direct"
+    )
 
 
 def test_compressed_query_keeps_the_error_and_drops_stack_frames_and_function_words(lexicon: GeneLexicon) -> None:
-    question = ("Why does loading the pathways fail?\nTraceback (most recent call last):\n"
-                '  File "/srv/flux/parse.py", line 12, in load_rows\nValueError: could not convert string to float')
+    question = (
+        "Why does loading the pathways fail?\nTraceback (most recent call last):\n"
+        '  File "/srv/flux/parse.py", line 12, in load_rows\nValueError: could not convert string to float'
+    )
     plan = route(question, lexicon)
     assert plan.strategy == "compress"
     compressed = plan.queries[1]
@@ -194,6 +228,7 @@ def test_plain_question_is_direct_and_only_the_question_is_retrieved(lexicon: Ge
 
 
 # --- expansion comes from the lexicon ------------------------------------------------------------------------------
+
 
 def test_symbol_expands_to_its_approved_name(lexicon: GeneLexicon) -> None:
     question = "What does TP53 do?"
@@ -239,6 +274,7 @@ def test_capitalised_function_words_are_not_gene_aliases(lexicon: GeneLexicon) -
 
 
 # --- LLM rewrites and bounds -------------------------------------------------------------------------------------
+
 
 def test_provider_sub_questions_are_used_when_given(lexicon: GeneLexicon) -> None:
     question = "Which pathways are involved in glycolysis, and which genes are shared with gluconeogenesis?"
@@ -289,8 +325,10 @@ def test_provider_queries_are_bounded(lexicon: GeneLexicon) -> None:
 
 
 def test_rule_queries_are_bounded(lexicon: GeneLexicon) -> None:
-    question = ("What is glycolysis? What is gluconeogenesis? What is the TCA cycle? What is fermentation? "
-                "What is beta oxidation? What is ketogenesis?")
+    question = (
+        "What is glycolysis? What is gluconeogenesis? What is the TCA cycle? What is fermentation? "
+        "What is beta oxidation? What is ketogenesis?"
+    )
     assert len(split_clauses(question)) == 6
     plan = route(question, lexicon)
     assert len(plan.queries) == MAX_QUERIES + 1

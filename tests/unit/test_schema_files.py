@@ -41,5 +41,6 @@ def test_gaps_and_bad_names_are_refused(tmp_path: Path) -> None:
     with pytest.raises(MigrationError, match="NNNN_name"):
         load_migrations("postgres", _write(tmp_path / "b", "0001_a.sql", "2_b.sql"))
     assert [m.name for m in load_migrations("postgres", _write(tmp_path / "c", "0002_b.sql", "0001_a.sql"))] == [
-        "a", "b"
+        "a",
+        "b",
     ]

@@ -13,8 +13,13 @@ from dagster_project.evals.store import input_fingerprint
 QUESTIONS = [EvalQuestion("q1", "Which genes act in glycolysis?", "pubmed_1"), EvalQuestion("q2", "What is TP53?")]
 
 
-def _fingerprint(settings: FluxSettings, questions: list[EvalQuestion] = QUESTIONS, index: str = "v1",
-                 dataset: str = "d1", scorecard: str = "retrieval") -> str:
+def _fingerprint(
+    settings: FluxSettings,
+    questions: list[EvalQuestion] = QUESTIONS,
+    index: str = "v1",
+    dataset: str = "d1",
+    scorecard: str = "retrieval",
+) -> str:
     return input_fingerprint(scorecard, scorecard_inputs(settings, index, dataset, questions))
 
 

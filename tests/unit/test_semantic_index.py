@@ -48,8 +48,14 @@ class CountingStore(MemoryStore):
 
 
 def make_cache(clock: ManualClock | None = None, **overrides: object) -> Cache:
-    options: dict = {"embedding_ttl": 7 * DAY, "retrieval_ttl": 3600, "answer_ttl": 30 * DAY,
-                     "semantic_threshold": THRESHOLD, "max_semantic_entries": 10_000, "max_memory_entries": 50_000}
+    options: dict = {
+        "embedding_ttl": 7 * DAY,
+        "retrieval_ttl": 3600,
+        "answer_ttl": 30 * DAY,
+        "semantic_threshold": THRESHOLD,
+        "max_semantic_entries": 10_000,
+        "max_memory_entries": 50_000,
+    }
     if clock is not None:
         options["clock"] = clock
     options.update(overrides)
@@ -103,11 +109,14 @@ def test_other_thresholds_keep_the_recall(threshold: float) -> None:
 def test_the_hyperplanes_are_the_same_in_every_process() -> None:
     unit = pairs(1, 0.5)[0][0].astype(np.float32)
     here = signatures(unit, banding_for(THRESHOLD))
-    code = ("import sys, numpy as np; from retrieval.caching.semantic_index import signatures, banding_for;"
-            "u = np.array([float(x) for x in sys.argv[1:]], dtype=np.float32);"
-            "print(repr(signatures(u, banding_for(0.95))))")
-    there = subprocess.run([sys.executable, "-c", code, *map(repr, unit.tolist())], check=True,
-                           capture_output=True, text=True).stdout.strip()
+    code = (
+        "import sys, numpy as np; from retrieval.caching.semantic_index import signatures, banding_for;"
+        "u = np.array([float(x) for x in sys.argv[1:]], dtype=np.float32);"
+        "print(repr(signatures(u, banding_for(0.95))))"
+    )
+    there = subprocess.run(
+        [sys.executable, "-c", code, *map(repr, unit.tolist())], check=True, capture_output=True, text=True
+    ).stdout.strip()
     assert there == repr(here)
     # Pinned: if numpy ever changed the legacy stream, stored buckets would silently stop matching.
     assert here[0] == "d629ab06"

@@ -72,8 +72,11 @@ def test_a_cursor_from_an_older_version_starts_one_refresh_and_is_replaced(snaps
 def test_in_demo_mode_it_watches_the_demo_folder_the_demo_pulls_read(tmp_path: Path) -> None:
     bundled = FluxSettings().sources.demo_dir
     # Demo pulls name their files relative to the source's own subfolder.
-    read = {f"{source}/{name}" for source in registry.SOURCES
-            for name in registry.pull(source, FluxSettings(source_mode="demo")).files}
+    read = {
+        f"{source}/{name}"
+        for source in registry.SOURCES
+        for name in registry.pull(source, FluxSettings(source_mode="demo")).files
+    }
     assert read == set(demo_files(bundled))
     demo = tmp_path / "demo"
     shutil.copytree(bundled, demo)
@@ -107,6 +110,7 @@ def test_an_invalid_cron_or_time_zone_is_a_config_error_naming_the_variable() ->
         nightly_refresh_schedule(FluxSettings(nightly_cron="every night"), nightly_raw_pulls_job())
     with pytest.raises(FluxConfigError, match="FLUX_NIGHTLY_TIMEZONE"):
         nightly_refresh_schedule(FluxSettings(nightly_timezone="Mars/Olympus"), nightly_raw_pulls_job())
-    schedule = nightly_refresh_schedule(FluxSettings(nightly_cron="30 3 * * 1-5", nightly_timezone="Europe/Berlin"),
-                                        nightly_raw_pulls_job())
+    schedule = nightly_refresh_schedule(
+        FluxSettings(nightly_cron="30 3 * * 1-5", nightly_timezone="Europe/Berlin"), nightly_raw_pulls_job()
+    )
     assert (schedule.cron_schedule, schedule.execution_timezone) == ("30 3 * * 1-5", "Europe/Berlin")

@@ -20,8 +20,11 @@ def test_embedded_urls_follow_ports_and_name_their_driver() -> None:
 
 
 def test_user_urls_are_external_and_sibling_databases_share_their_server() -> None:
-    s = settings(database_url="postgresql://me:secret@db.internal:5432/warehouse",
-                 neo4j_uri="neo4j://graph:7687", redis_url="redis://cache:6379/2")
+    s = settings(
+        database_url="postgresql://me:secret@db.internal:5432/warehouse",
+        neo4j_uri="neo4j://graph:7687",
+        redis_url="redis://cache:6379/2",
+    )
     assert s.postgres_external and s.neo4j_external and s.redis_external
     assert s.platform_database_url.startswith("postgresql+psycopg://me:secret@db.internal:5432/warehouse")
     dagster = make_url(s.dagster_database_url)
@@ -30,8 +33,12 @@ def test_user_urls_are_external_and_sibling_databases_share_their_server() -> No
 
 def test_exported_embedded_url_is_not_mistaken_for_an_external_server() -> None:
     # `eval "$(flux env)"` exports the embedded URL; `flux stack down` must still own that server.
-    s = settings(database_url="postgresql+psycopg://flux:flux@127.0.0.1:55432/flux", pg_port=55432,
-                 neo4j_uri="bolt://127.0.0.1:57687", neo4j_bolt_port=57687)
+    s = settings(
+        database_url="postgresql+psycopg://flux:flux@127.0.0.1:55432/flux",
+        pg_port=55432,
+        neo4j_uri="bolt://127.0.0.1:57687",
+        neo4j_bolt_port=57687,
+    )
     assert not s.postgres_external
     assert not s.neo4j_external
 
@@ -91,6 +98,9 @@ def test_the_configuration_page_names_each_variables_group() -> None:
 
     page = REPO_ROOT / "docs" / "configuration.md"
     rows = [line for line in page.read_text().splitlines() if line.startswith("| `FLUX_")]
-    wrong = [name for name, group in GROUP_OF.items()
-             if not any(f"`FLUX_{name.upper()}`" in row and f"`settings.{group}`" in row for row in rows)]
+    wrong = [
+        name
+        for name, group in GROUP_OF.items()
+        if not any(f"`FLUX_{name.upper()}`" in row and f"`settings.{group}`" in row for row in rows)
+    ]
     assert not wrong, f"docs/configuration.md rows that do not name the variable's group: {wrong}"

@@ -11,7 +11,7 @@ from dagster_project.evals.shared_pairs import SharedPairs
 
 
 def _brute(items: list[str], features: dict[str, set[str]]) -> list[tuple[str, str]]:
-    return [(x, y) for i, x in enumerate(items) for y in items[i + 1:] if features[x] & features[y]]
+    return [(x, y) for i, x in enumerate(items) for y in items[i + 1 :] if features[x] & features[y]]
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])

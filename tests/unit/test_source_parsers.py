@@ -42,10 +42,12 @@ def test_gmt_members_strip_isoforms_and_prefix_chebi() -> None:
 
 
 def test_hgnc_multi_valued_cells_and_missing_fields() -> None:
-    tsv = ("hgnc_id\tsymbol\tname\tstatus\talias_symbol\tprev_symbol\tentrez_id\tuniprot_ids\tlocus_type\n"
-           "HGNC:11998\tTP53\ttumor protein p53\tApproved\tp53|LFS1\t\t7157\tP04637\tgene with protein product\n"
-           "HGNC:1\tMULTI\tm\tApproved\t\t\t\tP12345|Q9Y6K9-2\t\n"
-           "\tNOID\tx\tApproved\t\t\t1\t\t\n")
+    tsv = (
+        "hgnc_id\tsymbol\tname\tstatus\talias_symbol\tprev_symbol\tentrez_id\tuniprot_ids\tlocus_type\n"
+        "HGNC:11998\tTP53\ttumor protein p53\tApproved\tp53|LFS1\t\t7157\tP04637\tgene with protein product\n"
+        "HGNC:1\tMULTI\tm\tApproved\t\t\t\tP12345|Q9Y6K9-2\t\n"
+        "\tNOID\tx\tApproved\t\t\t1\t\t\n"
+    )
     result = parse_hgnc(tsv.encode(), "raw/hgnc.txt")
     tp53, multi = result.genes
     assert tp53.aliases == ("p53", "LFS1") and tp53.entrez_id == "7157" and tp53.uniprot_ids == ("P04637",)
@@ -56,11 +58,13 @@ def test_hgnc_multi_valued_cells_and_missing_fields() -> None:
 def test_openalex_inverted_index_and_bad_records() -> None:
     assert rebuild_abstract({"cycle": [2], "The": [0], "cell": [1]}) == "The cell cycle"
     assert rebuild_abstract(None) == ""
-    page = {"results": [
-        {"id": "https://openalex.org/W1", "title": "T", "abstract_inverted_index": {"a": [0]}},
-        {"id": "https://openalex.org/W2", "title": "T", "abstract_inverted_index": "oops"},
-        {"title": "no id"},
-    ]}
+    page = {
+        "results": [
+            {"id": "https://openalex.org/W1", "title": "T", "abstract_inverted_index": {"a": [0]}},
+            {"id": "https://openalex.org/W2", "title": "T", "abstract_inverted_index": "oops"},
+            {"title": "no id"},
+        ]
+    }
     result = parse_openalex({"p.json": json.dumps(page).encode(), "bad.json": b"{truncated"}, "raw")
     assert [p.id for p in result.papers] == ["W1"]
     assert len(result.quarantined) == 3
@@ -68,16 +72,21 @@ def test_openalex_inverted_index_and_bad_records() -> None:
 
 
 def test_kegg_flat_file_sections() -> None:
-    flat = ("ENTRY       hsa04115                    Pathway\n"
-            "NAME        p53 signaling pathway - Homo sapiens (human)\n"
-            "DESCRIPTION p53 is activated by stress.\nCLASS       Cellular Processes; Cell growth and death\n"
-            "GENE        7157  TP53; tumor protein p53 [KO:K04451]\n"
-            "            4193  MDM2; MDM2 proto-oncogene\n"
-            "COMPOUND    C00022  Pyruvate\n///\n")
+    flat = (
+        "ENTRY       hsa04115                    Pathway\n"
+        "NAME        p53 signaling pathway - Homo sapiens (human)\n"
+        "DESCRIPTION p53 is activated by stress.\nCLASS       Cellular Processes; Cell growth and death\n"
+        "GENE        7157  TP53; tumor protein p53 [KO:K04451]\n"
+        "            4193  MDM2; MDM2 proto-oncogene\n"
+        "COMPOUND    C00022  Pyruvate\n///\n"
+    )
     result = kegg_parser.parse_flat_file(flat, "raw/get")
     (pathway,) = result.pathways
-    assert (pathway.id, pathway.name, pathway.subcategory) == ("hsa04115", "p53 signaling pathway",
-                                                               "Cell growth and death")
+    assert (pathway.id, pathway.name, pathway.subcategory) == (
+        "hsa04115",
+        "p53 signaling pathway",
+        "Cell growth and death",
+    )
     assert [m.member_id for m in result.members] == ["7157", "4193", "C00022"]
 
 

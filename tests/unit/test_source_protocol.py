@@ -36,4 +36,3 @@ def test_the_registry_alone_decides_which_assets_and_checks_exist() -> None:
         assert (f"{name}_documents", expected) in checks
         assert (f"{name}_documents", "quarantine_rate_ok") in checks
     assert {key for key in keys if key.endswith("_raw")} == {f"{name}_raw" for name in registry.SOURCES}
-

@@ -42,11 +42,18 @@ def servers() -> Iterator[dict[str, ContractServer]]:
 def _env(servers: dict[str, ContractServer], **overrides: str) -> dict[str, str]:
     hgnc, clinvar = servers["hgnc"], servers["clinvar"]
     assert isinstance(hgnc, HgncContractServer) and isinstance(clinvar, ClinvarContractServer)
-    return {"FLUX_CLINVAR_URL": clinvar.file_url, "FLUX_REACTOME_URL": servers["reactome"].url + "/ContentService",
-            "FLUX_KEGG_URL": servers["kegg"].url,
-            "FLUX_HGNC_URL": hgnc.object_url, "FLUX_OPENALEX_URL": servers["openalex"].url,
-            "FLUX_OPENALEX_API_KEY": KEY, "FLUX_EUTILS_URL": servers["pubmed"].url, "FLUX_NCBI_API_KEY": NCBI_KEY,
-            "FLUX_CONTACT_EMAIL": CONTACT, "FLUX_HTTP_TIMEOUT": "2"} | overrides
+    return {
+        "FLUX_CLINVAR_URL": clinvar.file_url,
+        "FLUX_REACTOME_URL": servers["reactome"].url + "/ContentService",
+        "FLUX_KEGG_URL": servers["kegg"].url,
+        "FLUX_HGNC_URL": hgnc.object_url,
+        "FLUX_OPENALEX_URL": servers["openalex"].url,
+        "FLUX_OPENALEX_API_KEY": KEY,
+        "FLUX_EUTILS_URL": servers["pubmed"].url,
+        "FLUX_NCBI_API_KEY": NCBI_KEY,
+        "FLUX_CONTACT_EMAIL": CONTACT,
+        "FLUX_HTTP_TIMEOUT": "2",
+    } | overrides
 
 
 def _settings(env: dict[str, str]) -> FluxSettings:
@@ -54,8 +61,7 @@ def _settings(env: dict[str, str]) -> FluxSettings:
     return FluxSettings(**fields)  # type: ignore[arg-type]
 
 
-def test_ready_sources_report_release_rate_and_key_with_one_request_each(
-        servers: dict[str, ContractServer]) -> None:
+def test_ready_sources_report_release_rate_and_key_with_one_request_each(servers: dict[str, ContractServer]) -> None:
     results = {r.source: r for r in check_sources(_settings(_env(servers)), SOURCES)}
     assert all(r.ok and r.reachable for r in results.values())
     assert results["reactome"].release == "Reactome v94"
@@ -90,7 +96,8 @@ def test_the_cli_exits_0_when_every_named_source_is_ready(servers: dict[str, Con
 
 
 def test_no_request_leaves_with_the_placeholder_contact_or_without_an_openalex_key(
-        servers: dict[str, ContractServer]) -> None:
+    servers: dict[str, ContractServer],
+) -> None:
     placeholder = check_sources(_settings(_env(servers, FLUX_CONTACT_EMAIL="flux@example.org")), SOURCES)
     assert all(not r.ok and "FLUX_CONTACT_EMAIL" in (r.problem or "") for r in placeholder)
     keyless = {r.source: r for r in check_sources(_settings(_env(servers, FLUX_OPENALEX_API_KEY="")), ["openalex"])}

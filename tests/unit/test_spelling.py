@@ -13,13 +13,36 @@ from retrieval.answering.offline import sentences
 from retrieval.model.pathways import _GENERIC, PathwayLexicon
 from retrieval.model.spelling import MIN_TYPO_LENGTH, QUESTION_WORDS, TYPO_CUTOFF, TypoCorrector
 
-NAMES = ["Glycolysis / Gluconeogenesis", "Citric acid cycle (TCA cycle)", "Apoptosis", "Signal Transduction",
-         "Cell cycle", "Cell Cycle, Mitotic", "MAPK signaling pathway", "Mismatch repair", "Oxidative phosphorylation",
-         "Pentose phosphate pathway", "Fatty acid degradation", "Purine metabolism", "Pyrimidine metabolism",
-         "p53 signaling pathway", "Wnt signaling pathway", "Hedgehog signaling pathway", "Notch signaling pathway",
-         "Regulation of TP53 Activity", "Insulin receptor signalling cascade", "Ubiquitin mediated proteolysis",
-         "Steroid hormone biosynthesis", "Glutathione metabolism", "Nucleotide excision repair", "Autophagy",
-         "Interleukin-4 and Interleukin-13 signaling", "Cholesterol biosynthesis", "Peroxisome", "Lysosome"]
+NAMES = [
+    "Glycolysis / Gluconeogenesis",
+    "Citric acid cycle (TCA cycle)",
+    "Apoptosis",
+    "Signal Transduction",
+    "Cell cycle",
+    "Cell Cycle, Mitotic",
+    "MAPK signaling pathway",
+    "Mismatch repair",
+    "Oxidative phosphorylation",
+    "Pentose phosphate pathway",
+    "Fatty acid degradation",
+    "Purine metabolism",
+    "Pyrimidine metabolism",
+    "p53 signaling pathway",
+    "Wnt signaling pathway",
+    "Hedgehog signaling pathway",
+    "Notch signaling pathway",
+    "Regulation of TP53 Activity",
+    "Insulin receptor signalling cascade",
+    "Ubiquitin mediated proteolysis",
+    "Steroid hormone biosynthesis",
+    "Glutathione metabolism",
+    "Nucleotide excision repair",
+    "Autophagy",
+    "Interleukin-4 and Interleukin-13 signaling",
+    "Cholesterol biosynthesis",
+    "Peroxisome",
+    "Lysosome",
+]
 LEXICON = PathwayLexicon([(f"P{n}", "kegg" if n % 2 else "reactome", name) for n, name in enumerate(NAMES)])
 
 
@@ -28,15 +51,22 @@ def _edits(word: str, rng: random.Random) -> str:
     for _ in range(rng.choice((1, 2))):
         i = rng.randrange(len(word))
         letter = rng.choice(string.ascii_lowercase)
-        word = rng.choice((word[:i] + word[i + 1:], word[:i] + letter + word[i:], word[:i] + letter + word[i + 1:],
-                           word[:i] + word[i + 1:i + 2] + word[i:i + 1] + word[i + 2:]))
+        word = rng.choice(
+            (
+                word[:i] + word[i + 1 :],
+                word[:i] + letter + word[i:],
+                word[:i] + letter + word[i + 1 :],
+                word[:i] + word[i + 1 : i + 2] + word[i : i + 1] + word[i + 2 :],
+            )
+        )
     return word or "x"
 
 
 def _words() -> list[str]:
     rng = random.Random(7)
-    vocabulary = sorted({w.lower() for name in NAMES for w in name.replace("/", " ").split() if w.isalpha()}
-                        | QUESTION_WORDS)
+    vocabulary = sorted(
+        {w.lower() for name in NAMES for w in name.replace("/", " ").split() if w.isalpha()} | QUESTION_WORDS
+    )
     typos = [_edits(rng.choice(vocabulary), rng) for _ in range(600)]
     noise = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(5, 16))) for _ in range(200)]
     return typos + noise
@@ -80,7 +110,17 @@ def _fuzzy_by_definition(question: str, source: str, minimum: float, ignore: fro
 def test_fuzzy_pathway_matching_picks_what_its_rule_defines(source: str) -> None:
     rng = random.Random(11)
     pool = [w for name in NAMES for w in name.replace("/", " ").replace(",", " ").split()] + [
-        "TP53", "2", "genes", "which", "the", "of", "pathway", "kras", "hormone", "plant"]
+        "TP53",
+        "2",
+        "genes",
+        "which",
+        "the",
+        "of",
+        "pathway",
+        "kras",
+        "hormone",
+        "plant",
+    ]
     found = 0
     for _ in range(400):
         question = " ".join(rng.choice(pool) for _ in range(rng.randint(1, 6)))

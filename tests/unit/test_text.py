@@ -27,11 +27,14 @@ def test_short_tier_is_the_list_the_bm25_index_was_built_with() -> None:
     assert frozenset(bm25s.stopwords.STOPWORDS_EN) == text.SHORT_STOPWORDS
 
 
-@pytest.mark.parametrize(("joined_by", "expected"), [
-    (text.WORD_JOINERS, ["R-HSA-70171", "in", "G1/S", "Crohn's", "TP53", "p53"]),
-    ("-", ["R-HSA-70171", "in", "G1", "S", "Crohn", "s", "TP53", "p53"]),
-    ("", ["R", "HSA", "70171", "in", "G1", "S", "Crohn", "s", "TP53", "p53"]),
-])
+@pytest.mark.parametrize(
+    ("joined_by", "expected"),
+    [
+        (text.WORD_JOINERS, ["R-HSA-70171", "in", "G1/S", "Crohn's", "TP53", "p53"]),
+        ("-", ["R-HSA-70171", "in", "G1", "S", "Crohn", "s", "TP53", "p53"]),
+        ("", ["R", "HSA", "70171", "in", "G1", "S", "Crohn", "s", "TP53", "p53"]),
+    ],
+)
 def test_words_keep_only_the_joiners_asked_for(joined_by: str, expected: list[str]) -> None:
     assert text.words("R-HSA-70171 in G1/S, Crohn's: TP53 (p53)?", joined_by) == expected
 

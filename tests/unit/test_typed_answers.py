@@ -19,14 +19,21 @@ from retrieval.question.followup import TurnContext, resolve
 from serving.export import markdown
 from tests.support.plans import read
 
-PATHWAYS = PathwayLexicon([
-    ("R-HSA-70171", "reactome", "Glycolysis"), ("hsa00010", "kegg", "Glycolysis / Gluconeogenesis"),
-    ("R-HSA-70326", "reactome", "Glucose metabolism"), ("R-HSA-109581", "reactome", "Apoptosis"),
-    ("hsa04210", "kegg", "Apoptosis"), ("R-HSA-71403", "reactome", "Citric acid cycle (TCA cycle)"),
-    ("hsa00511", "kegg", "Other glycan degradation"), ("R-HSA-1430728", "reactome", "Metabolism"),
-])
-GENES = GeneLexicon([("HGNC:11998", "TP53", "tumor protein p53", ["P53"], []),
-                     ("HGNC:6973", "MDM2", "MDM2 proto-oncogene", [], [])])
+PATHWAYS = PathwayLexicon(
+    [
+        ("R-HSA-70171", "reactome", "Glycolysis"),
+        ("hsa00010", "kegg", "Glycolysis / Gluconeogenesis"),
+        ("R-HSA-70326", "reactome", "Glucose metabolism"),
+        ("R-HSA-109581", "reactome", "Apoptosis"),
+        ("hsa04210", "kegg", "Apoptosis"),
+        ("R-HSA-71403", "reactome", "Citric acid cycle (TCA cycle)"),
+        ("hsa00511", "kegg", "Other glycan degradation"),
+        ("R-HSA-1430728", "reactome", "Metabolism"),
+    ]
+)
+GENES = GeneLexicon(
+    [("HGNC:11998", "TP53", "tumor protein p53", ["P53"], []), ("HGNC:6973", "MDM2", "MDM2 proto-oncogene", [], [])]
+)
 
 
 def classify(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Plan:
@@ -42,7 +49,9 @@ def test_pathway_names_match_whole_phrases_longest_first_in_the_named_database()
     assert ids("Which KEGG pathway corresponds to Reactome's glycolysis?") == ["R-HSA-70171"]
     # A name inside a longer one never wins over it; "KEGG glycolysis" is KEGG's closest name.
     assert ids("Compare KEGG glycolysis / gluconeogenesis and Reactome glucose metabolism") == [
-        "hsa00010", "R-HSA-70326"]
+        "hsa00010",
+        "R-HSA-70326",
+    ]
     assert ids("Compare KEGG glycolysis and Reactome glycolysis") == ["hsa00010", "R-HSA-70171"]
     # Both databases named beside one shared name: both pathways.
     assert ids("Which genes do the KEGG and Reactome apoptosis pathways share?") == ["R-HSA-109581", "hsa04210"]
@@ -53,18 +62,25 @@ def test_pathway_names_match_whole_phrases_longest_first_in_the_named_database()
     assert PATHWAYS.fuzzy("tumour immunology", "reactome") is None
 
 
-@pytest.mark.parametrize(("question", "kind", "pathways"), [
-    ("Which genes belong to the KEGG pathway 'Other glycan degradation'?", "members", ["hsa00511"]),
-    ("Which compounds take part in KEGG glycolysis / gluconeogenesis?", "members", ["hsa00010"]),
-    ("Which KEGG pathway corresponds to Reactome's glycolysis?", "counterpart", ["R-HSA-70171"]),
-    ("Which Reactome pathway is equivalent to the KEGG apoptosis pathway?", "counterpart", ["hsa04210"]),
-    ("Which genes do the KEGG and Reactome apoptosis pathways share?", "shared_genes", ["R-HSA-109581", "hsa04210"]),
-    ("What are the sub-pathways of Reactome's glucose metabolism?", "hierarchy", ["R-HSA-70326"]),
-    ("Compare KEGG glycolysis and Reactome glycolysis", "compare", ["hsa00010", "R-HSA-70171"]),
-    ("Which pathways contain both TP53 and MDM2?", "gene_pathways", []),
-    ("How does TP53 differ from MDM2?", "compare", []),
-    ("What is the role of TP53 in cancer?", "literature", []),
-])
+@pytest.mark.parametrize(
+    ("question", "kind", "pathways"),
+    [
+        ("Which genes belong to the KEGG pathway 'Other glycan degradation'?", "members", ["hsa00511"]),
+        ("Which compounds take part in KEGG glycolysis / gluconeogenesis?", "members", ["hsa00010"]),
+        ("Which KEGG pathway corresponds to Reactome's glycolysis?", "counterpart", ["R-HSA-70171"]),
+        ("Which Reactome pathway is equivalent to the KEGG apoptosis pathway?", "counterpart", ["hsa04210"]),
+        (
+            "Which genes do the KEGG and Reactome apoptosis pathways share?",
+            "shared_genes",
+            ["R-HSA-109581", "hsa04210"],
+        ),
+        ("What are the sub-pathways of Reactome's glucose metabolism?", "hierarchy", ["R-HSA-70326"]),
+        ("Compare KEGG glycolysis and Reactome glycolysis", "compare", ["hsa00010", "R-HSA-70171"]),
+        ("Which pathways contain both TP53 and MDM2?", "gene_pathways", []),
+        ("How does TP53 differ from MDM2?", "compare", []),
+        ("What is the role of TP53 in cancer?", "literature", []),
+    ],
+)
 def test_questions_get_their_kind_and_entities(question: str, kind: str, pathways: list[str]) -> None:
     plan = classify(question, GENES, PATHWAYS)
     assert plan.kind == kind, plan.reason
@@ -91,8 +107,11 @@ def _genes(n: int) -> list[GeneRef]:
 
 
 def test_a_long_list_names_the_first_ones_and_the_payload_keeps_all() -> None:
-    data = MembersData(pathway=NodeRef(id="hsa00010", name="Glycolysis / Gluconeogenesis", source="kegg"),
-                       genes=_genes(LIST_IN_PROSE + 7), total=LIST_IN_PROSE + 7)
+    data = MembersData(
+        pathway=NodeRef(id="hsa00010", name="Glycolysis / Gluconeogenesis", source="kegg"),
+        genes=_genes(LIST_IN_PROSE + 7),
+        total=LIST_IN_PROSE + 7,
+    )
     reply, evidence = compose(data)
     answer = validate_answer("q", reply, evidence)
     assert answer.claims[0].citations == ["hsa00010"] and not answer.warnings
@@ -103,9 +122,21 @@ def test_a_long_list_names_the_first_ones_and_the_payload_keeps_all() -> None:
 def test_counterparts_state_relation_scores_and_shared_genes_once_each() -> None:
     glycolysis = NodeRef(id="R-HSA-70171", name="Glycolysis", source="reactome")
     kegg = NodeRef(id="hsa00010", name="Glycolysis / Gluconeogenesis", source="kegg")
-    data = CounterpartData(pathway=glycolysis, target_source="kegg", counterparts=[
-        Mapping(pathway=kegg, relation="part_of", direction="contains", confidence=0.58, jaccard=0.23,
-                overlap=0.4, shared_genes=["GAPDH", "PKM"])])
+    data = CounterpartData(
+        pathway=glycolysis,
+        target_source="kegg",
+        counterparts=[
+            Mapping(
+                pathway=kegg,
+                relation="part_of",
+                direction="contains",
+                confidence=0.58,
+                jaccard=0.23,
+                overlap=0.4,
+                shared_genes=["GAPDH", "PKM"],
+            )
+        ],
+    )
     reply, evidence = compose(data)
     answer = validate_answer("q", reply, evidence)
     assert [c.citations for c in answer.claims] == [["R-HSA-70171", "hsa00010"]]
@@ -119,8 +150,13 @@ def test_counterparts_state_relation_scores_and_shared_genes_once_each() -> None
 def test_shared_genes_with_their_resolution_are_two_facts() -> None:
     a = NodeRef(id="R-HSA-109581", name="Apoptosis", source="reactome")
     b = NodeRef(id="hsa04210", name="Apoptosis", source="kegg")
-    data = SharedGenesData(pathways=[a, b], sizes=[179, 157], shared=_genes(3), total=3,
-                           mapping=Mapping(pathway=b, relation="equivalent", confidence=0.9))
+    data = SharedGenesData(
+        pathways=[a, b],
+        sizes=[179, 157],
+        shared=_genes(3),
+        total=3,
+        mapping=Mapping(pathway=b, relation="equivalent", confidence=0.9),
+    )
     answer = validate_answer("q", *compose(data))
     assert len(answer.claims) == 2 and "share 3 genes: G000, G001, G002" in answer.claims[0].text
     assert "is equivalent to KEGG hsa04210" in answer.claims[1].text
@@ -131,13 +167,18 @@ def test_shared_genes_with_their_resolution_are_two_facts() -> None:
 MEMBERS_TURN = TurnContext("Which genes belong to the Reactome glycolysis pathway?", "members", ["R-HSA-70171"], [])
 
 
-@pytest.mark.parametrize(("question", "asked_as"), [
-    ("which of those are kinases?", "Which genes of R-HSA-70171 are kinases?"),
-    ("and its sub-pathways?", "R-HSA-70171's sub-pathways?"),
-    ("what about in KEGG?", "Which genes belong to the KEGG glycolysis pathway?"),
-    ("Which genes belong to the KEGG pathway 'Other glycan degradation'?",
-     "Which genes belong to the KEGG pathway 'Other glycan degradation'?"),  # names its own pathway: standalone
-])
+@pytest.mark.parametrize(
+    ("question", "asked_as"),
+    [
+        ("which of those are kinases?", "Which genes of R-HSA-70171 are kinases?"),
+        ("and its sub-pathways?", "R-HSA-70171's sub-pathways?"),
+        ("what about in KEGG?", "Which genes belong to the KEGG glycolysis pathway?"),
+        (
+            "Which genes belong to the KEGG pathway 'Other glycan degradation'?",
+            "Which genes belong to the KEGG pathway 'Other glycan degradation'?",
+        ),  # names its own pathway: standalone
+    ],
+)
 def test_follow_ups_carry_the_previous_turns_entities(question: str, asked_as: str) -> None:
     assert resolve(question, MEMBERS_TURN, GENES, PATHWAYS) == (asked_as, None)
 
@@ -161,26 +202,37 @@ def test_turn_context_comes_from_the_answer_payload() -> None:
     assert turn_context("q", answer) == TurnContext("q", "members", ["hsa00010"], [])
 
 
-@pytest.mark.parametrize(("cited", "link"), [
-    ("R-HSA-70171", "https://reactome.org/content/detail/R-HSA-70171"),
-    ("reactome_R-HSA-70171_0", "https://reactome.org/content/detail/R-HSA-70171"),
-    ("kegg_hsa00010_2", "https://www.kegg.jp/pathway/hsa00010"),
-    ("pubmed_21645374_1", "https://pubmed.ncbi.nlm.nih.gov/21645374/"),
-    ("openalex_W2041540760_0", "https://openalex.org/W2041540760"),
-    ("HGNC:11998", "https://www.genenames.org/data/gene-symbol-report/#!/hgnc_id/HGNC:11998"),
-    ("C00031", ""),
-])
+@pytest.mark.parametrize(
+    ("cited", "link"),
+    [
+        ("R-HSA-70171", "https://reactome.org/content/detail/R-HSA-70171"),
+        ("reactome_R-HSA-70171_0", "https://reactome.org/content/detail/R-HSA-70171"),
+        ("kegg_hsa00010_2", "https://www.kegg.jp/pathway/hsa00010"),
+        ("pubmed_21645374_1", "https://pubmed.ncbi.nlm.nih.gov/21645374/"),
+        ("openalex_W2041540760_0", "https://openalex.org/W2041540760"),
+        ("HGNC:11998", "https://www.genenames.org/data/gene-symbol-report/#!/hgnc_id/HGNC:11998"),
+        ("C00031", ""),
+    ],
+)
 def test_citations_link_to_their_source_pages(cited: str, link: str) -> None:
     assert source_link(cited) == link
 
 
 def test_the_markdown_report_numbers_citations_and_carries_the_data_and_versions() -> None:
-    data = MembersData(pathway=NodeRef(id="hsa00511", name="Other glycan degradation", source="kegg"),
-                       genes=_genes(3), total=3)
+    data = MembersData(
+        pathway=NodeRef(id="hsa00511", name="Other glycan degradation", source="kegg"), genes=_genes(3), total=3
+    )
     answer = validate_answer("Which genes belong to KEGG 'Other glycan degradation'?", *compose(data))
     assert answer.citations[0].url == "https://www.kegg.jp/pathway/hsa00511"  # every client shows the same link
-    answer = answer.model_copy(update={"data": data, "answer_id": "abc", "index_version": "v1", "kind": "members",
-                                       "table": kind("members").table(data)})
+    answer = answer.model_copy(
+        update={
+            "data": data,
+            "answer_id": "abc",
+            "index_version": "v1",
+            "kind": "members",
+            "table": kind("members").table(data),
+        }
+    )
     report = markdown(answer)
     assert report.startswith("# Which genes belong to KEGG")
     assert "[1]" in report and "1. [hsa00511](https://www.kegg.jp/pathway/hsa00511) (graph, kegg)" in report

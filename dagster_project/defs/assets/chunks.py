@@ -35,8 +35,13 @@ DOCS_PER_TRANSACTION = 200
     "encoded on Ray actors that load the model once. Re-chunks only documents whose content_hash or chunker "
     "settings changed; chunk ids are `{source}_{external_id}_{chunk_index}`.",
 )
-def chunks(context: dg.AssetExecutionContext, postgres: PostgresResource, embedder: EmbedderResource,
-           ray: RayResource, settings: FluxSettingsParam) -> dg.MaterializeResult:
+def chunks(
+    context: dg.AssetExecutionContext,
+    postgres: PostgresResource,
+    embedder: EmbedderResource,
+    ray: RayResource,
+    settings: FluxSettingsParam,
+) -> dg.MaterializeResult:
     config = ChunkerConfig(settings.index.chunk_min_chars, settings.index.chunk_max_chars)
     engine = postgres.get_engine()
     removed = remove_chunks_of_gone_documents(engine)
@@ -63,10 +68,17 @@ def chunks(context: dg.AssetExecutionContext, postgres: PostgresResource, embedd
     if pending:
         ray.ensure()
         layout = cluster_layout(settings.index.embedding_actors, settings.index.embedding_cpus_per_actor)
-        context.log.info(f"Ray layout: {layout.actors} actor(s) x {layout.cpus_per_actor} CPU, "
-                         f"{layout.gpus_per_actor} GPU each, over {len(layout.nodes)} node(s)")
-        frame = pd.DataFrame({"document_id": [d.id for d in pending], "title": [d.title for d in pending],
-                              "content": [d.content for d in pending]})
+        context.log.info(
+            f"Ray layout: {layout.actors} actor(s) x {layout.cpus_per_actor} CPU, "
+            f"{layout.gpus_per_actor} GPU each, over {len(layout.nodes)} node(s)"
+        )
+        frame = pd.DataFrame(
+            {
+                "document_id": [d.id for d in pending],
+                "title": [d.title for d in pending],
+                "content": [d.content for d in pending],
+            }
+        )
         done: list[ChunkedDocument] = []
         seen: set[int] = set()
         for document in chunk_and_embed_on_ray(frame, embedder.model_name, layout, embedder.batch_size, config):
@@ -78,17 +90,18 @@ def chunks(context: dg.AssetExecutionContext, postgres: PostgresResource, embedd
                 context.log.info(f"chunked {len(seen)}/{len(pending)} documents")
         flush(done, [doc for doc in pending if doc.id not in seen])  # documents with no text have no chunks
     elapsed = time.monotonic() - started
-    return dg.MaterializeResult(metadata={
-        "documents_chunked": len(pending),
-        "chunks_written": written,
-        "chunks_embedded": embedded,
-        "chunks_removed_for_gone_documents": removed,
-        "chunker": config.signature,
-        "model": embedder.model_name,
-        "seconds": round(elapsed, 2),
-        "documents_per_second": round(len(pending) / elapsed, 1) if pending and elapsed else 0.0,
-        "ray_actors": layout.actors if layout else 0,
-        "ray_nodes": dg.MetadataValue.json(sorted(where["nodes"])),
-        "device": ",".join(sorted(where["devices"])) or "none",
-    })
-
+    return dg.MaterializeResult(
+        metadata={
+            "documents_chunked": len(pending),
+            "chunks_written": written,
+            "chunks_embedded": embedded,
+            "chunks_removed_for_gone_documents": removed,
+            "chunker": config.signature,
+            "model": embedder.model_name,
+            "seconds": round(elapsed, 2),
+            "documents_per_second": round(len(pending) / elapsed, 1) if pending and elapsed else 0.0,
+            "ray_actors": layout.actors if layout else 0,
+            "ray_nodes": dg.MetadataValue.json(sorted(where["nodes"])),
+            "device": ",".join(sorted(where["devices"])) or "none",
+        }
+    )

@@ -33,7 +33,8 @@ def load_manifest(project: DbtProject) -> dict[str, Any]:
     if not project.manifest_path.exists():
         raise DagsterDbtManifestNotFoundError(
             f"dbt manifest not found at {project.manifest_path}: dbt is prepared at setup, not at import. "
-            f"Run `make setup` (or only its dbt step: {dbt_project_config.dbt_parse_command(project)}).")
+            f"Run `make setup` (or only its dbt step: {dbt_project_config.dbt_parse_command(project)})."
+        )
     return json.loads(project.manifest_path.read_text(encoding="utf-8"))
 
 
@@ -45,7 +46,8 @@ def source_writers(source: Mapping[str, Any]) -> list[dg.AssetKey]:
         # Without writers nothing orders dbt after whatever fills the table, so a run could read it half-written.
         raise dg.DagsterInvalidDefinitionError(
             f"dbt source {source['unique_id']} ({source['original_file_path']}) has no config.meta.dagster.writers:"
-            " list the Dagster assets that write the table.")
+            " list the Dagster assets that write the table."
+        )
     return [dg.AssetKey.from_user_string(writer) for writer in writers]
 
 
@@ -59,22 +61,29 @@ class FluxDbtTranslator(DagsterDbtTranslator):
     def get_group_name(self, dbt_resource_props: Mapping[str, Any]) -> str | None:
         return "dbt"
 
-    def get_asset_check_spec(self, asset_spec: dg.AssetSpec, manifest: Mapping[str, Any], unique_id: str,
-                             project: DbtProject | None) -> dg.AssetCheckSpec | None:
+    def get_asset_check_spec(
+        self, asset_spec: dg.AssetSpec, manifest: Mapping[str, Any], unique_id: str, project: DbtProject | None
+    ) -> dg.AssetCheckSpec | None:
         spec = super().get_asset_check_spec(asset_spec, manifest, unique_id, project)
         if spec is None:
             return None
-        return dg.AssetCheckSpec(spec.name, asset=spec.asset_key, additional_deps=spec.additional_deps,
-                                 blocking=spec.blocking, metadata=spec.metadata,
-                                 description=describe_dbt_test(manifest["nodes"][unique_id]))
+        return dg.AssetCheckSpec(
+            spec.name,
+            asset=spec.asset_key,
+            additional_deps=spec.additional_deps,
+            blocking=spec.blocking,
+            metadata=spec.metadata,
+            description=describe_dbt_test(manifest["nodes"][unique_id]),
+        )
 
 
 TRANSLATOR = FluxDbtTranslator()
 MANIFEST = load_manifest(dbt_project_config.DBT_PROJECT)
 
 
-MODEL_IDS = {TRANSLATOR.get_asset_key(node): uid for uid, node in MANIFEST["nodes"].items()
-             if node["resource_type"] == "model"}
+MODEL_IDS = {
+    TRANSLATOR.get_asset_key(node): uid for uid, node in MANIFEST["nodes"].items() if node["resource_type"] == "model"
+}
 
 
 class DbtBuildConfig(dg.Config):
@@ -84,8 +93,12 @@ class DbtBuildConfig(dg.Config):
 
 
 @dbt_assets(manifest=MANIFEST, project=dbt_project_config.DBT_PROJECT, dagster_dbt_translator=TRANSLATOR)
-def flux_dbt_models(context: dg.AssetExecutionContext, dbt: dbt_project_config.FluxDbtResource,
-                    postgres: PostgresResource, config: DbtBuildConfig) -> Iterator[Any]:
+def flux_dbt_models(
+    context: dg.AssetExecutionContext,
+    dbt: dbt_project_config.FluxDbtResource,
+    postgres: PostgresResource,
+    config: DbtBuildConfig,
+) -> Iterator[Any]:
     """dbt build of the selected models that are not current (storage/dbt_builds.py), then their data and unit
     tests (reported as asset checks). A current model is left out and observed as such; with nothing stale dbt
     is not started."""
@@ -95,17 +108,26 @@ def flux_dbt_models(context: dg.AssetExecutionContext, dbt: dbt_project_config.F
     with platform_tables_required():
         digests = table_digests(engine, tables)
         recorded = dbt_builds.recorded_builds(engine)
-    stale = dict.fromkeys(selected, "full build") if config.full else dbt_builds.stale_models(
-        MANIFEST, selected, digests, recorded, dbt_builds.existing_relations(engine, MANIFEST, selected))
+    stale = (
+        dict.fromkeys(selected, "full build")
+        if config.full
+        else dbt_builds.stale_models(
+            MANIFEST, selected, digests, recorded, dbt_builds.existing_relations(engine, MANIFEST, selected)
+        )
+    )
     current = [uid for uid in selected if uid not in stale]
     for uid in current:
         since = recorded[uid].dagster_run_id or "-"
-        yield dg.AssetObservation(asset_key=TRANSLATOR.get_asset_key(MANIFEST["nodes"][uid]), metadata={
-            "unchanged": True, "built_by_run": since, "source_digests": recorded[uid].source_digests})
+        yield dg.AssetObservation(
+            asset_key=TRANSLATOR.get_asset_key(MANIFEST["nodes"][uid]),
+            metadata={"unchanged": True, "built_by_run": since, "source_digests": recorded[uid].source_digests},
+        )
     for uid, reason in stale.items():
         context.log.info(f"dbt: {MANIFEST['nodes'][uid]['name']} to build ({reason})")
-    context.log.info(f"dbt: {len(stale)} of {len(selected)} models to build; {len(current)} current "
-                     "(same definition, same source contents)")
+    context.log.info(
+        f"dbt: {len(stale)} of {len(selected)} models to build; {len(current)} current "
+        "(same definition, same source contents)"
+    )
     if not stale:
         return
     excluded = ["--exclude", " ".join(MANIFEST["nodes"][uid]["name"] for uid in current)] if current else []

@@ -40,6 +40,7 @@ def _generic(test: Mapping[str, Any]) -> str | None:
 
 
 def _leading_comment(test: Mapping[str, Any]) -> str | None:
-    lines = [line.strip()[2:].strip() for line in str(test.get("raw_code", "")).splitlines()
-             if line.strip().startswith("--")]
+    lines = [
+        line.strip()[2:].strip() for line in str(test.get("raw_code", "")).splitlines() if line.strip().startswith("--")
+    ]
     return " ".join(lines) or None

@@ -51,21 +51,32 @@ def _load(source: str, records: ParseResult, conv: dict[str, list[str]], engine,
         members = [m for m in records.members if m.pathway_id in known]
         meta["members_of_unlisted_pathways"] = len(records.members) - len(members)
         records.quarantined.extend(drop_dangling_reactions(records, known))
-        counts = loaders.replace_pathways(engine, source, records.pathways, members, records.reactions, dv,
-                                          records.participants, records.steps)
-        meta |= {"pathways": len(records.pathways), "members": len(members),
-                 "pathways_changed": counts.inserted + counts.updated}
+        counts = loaders.replace_pathways(
+            engine, source, records.pathways, members, records.reactions, dv, records.participants, records.steps
+        )
+        meta |= {
+            "pathways": len(records.pathways),
+            "members": len(members),
+            "pathways_changed": counts.inserted + counts.updated,
+        }
         if records.reactions:
-            meta |= {"reactions": len(records.reactions), "reaction_participants": len(records.participants),
-                     "reaction_steps": len(records.steps),
-                     "pathways_with_reactions": len({r.pathway_id for r in records.reactions})}
+            meta |= {
+                "reactions": len(records.reactions),
+                "reaction_participants": len(records.participants),
+                "reaction_steps": len(records.steps),
+                "pathways_with_reactions": len({r.pathway_id for r in records.reactions}),
+            }
         if conv:
             meta["kegg_uniprot_pairs"] = loaders.replace_kegg_uniprot(engine, conv)
     if source == "hgnc":
         genes = normalize_genes(records.genes)
         counts = loaders.upsert_genes(engine, genes, dv)
-        meta |= {"genes": len(genes), "genes_with_uniprot": sum(1 for g in genes if g.uniprot_ids),
-                 "genes_inserted": counts.inserted, "genes_updated": counts.updated}
+        meta |= {
+            "genes": len(genes),
+            "genes_with_uniprot": sum(1 for g in genes if g.uniprot_ids),
+            "genes_inserted": counts.inserted,
+            "genes_updated": counts.updated,
+        }
     if source == "clinvar":
         meta |= _load_associations(records, engine, dv)
     return meta
@@ -79,11 +90,15 @@ def _load_associations(records: ParseResult, engine: Engine, dv: str) -> dict[st
     records.quarantined.extend(unplaced)
     records.associations[:] = placed
     diseases, associations = loaders_clinvar.replace_associations(engine, diseases_of(placed, parsed), placed, dv)
-    return {"associations_parsed": len(parsed), "associations_placed": len(placed),
-            "associations_not_placed": len(unplaced), "genes_placed": len({a.hgnc_id for a in placed}),
-            "diseases": len({a.concept_id for a in placed}),
-            **{f"associations_{k}": v for k, v in vars(associations).items()},
-            **{f"diseases_{k}": v for k, v in vars(diseases).items()}}
+    return {
+        "associations_parsed": len(parsed),
+        "associations_placed": len(placed),
+        "associations_not_placed": len(unplaced),
+        "genes_placed": len({a.hgnc_id for a in placed}),
+        "diseases": len({a.concept_id for a in placed}),
+        **{f"associations_{k}": v for k, v in vars(associations).items()},
+        **{f"diseases_{k}": v for k, v in vars(diseases).items()},
+    }
 
 
 def data_version(docs: list[Document], records: ParseResult, kegg_uniprot: object) -> dg.DataVersion:
@@ -106,14 +121,19 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         group_name=SOURCES_GROUP,
         kinds={"postgres"},
         # A kept source's release passes its blocking churn check before its rows become the served ones.
-        deps=[f"{source}_raw", "postgres_schema", *([f"{source}_release"] if source in RELEASE_SOURCES else []),
-              *LOADS_AFTER.get(source, ())],
+        deps=[
+            f"{source}_raw",
+            "postgres_schema",
+            *([f"{source}_release"] if source in RELEASE_SOURCES else []),
+            *LOADS_AFTER.get(source, ()),
+        ],
         description=f"{source}: the latest raw pull parsed and normalized into the one document shape "
         "(upserted on (source, external_id), rewritten only when content_hash changes, gone records marked) "
         "plus its structured rows; unparseable records go to the quarantine table with their reason.",
     )
-    def _docs(context: dg.AssetExecutionContext, postgres: PostgresResource,
-              settings: FluxSettingsParam) -> dg.MaterializeResult:
+    def _docs(
+        context: dg.AssetExecutionContext, postgres: PostgresResource, settings: FluxSettingsParam
+    ) -> dg.MaterializeResult:
         manifest = latest_manifest(source, settings.raw_root_path)
         parsed = registry.parse(source, load_files(manifest, settings.raw_root_path), manifest.uri)
         records, engine = parsed.records, postgres.get_engine()
@@ -127,18 +147,21 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         parsed_count = len(docs) + len(records.genes) + len(records.associations)
         rate = quarantined / max(parsed_count + quarantined, 1)
         context.log.info(f"{source}: {len(docs)} documents ({counts}), {quarantined} quarantined")
-        return dg.MaterializeResult(data_version=data_version(docs, records, parsed.kegg_uniprot), metadata={
-            **meta,
-            "dataset_version": dv,
-            "documents": len(docs),
-            "documents_inserted": counts.inserted,
-            "documents_updated": counts.updated,
-            "documents_unchanged": counts.unchanged,
-            "documents_marked_gone": counts.marked_gone,
-            "quarantined": quarantined,
-            "quarantine_rate": round(rate, 4),
-            **({"reactions_by_class": dict(records.reaction_classes)} if records.reaction_classes else {}),
-        })
+        return dg.MaterializeResult(
+            data_version=data_version(docs, records, parsed.kegg_uniprot),
+            metadata={
+                **meta,
+                "dataset_version": dv,
+                "documents": len(docs),
+                "documents_inserted": counts.inserted,
+                "documents_updated": counts.updated,
+                "documents_unchanged": counts.unchanged,
+                "documents_marked_gone": counts.marked_gone,
+                "quarantined": quarantined,
+                "quarantine_rate": round(rate, 4),
+                **({"reactions_by_class": dict(records.reaction_classes)} if records.reaction_classes else {}),
+            },
+        )
 
     return _docs
 

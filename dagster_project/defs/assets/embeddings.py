@@ -24,8 +24,13 @@ from dagster_project.index.ray_actors import cluster_layout, embed_on_ray
     "change, all of them; normally none, since `chunks` embeds the chunks it writes. Vectors are written with COPY, "
     "one transaction per batch, stamped with the model name.",
 )
-def chunk_embeddings(context: dg.AssetExecutionContext, postgres: PostgresResource, embedder: EmbedderResource,
-                     ray: RayResource, settings: FluxSettingsParam) -> dg.MaterializeResult:
+def chunk_embeddings(
+    context: dg.AssetExecutionContext,
+    postgres: PostgresResource,
+    embedder: EmbedderResource,
+    ray: RayResource,
+    settings: FluxSettingsParam,
+) -> dg.MaterializeResult:
     engine = postgres.get_engine()
     pending = chunks_to_embed(engine, embedder.model_name)
     with engine.connect() as conn:
@@ -37,20 +42,23 @@ def chunk_embeddings(context: dg.AssetExecutionContext, postgres: PostgresResour
         ray.ensure()
         layout = cluster_layout(settings.index.embedding_actors, settings.index.embedding_cpus_per_actor)
         for batch in embed_on_ray(pending, embedder.model_name, layout, embedder.batch_size):
-            written += write_vectors(engine, list(batch["id"]), list(batch["content_hash"]), batch["embedding"],
-                                     embedder.model_name)
+            written += write_vectors(
+                engine, list(batch["id"]), list(batch["content_hash"]), batch["embedding"], embedder.model_name
+            )
             nodes |= set(batch["node_id"])
             devices |= set(batch["device"])
             context.log.info(f"embedded {written}/{len(pending)} chunks")
     elapsed = time.monotonic() - started
-    return dg.MaterializeResult(metadata={
-        "model": embedder.model_name,
-        "dimension": embedder.dimension,
-        "chunks_embedded": written,
-        "chunks_skipped": int(total - len(pending)),
-        "seconds": round(elapsed, 2),
-        "chunks_per_second": round(written / elapsed, 1) if written and elapsed else 0.0,
-        "ray_actors": layout.actors if layout else 0,
-        "ray_nodes": dg.MetadataValue.json(sorted(str(n) for n in nodes)),
-        "device": ",".join(sorted(str(d) for d in devices)) or "none",
-    })
+    return dg.MaterializeResult(
+        metadata={
+            "model": embedder.model_name,
+            "dimension": embedder.dimension,
+            "chunks_embedded": written,
+            "chunks_skipped": int(total - len(pending)),
+            "seconds": round(elapsed, 2),
+            "chunks_per_second": round(written / elapsed, 1) if written and elapsed else 0.0,
+            "ray_actors": layout.actors if layout else 0,
+            "ray_nodes": dg.MetadataValue.json(sorted(str(n) for n in nodes)),
+            "device": ",".join(sorted(str(d) for d in devices)) or "none",
+        }
+    )

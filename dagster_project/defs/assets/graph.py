@@ -35,8 +35,9 @@ GRAPH_GROUP = "graph"
     "asserting source). MERGE on stable ids in batched UNWIND transactions; "
     "loading twice changes nothing.",
 )
-def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResource,
-                    neo4j: Neo4jResource) -> dg.MaterializeResult:
+def knowledge_graph(
+    context: dg.AssetExecutionContext, postgres: PostgresResource, neo4j: Neo4jResource
+) -> dg.MaterializeResult:
     engine, driver = postgres.get_engine(), neo4j.get_driver()
     started = time.monotonic()
     fingerprint = combined({**query_digests(engine, INPUT_QUERIES), "code": code_digest()})
@@ -50,24 +51,27 @@ def knowledge_graph(context: dg.AssetExecutionContext, postgres: PostgresResourc
             keep[name] = [row["id"] for row in batch]
         sent[name] = loader.run_batched(driver, query, batch)
         context.log.info(f"graph: {name} {sent[name]} rows merged")
-    pruned = {label: loader.prune(driver, label, keep[key])
-              for label, key in (("Pathway", "pathways"), ("Gene", "genes"), ("Paper", "papers"),
-                                 ("Reaction", "reactions"))}
+    pruned = {
+        label: loader.prune(driver, label, keep[key])
+        for label, key in (("Pathway", "pathways"), ("Gene", "genes"), ("Paper", "papers"), ("Reaction", "reactions"))
+    }
     with driver.session() as session:
         pruned["Complex"] = session.run(reaction_rows.PRUNE_COMPLEXES).consume().counters.nodes_deleted
         pruned["Compound"] = session.run(loader.PRUNE_COMPOUNDS).consume().counters.nodes_deleted
     pruned |= disease_rows.prune(driver, engine)
     context.log.info(f"graph: pruned nodes no longer in Postgres {pruned}")
     labels, types = loader.graph_counts(driver)
-    return dg.MaterializeResult(metadata={
-        **{f"rows_{k}": v for k, v in sent.items()},
-        **{f"nodes_{k}": v for k, v in labels.items()},
-        **{f"relationships_{k}": v for k, v in types.items()},
-        **{f"pruned_{k}": v for k, v in pruned.items()},
-        "seconds": round(time.monotonic() - started, 1),
-        "input_fingerprint": fingerprint,
-        "unchanged": False,
-    })
+    return dg.MaterializeResult(
+        metadata={
+            **{f"rows_{k}": v for k, v in sent.items()},
+            **{f"nodes_{k}": v for k, v in labels.items()},
+            **{f"relationships_{k}": v for k, v in types.items()},
+            **{f"pruned_{k}": v for k, v in pruned.items()},
+            "seconds": round(time.monotonic() - started, 1),
+            "input_fingerprint": fingerprint,
+            "unchanged": False,
+        }
+    )
 
 
 def _unchanged(context: dg.AssetExecutionContext, driver: object, fingerprint: str) -> dg.MaterializeResult | None:
@@ -78,16 +82,25 @@ def _unchanged(context: dg.AssetExecutionContext, driver: object, fingerprint: s
     if previous.get("input_fingerprint") != fingerprint:
         return None
     labels, types = loader.graph_counts(driver)  # type: ignore[arg-type]
-    projected = {*(f"nodes_{k}" for k in loader.PROJECTED_LABELS),
-                 *(f"relationships_{k}" for k in loader.PROJECTED_TYPES)}
+    projected = {
+        *(f"nodes_{k}" for k in loader.PROJECTED_LABELS),
+        *(f"relationships_{k}" for k in loader.PROJECTED_TYPES),
+    }
     counted = {**{f"nodes_{k}": v for k, v in labels.items()}, **{f"relationships_{k}": v for k, v in types.items()}}
     if {k: v for k, v in counted.items() if k in projected} != {k: v for k, v in previous.items() if k in projected}:
         return None
-    context.log.info(f"graph inputs unchanged since the last load and the graph intact ({sum(labels.values())} "
-                     "nodes): nothing merged")
-    return dg.MaterializeResult(metadata={
-        **previous, **{k: 0 for k in previous if k.startswith(("rows_", "pruned_"))}, "seconds": 0.0,
-        "unchanged": True})
+    context.log.info(
+        f"graph inputs unchanged since the last load and the graph intact ({sum(labels.values())} "
+        "nodes): nothing merged"
+    )
+    return dg.MaterializeResult(
+        metadata={
+            **previous,
+            **{k: 0 for k in previous if k.startswith(("rows_", "pruned_"))},
+            "seconds": 0.0,
+            "unchanged": True,
+        }
+    )
 
 
 @dg.asset(
@@ -98,13 +111,16 @@ def _unchanged(context: dg.AssetExecutionContext, driver: object, fingerprint: s
     description="One embedding per Pathway node (the normalized mean of its document's chunk vectors) in the "
     "Neo4j vector index `pathway_embedding`, so the k pathways most similar to a text are one Cypher query.",
 )
-def pathway_vectors(context: dg.AssetExecutionContext, postgres: PostgresResource,
-                    neo4j: Neo4jResource) -> dg.MaterializeResult:
+def pathway_vectors(
+    context: dg.AssetExecutionContext, postgres: PostgresResource, neo4j: Neo4jResource
+) -> dg.MaterializeResult:
     with postgres.get_engine().connect() as conn:
-        rows = conn.execute(text(
-            "SELECT d.external_id, avg(c.embedding)::text FROM documents d JOIN chunks c ON c.document_id = d.id"
-            " WHERE d.type = 'pathway' AND d.status = 'active' AND c.embedding IS NOT NULL GROUP BY d.external_id"
-        )).all()
+        rows = conn.execute(
+            text(
+                "SELECT d.external_id, avg(c.embedding)::text FROM documents d JOIN chunks c ON c.document_id = d.id"
+                " WHERE d.type = 'pathway' AND d.status = 'active' AND c.embedding IS NOT NULL GROUP BY d.external_id"
+            )
+        ).all()
     driver = neo4j.get_driver()
     with driver.session() as session:
         stored = {r["id"]: r["hash"] for r in session.run(loader.PATHWAY_VECTOR_HASHES)}
@@ -114,9 +130,11 @@ def pathway_vectors(context: dg.AssetExecutionContext, postgres: PostgresResourc
         if stored.get(pathway_id) == digest:
             continue  # the same chunk vectors: the stored vector is already this one
         vector = np.asarray([float(x) for x in mean_text.strip("[]").split(",")], dtype=np.float64)
-        payload.append({"id": pathway_id, "hash": digest,
-                        "vector": (vector / max(np.linalg.norm(vector), 1e-12)).tolist()})
+        payload.append(
+            {"id": pathway_id, "hash": digest, "vector": (vector / max(np.linalg.norm(vector), 1e-12)).tolist()}
+        )
     written = loader.run_batched(driver, loader.SET_PATHWAY_VECTORS, payload) if payload else 0
     context.log.info(f"{written} pathway vectors written, {len(rows) - len(payload)} unchanged")
-    return dg.MaterializeResult(metadata={"pathway_vectors_written": written,
-                                          "pathway_vectors_unchanged": len(rows) - len(payload)})
+    return dg.MaterializeResult(
+        metadata={"pathway_vectors_written": written, "pathway_vectors_unchanged": len(rows) - len(payload)}
+    )

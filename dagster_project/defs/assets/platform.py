@@ -1,6 +1,5 @@
 """Platform assets: the versioned schema of each store. Every data asset depends on these."""
 
-
 import dagster as dg
 
 from dagster_project.defs.pools import GRAPH_WRITES_POOL
@@ -17,8 +16,9 @@ PLATFORM_GROUP = "platform"
     description="Applies the ordered Postgres migrations (documents, chunks with vector(dim), HNSW index, "
     "quarantine). Idempotent: a second run applies nothing.",
 )
-def postgres_schema(context: dg.AssetExecutionContext, postgres: PostgresResource,
-                    settings: FluxSettingsParam) -> dg.MaterializeResult:
+def postgres_schema(
+    context: dg.AssetExecutionContext, postgres: PostgresResource, settings: FluxSettingsParam
+) -> dg.MaterializeResult:
     report = apply_postgres(postgres.get_engine(), settings)
     context.log.info(f"postgres migrations applied={report.applied} already={report.already_applied}")
     return dg.MaterializeResult(
@@ -37,8 +37,9 @@ def postgres_schema(context: dg.AssetExecutionContext, postgres: PostgresResourc
     description="Applies the Neo4j schema migrations (uniqueness constraints on Pathway, Reaction, Gene, "
     "Compound, Paper ids; Species and Compartment by name). Idempotent.",
 )
-def neo4j_schema(context: dg.AssetExecutionContext, neo4j: Neo4jResource,
-                 settings: FluxSettingsParam) -> dg.MaterializeResult:
+def neo4j_schema(
+    context: dg.AssetExecutionContext, neo4j: Neo4jResource, settings: FluxSettingsParam
+) -> dg.MaterializeResult:
     report = apply_neo4j(neo4j.get_driver(), settings)
     context.log.info(f"neo4j migrations applied={report.applied} already={report.already_applied}")
     return dg.MaterializeResult(

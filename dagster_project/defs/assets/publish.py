@@ -20,19 +20,24 @@ from dagster_project.index.tables import bm25_root
     "FLUX_INDEX_KEEP_PUBLISHED published ones. It runs after the eval scorecards, whose blocking regression checks "
     "stop it, so a version that got worse never reaches serving; `flux index rollback` undoes a publish.",
 )
-def published_index(context: dg.AssetExecutionContext, postgres: PostgresResource,
-                    settings: FluxSettingsParam) -> dg.MaterializeResult:
+def published_index(
+    context: dg.AssetExecutionContext, postgres: PostgresResource, settings: FluxSettingsParam
+) -> dg.MaterializeResult:
     engine = postgres.get_engine()
     try:
         switch = publish_candidate(engine)
     except IndexVersionError as exc:
         raise dg.Failure(str(exc)) from None
     switched = switch.version != switch.previous
-    context.log.info(f"serving index {switch.version}" + (f" (was {switch.previous})" if switched else
-                                                          " (unchanged)"))
+    context.log.info(f"serving index {switch.version}" + (f" (was {switch.previous})" if switched else " (unchanged)"))
     dropped = collect_garbage(engine, settings.index.index_keep_published, bm25_root(settings))
     if dropped:
         context.log.info(f"dropped the storage of {len(dropped)} old index version(s): {', '.join(dropped)}")
-    return dg.MaterializeResult(metadata={"index_version": switch.version,
-                                          "previous_version": switch.previous or "none", "switched": switched,
-                                          "versions_dropped": len(dropped)})
+    return dg.MaterializeResult(
+        metadata={
+            "index_version": switch.version,
+            "previous_version": switch.previous or "none",
+            "switched": switched,
+            "versions_dropped": len(dropped),
+        }
+    )

@@ -21,8 +21,12 @@ RAW_GROUP = "raw"
 def raw_retry_policy(settings: FluxSettings) -> dg.RetryPolicy:
     # Network pulls fail transiently (429s that outlast the client's own retries, a dropped connection); the
     # policy sits on the op, so it holds in every run: nightly, automation, the UI and `flux materialize`.
-    return dg.RetryPolicy(max_retries=settings.ops.raw_max_retries, delay=settings.ops.raw_retry_delay,
-                          backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
+    return dg.RetryPolicy(
+        max_retries=settings.ops.raw_max_retries,
+        delay=settings.ops.raw_retry_delay,
+        backoff=dg.Backoff.EXPONENTIAL,
+        jitter=dg.Jitter.PLUS_MINUS,
+    )
 
 
 def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefinition:
@@ -35,8 +39,9 @@ def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefin
         "bundled demo), stored immutably under `FLUX_RAW_ROOT/<source>/<pull date>/` with a manifest.",
         retry_policy=retry_policy,
     )
-    def _raw(context: dg.AssetExecutionContext, postgres: PostgresResource,
-             settings: FluxSettingsParam) -> dg.MaterializeResult:
+    def _raw(
+        context: dg.AssetExecutionContext, postgres: PostgresResource, settings: FluxSettingsParam
+    ) -> dg.MaterializeResult:
         started = time.monotonic()
         pulled = _pull(source, settings)
         elapsed = round(time.monotonic() - started, 2)
@@ -53,18 +58,21 @@ def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefin
         _record(postgres, manifest, settings, byte_count)
         # The data version names the pull: a pull that found nothing new keeps it, so automation carries only
         # new data downstream (automation.py).
-        return dg.MaterializeResult(data_version=dg.DataVersion(manifest.dataset_version), metadata={
-            "changed": previous is None,
-            "mode": settings.sources.source_mode,
-            "release": manifest.release,
-            "retrieved_at": manifest.retrieved_at,
-            "dataset_version": manifest.dataset_version,
-            "files": len(pulled.files),
-            "bytes": byte_count,
-            "manifest": dg.MetadataValue.path(manifest.uri),
-            "pull_seconds": elapsed,
-            **({"requests": pulled.requests} if pulled.requests is not None else {}),
-        })
+        return dg.MaterializeResult(
+            data_version=dg.DataVersion(manifest.dataset_version),
+            metadata={
+                "changed": previous is None,
+                "mode": settings.sources.source_mode,
+                "release": manifest.release,
+                "retrieved_at": manifest.retrieved_at,
+                "dataset_version": manifest.dataset_version,
+                "files": len(pulled.files),
+                "bytes": byte_count,
+                "manifest": dg.MetadataValue.path(manifest.uri),
+                "pull_seconds": elapsed,
+                **({"requests": pulled.requests} if pulled.requests is not None else {}),
+            },
+        )
 
     return _raw
 
@@ -81,13 +89,19 @@ def _pull(source: str, settings: FluxSettings) -> RawPull:
     except HttpRequestError as exc:
         if exc.retryable:
             raise
-        raise dg.Failure(description=f"{source}: {exc}", allow_retries=False,
-                         metadata={"status": exc.status, "url": exc.url, "attempts": exc.attempts}) from None
+        raise dg.Failure(
+            description=f"{source}: {exc}",
+            allow_retries=False,
+            metadata={"status": exc.status, "url": exc.url, "attempts": exc.attempts},
+        ) from None
     except SourcePullError as exc:
         if exc.transient:
             raise
-        raise dg.Failure(description=f"{source}: {exc}", allow_retries=False,
-                         metadata={"status": exc.status} if exc.status is not None else None) from None
+        raise dg.Failure(
+            description=f"{source}: {exc}",
+            allow_retries=False,
+            metadata={"status": exc.status} if exc.status is not None else None,
+        ) from None
 
 
 def _record(postgres: PostgresResource, manifest: Manifest, settings: FluxSettings, byte_count: int) -> None:

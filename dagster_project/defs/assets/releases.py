@@ -41,8 +41,10 @@ def record_comparison(source: str, before: str, after: str, engine: Engine) -> t
     store.write_changes(engine, source, before, after, diff.rows())
     shown: dict[str, object] = {}
     if isinstance(diff, SourceDiff):
-        shown = {"genes_placed_with": gene_release or "none (members compared by id)",
-                 "largest_member_changes": dg.MetadataValue.md(largest_changes_markdown(diff.largest(10)))}
+        shown = {
+            "genes_placed_with": gene_release or "none (members compared by id)",
+            "largest_member_changes": dg.MetadataValue.md(largest_changes_markdown(diff.largest(10))),
+        }
     return diff.figures(), shown
 
 
@@ -52,15 +54,19 @@ def build_release_asset(source: str) -> dg.AssetsDefinition:
     deps = [f"{source}_raw", "postgres_schema", *(["hgnc_release"] if source in ("reactome", "kegg") else [])]
 
     @dg.asset(
-        name=f"{source}_release", group_name=RELEASES_GROUP, kinds={"python", "postgres"}, deps=deps,
+        name=f"{source}_release",
+        group_name=RELEASES_GROUP,
+        kinds={"python", "postgres"},
+        deps=deps,
         description=f"{source}: the latest raw pull kept as a release (pathways, names, parents and gene members; "
         "for HGNC its genes; for ClinVar its gene-condition associations), once per distinct set of files, and "
         "compared with the release serving now. Each "
         "change is a release_changes row; the blocking churn check stops the documents load of a release that "
         "loses too much, so the previous release keeps serving.",
     )
-    def _release(context: dg.AssetExecutionContext, postgres: PostgresResource,
-                 settings: FluxSettingsParam) -> dg.MaterializeResult:
+    def _release(
+        context: dg.AssetExecutionContext, postgres: PostgresResource, settings: FluxSettingsParam
+    ) -> dg.MaterializeResult:
         engine = postgres.get_engine()
         manifest = latest_manifest(source, settings.raw_root_path)
         key = store.release_key(manifest)
@@ -68,18 +74,29 @@ def build_release_asset(source: str) -> dg.AssetsDefinition:
         before = store.previous_release(engine, source, key)
         # Every release the raw zone holds gets a partition of `<source>_release_history` (its own page in the UI).
         synced = sync_release_partitions(context.instance, source, settings.raw_root_path)
-        meta: dict[str, object] = {"release": manifest.release, "release_key": key, "newly_kept": newly_kept,
-                                   "compared_with": before or "none",
-                                   "history_partitions_added": ", ".join(synced.added) or "none"}
+        meta: dict[str, object] = {
+            "release": manifest.release,
+            "release_key": key,
+            "newly_kept": newly_kept,
+            "compared_with": before or "none",
+            "history_partitions_added": ", ".join(synced.added) or "none",
+        }
         if before is None:
-            context.log.info(f"{source}: release {key} {'kept' if newly_kept else 'was kept already'}; no other "
-                             "served release to compare with")
+            context.log.info(
+                f"{source}: release {key} {'kept' if newly_kept else 'was kept already'}; no other "
+                "served release to compare with"
+            )
             return dg.MaterializeResult(metadata=meta)
         figures, shown = record_comparison(source, before, key, engine)
         context.log.info(f"{source}: {key} against {before}: {figures}")
-        return dg.MaterializeResult(metadata={
-            **meta, **figures, **shown,
-            "changes": dg.MetadataValue.md(change_plot(f"{source}: {before} → {key}", figures))})
+        return dg.MaterializeResult(
+            metadata={
+                **meta,
+                **figures,
+                **shown,
+                "changes": dg.MetadataValue.md(change_plot(f"{source}: {before} → {key}", figures)),
+            }
+        )
 
     return _release
 
@@ -88,7 +105,9 @@ RELEASE_ASSETS = [build_release_asset(source) for source in RELEASE_SOURCES]
 
 
 @dg.asset(
-    group_name=RELEASES_GROUP, kinds={"python", "postgres"}, deps=["pathway_resolution"],
+    group_name=RELEASES_GROUP,
+    kinds={"python", "postgres"},
+    deps=["pathway_resolution"],
     description="The resolution's equivalence and part-of edges kept under the releases they were resolved from, "
     "and compared with the resolution served before: edges appearing, disappearing or changing class. Its blocking "
     "churn check stops the candidate index (and so the publish) when many equivalences are lost.",
@@ -101,11 +120,20 @@ def resolution_release(context: dg.AssetExecutionContext, postgres: PostgresReso
     key, newly_kept = store.capture_resolution(engine, sources, method)
     before = store.previous_release(engine, "resolution", key)
     store.mark_served(engine, "resolution", key)
-    meta: dict[str, object] = {"release_key": key, "newly_kept": newly_kept, "source_releases": sources,
-                               "compared_with": before or "none"}
+    meta: dict[str, object] = {
+        "release_key": key,
+        "newly_kept": newly_kept,
+        "source_releases": sources,
+        "compared_with": before or "none",
+    }
     if before is None:
         return dg.MaterializeResult(metadata=meta)
     figures, _ = record_comparison("resolution", before, key, engine)
     context.log.info(f"resolution: {key} against {before}: {figures}")
-    return dg.MaterializeResult(metadata={**meta, **figures, "changes": dg.MetadataValue.md(
-        change_plot(f"resolution: {before} → {key}", figures))})
+    return dg.MaterializeResult(
+        metadata={
+            **meta,
+            **figures,
+            "changes": dg.MetadataValue.md(change_plot(f"resolution: {before} → {key}", figures)),
+        }
+    )

@@ -21,9 +21,25 @@ from dagster_project.resolution.model import ResolutionModel, load_resolution_mo
 from dagster_project.storage.bulk import copy_into_temp
 
 TEXT_COLUMNS = {"reactome_id", "kegg_id", "relation", "direction", "method_version"}
-COLUMNS = ["reactome_id", "kegg_id", "reactome_size", "kegg_size", "shared", "overlap", "jaccard", "p_value",
-           "q_value", "name_similarity", "name_cosine", "p_equivalent", "p_part_of", "confidence", "relation",
-           "direction", "method_version"]
+COLUMNS = [
+    "reactome_id",
+    "kegg_id",
+    "reactome_size",
+    "kegg_size",
+    "shared",
+    "overlap",
+    "jaccard",
+    "p_value",
+    "q_value",
+    "name_similarity",
+    "name_cosine",
+    "p_equivalent",
+    "p_part_of",
+    "confidence",
+    "relation",
+    "direction",
+    "method_version",
+]
 EDGE_SCORES = ("overlap", "jaccard", "p_value", "q_value", "name_similarity", "name_cosine", "confidence")
 # Only rows whose values changed are written, and pairs that are gone are deleted: a rerun writes nothing.
 UPSERT = f"""
@@ -67,7 +83,8 @@ def _edge_rows(classified: pd.DataFrame, method_version: str) -> list[dict]:
 def classify_pairs(inputs: ResolutionInputs, model: ResolutionModel) -> pd.DataFrame:
     decided = model.classify(inputs.features)
     return pd.concat([inputs.scores, inputs.features[["name_cosine"]], decided], axis=1).assign(
-        method_version=model.method_version)
+        method_version=model.method_version
+    )
 
 
 def _plot(classified: pd.DataFrame) -> str:
@@ -91,9 +108,12 @@ def _plot(classified: pd.DataFrame) -> str:
 
 def _write_postgres(engine: object, classified: pd.DataFrame) -> tuple[int, int]:
     with engine.begin() as conn:  # type: ignore[attr-defined]
-        copy_into_temp(conn, "mappings_in", [(c, "text" if c in TEXT_COLUMNS else "double precision")
-                                             for c in COLUMNS],
-                       classified[COLUMNS].itertuples(index=False, name=None))
+        copy_into_temp(
+            conn,
+            "mappings_in",
+            [(c, "text" if c in TEXT_COLUMNS else "double precision") for c in COLUMNS],
+            classified[COLUMNS].itertuples(index=False, name=None),
+        )
         written = conn.execute(text(UPSERT)).rowcount
         deleted = conn.execute(text(DELETE_GONE)).rowcount
     return written, deleted
@@ -102,8 +122,9 @@ def _write_postgres(engine: object, classified: pd.DataFrame) -> tuple[int, int]
 COUNT_EDGES = "MATCH (:Pathway)-[r:EQUIVALENT_TO|PART_OF]->(:Pathway) RETURN count(r) AS n"
 
 
-def _unchanged(context: dg.AssetExecutionContext, engine: object, driver: object, fingerprint: str
-               ) -> dg.MaterializeResult | None:
+def _unchanged(
+    context: dg.AssetExecutionContext, engine: object, driver: object, fingerprint: str
+) -> dg.MaterializeResult | None:
     """The previous materialization's result when its inputs (pathways, members, model, embedding model, code)
     are this run's and what it wrote is still there, row for row and edge for edge; else None."""
     previous = previous_metadata(context)
@@ -116,8 +137,16 @@ def _unchanged(context: dg.AssetExecutionContext, engine: object, driver: object
     if rows != previous.get("pairs_sharing_a_protein") or edges != expected_edges:
         return None
     context.log.info(f"resolution inputs unchanged since the last run ({rows} pairs, {edges} edges): not rescored")
-    return dg.MaterializeResult(metadata={**previous, "unchanged": True, "rows_written": 0, "rows_deleted": 0,
-                                          "stale_edges_removed": 0, "scoring_seconds": 0.0})
+    return dg.MaterializeResult(
+        metadata={
+            **previous,
+            "unchanged": True,
+            "rows_written": 0,
+            "rows_deleted": 0,
+            "stale_edges_removed": 0,
+            "scoring_seconds": 0.0,
+        }
+    )
 
 
 @dg.asset(
@@ -130,8 +159,9 @@ def _unchanged(context: dg.AssetExecutionContext, engine: object, driver: object
     "expert curation (docs/graph-and-resolution.md), and writes pathway_mappings plus EQUIVALENT_TO / "
     "PART_OF edges with every score, a calibrated confidence and the method version.",
 )
-def pathway_resolution(context: dg.AssetExecutionContext, postgres: PostgresResource, neo4j: Neo4jResource,
-                       embedder: EmbedderResource) -> dg.MaterializeResult:
+def pathway_resolution(
+    context: dg.AssetExecutionContext, postgres: PostgresResource, neo4j: Neo4jResource, embedder: EmbedderResource
+) -> dg.MaterializeResult:
     engine = postgres.get_engine()
     model = load_resolution_model()
     driver = neo4j.get_driver()
@@ -151,19 +181,23 @@ def pathway_resolution(context: dg.AssetExecutionContext, postgres: PostgresReso
     for relation, query in MERGE_EDGES.items():
         loader.run_batched(driver, query, [e for e in edges if e["relation"] == relation])
     counts = classified["relation"].value_counts().to_dict()
-    context.log.info(f"resolution {model.method_version}: {counts}; {written} rows written, {deleted} deleted,"
-                     f" {stale.counters.relationships_deleted} stale edges removed")
-    return dg.MaterializeResult(metadata={
-        "unchanged": False,
-        "input_fingerprint": fingerprint,
-        "method_version": model.method_version,
-        "reactome_pathways": len(inputs.reactome.ids),
-        "kegg_pathways": len(inputs.kegg.ids),
-        "pairs_sharing_a_protein": len(classified),
-        **{f"pairs_{k}": int(v) for k, v in counts.items()},
-        "rows_written": written,
-        "rows_deleted": deleted,
-        "stale_edges_removed": stale.counters.relationships_deleted,
-        "scoring_seconds": round(scoring_seconds, 2),
-        "score_distributions": dg.MetadataValue.md(f"![scores](data:image/png;base64,{_plot(classified)})"),
-    })
+    context.log.info(
+        f"resolution {model.method_version}: {counts}; {written} rows written, {deleted} deleted,"
+        f" {stale.counters.relationships_deleted} stale edges removed"
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "unchanged": False,
+            "input_fingerprint": fingerprint,
+            "method_version": model.method_version,
+            "reactome_pathways": len(inputs.reactome.ids),
+            "kegg_pathways": len(inputs.kegg.ids),
+            "pairs_sharing_a_protein": len(classified),
+            **{f"pairs_{k}": int(v) for k, v in counts.items()},
+            "rows_written": written,
+            "rows_deleted": deleted,
+            "stale_edges_removed": stale.counters.relationships_deleted,
+            "scoring_seconds": round(scoring_seconds, 2),
+            "score_distributions": dg.MetadataValue.md(f"![scores](data:image/png;base64,{_plot(classified)})"),
+        }
+    )

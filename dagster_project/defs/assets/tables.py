@@ -23,10 +23,20 @@ def table_specs(manifest: Mapping[str, Any]) -> list[dg.AssetSpec]:
     specs = []
     for source in manifest["sources"].values():
         writers = source_writers(source)
-        description = (f"The Postgres table `{source['name']}`, written by "
-                       f"{', '.join(w.to_user_string() for w in writers)} and read by dbt. {source['description']}")
-        specs.append(dg.AssetSpec(key=TRANSLATOR.get_asset_key(source), deps=writers, group_name=TABLES_GROUP,
-                                  kinds={"postgres"}, description=description.strip(), skippable=True))
+        description = (
+            f"The Postgres table `{source['name']}`, written by "
+            f"{', '.join(w.to_user_string() for w in writers)} and read by dbt. {source['description']}"
+        )
+        specs.append(
+            dg.AssetSpec(
+                key=TRANSLATOR.get_asset_key(source),
+                deps=writers,
+                group_name=TABLES_GROUP,
+                kinds={"postgres"},
+                description=description.strip(),
+                skippable=True,
+            )
+        )
     return sorted(specs, key=lambda spec: spec.key.to_user_string())
 
 
@@ -34,15 +44,21 @@ def table_metadata(previous: Mapping[str, dg.MetadataValue], digest: str, now: f
     """What a table's materialization records; `previous` is its last materialization's metadata."""
     changed = "digest" not in previous or previous["digest"].value != digest
     last_changed = now if changed or "last_changed" not in previous else float(previous["last_changed"].value)
-    return {"dagster/row_count": int(digest.split(":", 1)[0]), "digest": digest, "changed": changed,
-            "last_changed": dg.MetadataValue.timestamp(last_changed)}
+    return {
+        "dagster/row_count": int(digest.split(":", 1)[0]),
+        "digest": digest,
+        "changed": changed,
+        "last_changed": dg.MetadataValue.timestamp(last_changed),
+    }
 
 
 def _previous(instance: dg.DagsterInstance, keys: list[dg.AssetKey]) -> dict[dg.AssetKey, Mapping[str, Any]]:
     """Each table's last materialization metadata, in one read of the event log."""
     events = instance.get_latest_materialization_events(keys)
-    return {key: event.asset_materialization.metadata if event and event.asset_materialization else {}
-            for key, event in events.items()}
+    return {
+        key: event.asset_materialization.metadata if event and event.asset_materialization else {}
+        for key, event in events.items()
+    }
 
 
 @dg.multi_asset(specs=table_specs(MANIFEST), can_subset=True, name="platform_tables")

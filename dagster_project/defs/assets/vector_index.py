@@ -21,13 +21,21 @@ from dagster_project.index.tables import build_chunk_table
     "HNSW index built with FLUX_HNSW_M / FLUX_HNSW_EF_CONSTRUCTION. The key hashes its content and parameters: "
     "unchanged chunks keep their table, changed ones get a new one while the published table goes on serving.",
 )
-def chunk_vector_index(context: dg.AssetExecutionContext, postgres: PostgresResource,
-                       settings: FluxSettingsParam) -> dg.MaterializeResult:
+def chunk_vector_index(
+    context: dg.AssetExecutionContext, postgres: PostgresResource, settings: FluxSettingsParam
+) -> dg.MaterializeResult:
     started = time.monotonic()
     table = build_chunk_table(postgres.get_engine(), settings.index.hnsw_m, settings.index.hnsw_ef_construction)
     seconds = round(time.monotonic() - started, 2)
     context.log.info(f"chunk table {table.name} {table.action}: {table.rows} vectors in {seconds}s")
-    return dg.MaterializeResult(metadata={"table": table.name, "action": table.action, "vectors": table.rows,
-                                          "m": settings.index.hnsw_m,
-                                          "ef_construction": settings.index.hnsw_ef_construction,
-                                          "ef_search": settings.index.hnsw_ef_search, "seconds": seconds})
+    return dg.MaterializeResult(
+        metadata={
+            "table": table.name,
+            "action": table.action,
+            "vectors": table.rows,
+            "m": settings.index.hnsw_m,
+            "ef_construction": settings.index.hnsw_ef_construction,
+            "ef_search": settings.index.hnsw_ef_search,
+            "seconds": seconds,
+        }
+    )

@@ -1,6 +1,5 @@
 """Checks on the platform schema: the migrations ledger (via GX), the vector index, the graph constraints."""
 
-
 import dagster as dg
 import pandas as pd
 from sqlalchemy import text
@@ -12,13 +11,20 @@ from dagster_project.defs.resources import Neo4jResource, PostgresResource
 from dagster_project.storage.migrate import load_migrations
 
 REQUIRED_CONSTRAINTS = {
-    ("Pathway", "id"), ("Reaction", "id"), ("Gene", "id"), ("Compound", "id"),
-    ("Species", "name"), ("Compartment", "name"),
+    ("Pathway", "id"),
+    ("Reaction", "id"),
+    ("Gene", "id"),
+    ("Compound", "id"),
+    ("Species", "name"),
+    ("Compartment", "name"),
 }
 
 
-@flux_check(asset=postgres_schema, blocking=True,
-            description="Every migration file is recorded once with a sha256 checksum (GX suite).")
+@flux_check(
+    asset=postgres_schema,
+    blocking=True,
+    description="Every migration file is recorded once with a sha256 checksum (GX suite).",
+)
 def migrations_ledger_valid(postgres: PostgresResource) -> dg.AssetCheckResult:
     import great_expectations.expectations as gxe
 
@@ -38,13 +44,20 @@ def migrations_ledger_valid(postgres: PostgresResource) -> dg.AssetCheckResult:
     )
 
 
-@flux_check(asset=neo4j_schema, blocking=True,
-            description="Uniqueness constraints exist for every stable id the graph loaders MERGE on.")
+@flux_check(
+    asset=neo4j_schema,
+    blocking=True,
+    description="Uniqueness constraints exist for every stable id the graph loaders MERGE on.",
+)
 def graph_constraints_present(neo4j: Neo4jResource) -> dg.AssetCheckResult:
-    records = neo4j.get_driver().execute_query(
-        "SHOW CONSTRAINTS YIELD type, labelsOrTypes, properties "
-        "WHERE type = 'UNIQUENESS' RETURN labelsOrTypes AS labels, properties AS props"
-    ).records
+    records = (
+        neo4j.get_driver()
+        .execute_query(
+            "SHOW CONSTRAINTS YIELD type, labelsOrTypes, properties "
+            "WHERE type = 'UNIQUENESS' RETURN labelsOrTypes AS labels, properties AS props"
+        )
+        .records
+    )
     present = {(rec["labels"][0], rec["props"][0]) for rec in records}
     missing = sorted(f"{label}.{prop}" for label, prop in REQUIRED_CONSTRAINTS - present)
     return dg.AssetCheckResult(

@@ -17,8 +17,9 @@ from dagster_project.evals.gate import compare, markdown
 from dagster_project.evals.store import accepted_baseline, latest
 
 
-def _gate(context: dg.AssetCheckExecutionContext, postgres: PostgresResource, scorecard: str, tolerance: float
-          ) -> dg.AssetCheckResult:
+def _gate(
+    context: dg.AssetCheckExecutionContext, postgres: PostgresResource, scorecard: str, tolerance: float
+) -> dg.AssetCheckResult:
     engine = postgres.get_engine()
     current = latest(engine, scorecard, context.run.run_id) or latest(engine, scorecard)
     if current is None:
@@ -26,23 +27,37 @@ def _gate(context: dg.AssetCheckExecutionContext, postgres: PostgresResource, sc
     baseline = accepted_baseline(engine, scorecard)
     comparisons = compare(scorecard, current.metrics, baseline.metrics if baseline else None, tolerance)
     failed = [c.metric for c in comparisons if c.failed]
-    return dg.AssetCheckResult(passed=not failed, metadata={
-        "eval_run_id": current.id, "baseline_eval_run_id": baseline.id if baseline else "none (flux evals accept)",
-        "tolerance": tolerance, "regressed": ", ".join(failed) or "none",
-        "comparison": dg.MetadataValue.md(markdown(comparisons))})
+    return dg.AssetCheckResult(
+        passed=not failed,
+        metadata={
+            "eval_run_id": current.id,
+            "baseline_eval_run_id": baseline.id if baseline else "none (flux evals accept)",
+            "tolerance": tolerance,
+            "regressed": ", ".join(failed) or "none",
+            "comparison": dg.MetadataValue.md(markdown(comparisons)),
+        },
+    )
 
 
 def _make_gate(asset: dg.AssetsDefinition, scorecard: str) -> dg.AssetChecksDefinition:
-    @flux_check(asset=asset, name=f"{scorecard}_no_regression", blocking=True,
-                description=f"Gated {scorecard} metrics have not dropped beyond FLUX_EVAL_TOLERANCE below the "
-                "last accepted scorecard (flux evals accept).")
-    def _check(context: dg.AssetCheckExecutionContext, postgres: PostgresResource,
-               settings: FluxSettingsParam) -> dg.AssetCheckResult:
+    @flux_check(
+        asset=asset,
+        name=f"{scorecard}_no_regression",
+        blocking=True,
+        description=f"Gated {scorecard} metrics have not dropped beyond FLUX_EVAL_TOLERANCE below the "
+        "last accepted scorecard (flux evals accept).",
+    )
+    def _check(
+        context: dg.AssetCheckExecutionContext, postgres: PostgresResource, settings: FluxSettingsParam
+    ) -> dg.AssetCheckResult:
         return _gate(context, postgres, scorecard, settings.evals.eval_tolerance)
 
     return _check
 
 
-SCORECARD_CHECKS = [_make_gate(retrieval_scorecard, "retrieval"), _make_gate(answer_scorecard, "answer"),
-                    _make_gate(resolution_scorecard, "resolution"),
-                    _make_gate(literature_tools_scorecard, "literature_tools")]
+SCORECARD_CHECKS = [
+    _make_gate(retrieval_scorecard, "retrieval"),
+    _make_gate(answer_scorecard, "answer"),
+    _make_gate(resolution_scorecard, "resolution"),
+    _make_gate(literature_tools_scorecard, "literature_tools"),
+]

@@ -31,10 +31,16 @@ def build_resources(settings: FluxSettings) -> dict[str, object]:
         "neo4j": Neo4jResource(settings=settings),
         "redis": RedisResource(settings=settings),
         "mlflow": MLflowResource(settings=settings),
-        "embedder": EmbedderResource(model_name=settings.index.embedding_model, dimension=settings.index.embedding_dim,
-                                     batch_size=settings.index.embedding_batch_size,
-                                     query_prefix=settings.index.embedding_query_prefix),
-        "ray": RayResource(address=settings.resolved_ray_address or "", num_cpus=settings.ops.ray_num_cpus,
-                           temp_dir=str(settings.home / "ray")),
+        "embedder": EmbedderResource(
+            model_name=settings.index.embedding_model,
+            dimension=settings.index.embedding_dim,
+            batch_size=settings.index.embedding_batch_size,
+            query_prefix=settings.index.embedding_query_prefix,
+        ),
+        "ray": RayResource(
+            address=settings.resolved_ray_address or "",
+            num_cpus=settings.ops.ray_num_cpus,
+            temp_dir=str(settings.home / "ray"),
+        ),
         "dbt": FluxDbtResource(settings=settings),
     }

@@ -44,15 +44,29 @@ def render_profiles_dir(settings: FluxSettings) -> Path:
     (FLUX_DBT_* from `flux env`) stays the profile for running dbt by hand.
     """
     connection = dbt_env(settings)
-    profile = {DBT_PROFILE: {"target": "dev", "outputs": {"dev": {
-        "type": "postgres", "host": connection["FLUX_DBT_HOST"], "port": int(connection["FLUX_DBT_PORT"]),
-        "user": connection["FLUX_DBT_USER"], "password": connection["FLUX_DBT_PASSWORD"],
-        "dbname": connection["FLUX_DBT_DBNAME"], "schema": DBT_SCHEMA, "threads": 2}}}}
+    profile = {
+        DBT_PROFILE: {
+            "target": "dev",
+            "outputs": {
+                "dev": {
+                    "type": "postgres",
+                    "host": connection["FLUX_DBT_HOST"],
+                    "port": int(connection["FLUX_DBT_PORT"]),
+                    "user": connection["FLUX_DBT_USER"],
+                    "password": connection["FLUX_DBT_PASSWORD"],
+                    "dbname": connection["FLUX_DBT_DBNAME"],
+                    "schema": DBT_SCHEMA,
+                    "threads": 2,
+                }
+            },
+        }
+    }
     folder = settings.home / "dbt"
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "profiles.yml"
     content = "# Written by Flux from FLUX_ settings before each dbt run; edits are overwritten.\n" + yaml.safe_dump(
-        profile, sort_keys=False)
+        profile, sort_keys=False
+    )
     write_private(target, content)
     return folder
 
@@ -80,8 +94,9 @@ class FluxDbtResource(dg.ConfigurableResource):
     settings: dg.ResourceDependency[FluxSettings]
 
     def cli(self, args: list[str], *, context: dg.AssetExecutionContext) -> DbtCliInvocation:
-        dbt = _ThisEnvironmentsDbt(project_dir=DBT_PROJECT, profiles_dir=str(render_profiles_dir(self.settings)),
-                                   dbt_executable=DBT_EXECUTABLE)
+        dbt = _ThisEnvironmentsDbt(
+            project_dir=DBT_PROJECT, profiles_dir=str(render_profiles_dir(self.settings)), dbt_executable=DBT_EXECUTABLE
+        )
         target = self.settings.home / "dbt" / "target" / f"{context.run.run_id[:8]}-{uuid.uuid4().hex[:8]}"
         target.mkdir(parents=True, exist_ok=True)
         saved = self.settings.home / "dbt" / PARTIAL_PARSE
@@ -108,17 +123,27 @@ class FluxDbtResource(dg.ConfigurableResource):
 def in_database(manifest: Mapping[str, Any], database: str | None) -> dict[str, Any]:
     """The manifest with its models, tests and sources in `database` (unchanged where that is None): the
     database field, the quoted relation name and the compiled SQL's qualified names."""
+
     def moved(entry: Mapping[str, Any]) -> Mapping[str, Any]:
         parsed_in = entry.get("database")
         if not database or not parsed_in or parsed_in == database:
             return entry
         old, new = f'"{parsed_in}".', f'"{database}".'
-        return {**entry, "database": database,
-                **{key: entry[key].replace(old, new) for key in ("relation_name", "compiled_code")
-                   if isinstance(entry.get(key), str)}}
+        return {
+            **entry,
+            "database": database,
+            **{
+                key: entry[key].replace(old, new)
+                for key in ("relation_name", "compiled_code")
+                if isinstance(entry.get(key), str)
+            },
+        }
 
-    return {**manifest, "nodes": {uid: moved(node) for uid, node in manifest["nodes"].items()},
-            "sources": {uid: moved(source) for uid, source in manifest["sources"].items()}}
+    return {
+        **manifest,
+        "nodes": {uid: moved(node) for uid, node in manifest["nodes"].items()},
+        "sources": {uid: moved(source) for uid, source in manifest["sources"].items()},
+    }
 
 
 def dbt_parse_command(project: DbtProject) -> str:

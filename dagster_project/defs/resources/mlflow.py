@@ -13,5 +13,8 @@ class MLflowResource(dg.ConfigurableResource):
 
     def configure(self) -> str:
         settings = self.settings
-        return configure_mlflow(settings.resolved_mlflow_tracking_uri, settings.ops.mlflow_experiment,
-                                settings.home / "mlflow" / "artifacts")
+        return configure_mlflow(
+            settings.resolved_mlflow_tracking_uri,
+            settings.ops.mlflow_experiment,
+            settings.home / "mlflow" / "artifacts",
+        )

@@ -30,6 +30,8 @@ def platform_tables_required() -> Iterator[None]:
     except ProgrammingError as exc:
         if not isinstance(exc.orig, UndefinedTable):
             raise
-        raise dg.Failure(description=f"the platform tables are missing from the database ({exc.orig}): materialize "
-                         "postgres_schema first (flux materialize --select postgres_schema)",
-                         allow_retries=False) from None
+        raise dg.Failure(
+            description=f"the platform tables are missing from the database ({exc.orig}): materialize "
+            "postgres_schema first (flux materialize --select postgres_schema)",
+            allow_retries=False,
+        ) from None

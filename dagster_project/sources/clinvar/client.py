@@ -21,9 +21,11 @@ from dagster_project.sources.raw import RawPull, read_files
 GENE_CONDITION_URL = "https://ftp.ncbi.nlm.nih.gov/pub/clinvar/gene_condition_source_id"
 FILE = "gene_condition_source_id.txt"
 SNAPSHOT_FILE = f"clinvar/{FILE}"
-ADVICE = {404: "the gene-condition file moved: set FLUX_CLINVAR_URL to its current address (see the ClinVar "
-               "README under pub/clinvar/ on ftp.ncbi.nlm.nih.gov)",
-          403: "the NCBI download host refused this client: check FLUX_CLINVAR_URL and any proxy in between"}
+ADVICE = {
+    404: "the gene-condition file moved: set FLUX_CLINVAR_URL to its current address (see the ClinVar "
+    "README under pub/clinvar/ on ftp.ncbi.nlm.nih.gov)",
+    403: "the NCBI download host refused this client: check FLUX_CLINVAR_URL and any proxy in between",
+}
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -32,8 +34,11 @@ def table_body(response: httpx.Response) -> bytes:
     body = response.content
     kind = response.headers.get("Content-Type", "").lower()
     if body[:2] != _GZIP_MAGIC and ("html" in kind or body.lstrip()[:1] in (b"<", b"")):
-        raise MalformedResponseError(str(response.url), f"not the gene-condition table ({kind or 'no content type'}"
-                                     f", {len(body)} bytes)", retryable=True)
+        raise MalformedResponseError(
+            str(response.url),
+            f"not the gene-condition table ({kind or 'no content type'}, {len(body)} bytes)",
+            retryable=True,
+        )
     return body
 
 
@@ -84,5 +89,6 @@ def snapshot_pull(snapshot_dir: Path, era: str = "current") -> RawPull:
 
 
 def demo_pull(demo_dir: Path) -> RawPull:
-    return RawPull(SOURCE, read_files(demo_dir / SOURCE, [FILE]),
-                   release="Flux demo (ClinVar gene_condition_source_id format)")
+    return RawPull(
+        SOURCE, read_files(demo_dir / SOURCE, [FILE]), release="Flux demo (ClinVar gene_condition_source_id format)"
+    )

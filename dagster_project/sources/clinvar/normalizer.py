@@ -36,16 +36,18 @@ class GenePlacer:
             for name in (*gene.previous_symbols, *gene.aliases):
                 other.setdefault(name.upper(), set()).add(gene.hgnc_id)
         # A previous symbol or alias counts only when it names one gene and is no gene's approved symbol.
-        self.by_other = {name: next(iter(ids)) for name, ids in other.items()
-                         if len(ids) == 1 and name not in self.by_symbol}
+        self.by_other = {
+            name: next(iter(ids)) for name, ids in other.items() if len(ids) == 1 and name not in self.by_symbol
+        }
 
     def place(self, entrez_id: str, symbol: str) -> str | None:
         key = symbol.upper()
         return self.by_entrez.get(entrez_id) or self.by_symbol.get(key) or self.by_other.get(key)
 
 
-def place_associations(associations: list[DiseaseAssociationRecord], genes: Iterable[GeneRecord]
-                       ) -> tuple[list[DiseaseAssociationRecord], list[Quarantined]]:
+def place_associations(
+    associations: list[DiseaseAssociationRecord], genes: Iterable[GeneRecord]
+) -> tuple[list[DiseaseAssociationRecord], list[Quarantined]]:
     """One row per (HGNC gene, MedGen concept, asserting source): a file that repeats one keeps the newest."""
     placer = GenePlacer(genes)
     placed: dict[tuple[str, str, str], DiseaseAssociationRecord] = {}
@@ -55,10 +57,18 @@ def place_associations(associations: list[DiseaseAssociationRecord], genes: Iter
         if hgnc_id is None:
             gene = f"gene {record.gene_symbol} (NCBI Gene {record.gene_entrez_id})"
             withdrawn = placer.withdrawn.get(record.gene_symbol.upper())
-            reason = (f"{gene} is in HGNC only as the withdrawn entry {withdrawn}" if withdrawn
-                      else f"{gene} is not in HGNC")
-            quarantined.append(Quarantined(SOURCE, f"{record.gene_entrez_id}|{record.concept_id}",
-                                           f"{SOURCE}:association", reason, json.dumps(asdict(record))[:2000]))
+            reason = (
+                f"{gene} is in HGNC only as the withdrawn entry {withdrawn}" if withdrawn else f"{gene} is not in HGNC"
+            )
+            quarantined.append(
+                Quarantined(
+                    SOURCE,
+                    f"{record.gene_entrez_id}|{record.concept_id}",
+                    f"{SOURCE}:association",
+                    reason,
+                    json.dumps(asdict(record))[:2000],
+                )
+            )
             continue
         key = (hgnc_id, record.concept_id, record.source_name)
         kept = placed.get(key)
@@ -67,8 +77,9 @@ def place_associations(associations: list[DiseaseAssociationRecord], genes: Iter
     return list(placed.values()), quarantined
 
 
-def diseases_of(placed: Iterable[DiseaseAssociationRecord], parsed: Iterable[DiseaseAssociationRecord]
-                ) -> list[DiseaseRecord]:
+def diseases_of(
+    placed: Iterable[DiseaseAssociationRecord], parsed: Iterable[DiseaseAssociationRecord]
+) -> list[DiseaseRecord]:
     """One disease per MedGen concept of the placed associations, told by every parsed row that names it: the name
     most rows give, the lowest MONDO id a MONDO row asserts, and the lowest OMIM number (the DiseaseMIM column, else
     an OMIM row's id). Ties and several ids resolve the same way on every load."""
@@ -86,6 +97,12 @@ def diseases_of(placed: Iterable[DiseaseAssociationRecord], parsed: Iterable[Dis
             omim[row.concept_id].add(row.disease_mim)
         elif row.source_name == "OMIM" and MIM.match(row.source_id):
             omim[row.concept_id].add(row.source_id)
-    return [DiseaseRecord(concept, min(names[concept].items(), key=lambda item: (-item[1], item[0]))[0],
-                          min(mondo[concept], default=""), min(omim[concept], default=""))
-            for concept in sorted(wanted)]
+    return [
+        DiseaseRecord(
+            concept,
+            min(names[concept].items(), key=lambda item: (-item[1], item[0]))[0],
+            min(mondo[concept], default=""),
+            min(omim[concept], default=""),
+        )
+        for concept in sorted(wanted)
+    ]

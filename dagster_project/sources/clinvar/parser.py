@@ -17,8 +17,17 @@ from dagster_project.sources.ids import ENTREZ
 from dagster_project.sources.model import DiseaseAssociationRecord, ParseResult, Quarantined
 
 SOURCE = "clinvar"
-COLUMNS = ("GeneID", "AssociatedGenes", "RelatedGenes", "ConceptID", "DiseaseName", "SourceName", "SourceID",
-           "DiseaseMIM", "LastUpdated")
+COLUMNS = (
+    "GeneID",
+    "AssociatedGenes",
+    "RelatedGenes",
+    "ConceptID",
+    "DiseaseName",
+    "SourceName",
+    "SourceID",
+    "DiseaseMIM",
+    "LastUpdated",
+)
 REQUIRED = ("GeneID", "AssociatedGenes", "RelatedGenes", "ConceptID", "DiseaseName")
 MEDGEN_CONCEPT = re.compile(r"^CN?\d+$")
 MIM = re.compile(r"^\d{6}$")
@@ -36,8 +45,11 @@ def parse_clinvar(data: bytes, raw_ref: str) -> ParseResult:
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         reason = f"ClinVar gene-condition table lacks the column(s) {', '.join(missing)}"
-        return ParseResult(quarantined=[Quarantined(SOURCE, raw_ref.rsplit("/", 1)[-1], raw_ref, reason,
-                                                    lines[0][:2000] if lines else "")])
+        return ParseResult(
+            quarantined=[
+                Quarantined(SOURCE, raw_ref.rsplit("/", 1)[-1], raw_ref, reason, lines[0][:2000] if lines else "")
+            ]
+        )
     result = ParseResult()
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
@@ -51,16 +63,22 @@ def _decode(data: bytes, raw_ref: str) -> str | Quarantined:
     try:
         raw = gzip.decompress(data) if data[:2] == _GZIP_MAGIC else data
     except (OSError, EOFError) as exc:  # a download cut short ends mid-stream
-        return Quarantined(SOURCE, raw_ref.rsplit("/", 1)[-1], raw_ref, f"unreadable gzip ({exc}): a truncated "
-                           "download?", "")
+        return Quarantined(
+            SOURCE, raw_ref.rsplit("/", 1)[-1], raw_ref, f"unreadable gzip ({exc}): a truncated download?", ""
+        )
     return raw.decode("utf-8", errors="replace")
 
 
 def _association(line: str, header: list[str], where: str) -> DiseaseAssociationRecord | Quarantined:
     fields = line.split("\t")
     if len(fields) != len(header):
-        return Quarantined(SOURCE, fields[0] or "?", where, f"row has {len(fields)} fields, the header "
-                           f"{len(header)}: a truncated or re-wrapped line", line[:2000])
+        return Quarantined(
+            SOURCE,
+            fields[0] or "?",
+            where,
+            f"row has {len(fields)} fields, the header {len(header)}: a truncated or re-wrapped line",
+            line[:2000],
+        )
     row = {name: value.strip() for name, value in zip(header, fields, strict=True)}
     associated, related = row["AssociatedGenes"], row["RelatedGenes"]
     symbol = associated or related
@@ -69,10 +87,15 @@ def _association(line: str, header: list[str], where: str) -> DiseaseAssociation
     if problem:
         return Quarantined(SOURCE, key, where, problem, json.dumps(row)[:2000])
     return DiseaseAssociationRecord(
-        gene_entrez_id=row["GeneID"], gene_symbol=symbol, concept_id=row["ConceptID"],
-        disease_name=row["DiseaseName"], source_name=row.get("SourceName", ""), source_id=row.get("SourceID", ""),
+        gene_entrez_id=row["GeneID"],
+        gene_symbol=symbol,
+        concept_id=row["ConceptID"],
+        disease_name=row["DiseaseName"],
+        source_name=row.get("SourceName", ""),
+        source_id=row.get("SourceID", ""),
         disease_mim=row.get("DiseaseMIM", "") if MIM.match(row.get("DiseaseMIM", "")) else "",
-        relation="associated" if associated else "related", last_updated=_iso_date(row.get("LastUpdated", "")),
+        relation="associated" if associated else "related",
+        last_updated=_iso_date(row.get("LastUpdated", "")),
     )
 
 

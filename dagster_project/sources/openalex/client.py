@@ -22,9 +22,9 @@ KEY_SETTING = "FLUX_OPENALEX_API_KEY"
 ADVICE = {
     401: f"OpenAlex requires an API key (free at openalex.org/settings/api): set {KEY_SETTING}",
     403: "OpenAlex refused the request (over 100 requests/s, or the key is not allowed this endpoint): "
-         f"check {KEY_SETTING}",
+    f"check {KEY_SETTING}",
     429: "the day's OpenAlex budget for this key is spent (it renews at midnight UTC; x-ratelimit-reset says "
-         "when): wait, or lower FLUX_OPENALEX_MAX_RECORDS",
+    "when): wait, or lower FLUX_OPENALEX_MAX_RECORDS",
     400: "OpenAlex rejected the query: check FLUX_OPENALEX_FILTER",
 }
 SNAPSHOT_FILES = [
@@ -55,8 +55,9 @@ class OpenAlexClient:
         pages: list[bytes] = []
         cursor, seen = "*", 0
         while cursor and seen < max_records:
-            body = self.http.get_json("works", filter=filter_expr, cursor=cursor,
-                                      per_page=min(per_page, max_records - seen), **self._key())
+            body = self.http.get_json(
+                "works", filter=filter_expr, cursor=cursor, per_page=min(per_page, max_records - seen), **self._key()
+            )
             pages.append(json.dumps(body).encode())
             seen += len(body.get("results") or [])
             cursor = (body.get("meta") or {}).get("next_cursor")
@@ -76,5 +77,8 @@ def snapshot_pull(snapshot_dir: Path, era: str = "current") -> RawPull:
 
 
 def demo_pull(demo_dir: Path) -> RawPull:
-    return RawPull("openalex", read_files(demo_dir / "openalex", ["works_page1.json"]),
-                   release="Flux demo (OpenAlex /works format)")
+    return RawPull(
+        "openalex",
+        read_files(demo_dir / "openalex", ["works_page1.json"]),
+        release="Flux demo (OpenAlex /works format)",
+    )

@@ -22,8 +22,13 @@ def normalize_papers(papers: list[PaperRecord]) -> list[Document]:
             external_id=p.id,
             title=p.title,
             content=_content(p),
-            metadata={"year": p.year, "doi": p.doi, "topics": list(p.topics), "has_abstract": bool(p.abstract),
-                      **{k: v for k, v in p.extra.items() if v is not None}},
+            metadata={
+                "year": p.year,
+                "doi": p.doi,
+                "topics": list(p.topics),
+                "has_abstract": bool(p.abstract),
+                **{k: v for k, v in p.extra.items() if v is not None},
+            },
         )
         for p in papers
     ]

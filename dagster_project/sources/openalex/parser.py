@@ -54,9 +54,15 @@ def parse_work(work: Any) -> PaperRecord:
         year=int(year) if isinstance(year, int) else None,
         doi=doi.removeprefix("https://doi.org/") if isinstance(doi, str) else None,
         topics=_topics(work),
-        extra={"cited_by_count": work.get("cited_by_count"), "type": work.get("type"),
-               "keywords": [k.get("display_name", "") for k in work.get("keywords") or []
-                            if isinstance(k, dict) and k.get("display_name")]},
+        extra={
+            "cited_by_count": work.get("cited_by_count"),
+            "type": work.get("type"),
+            "keywords": [
+                k.get("display_name", "")
+                for k in work.get("keywords") or []
+                if isinstance(k, dict) and k.get("display_name")
+            ],
+        },
     )
 
 
@@ -80,8 +86,11 @@ def parse_raw(files: dict[str, bytes], raw_ref: str) -> ParseResult:
         try:
             result.extend(parse_page(data, f"{raw_ref}/{name}"))
         except json.JSONDecodeError as exc:
-            result.quarantined.append(Quarantined(SOURCE, name, f"{raw_ref}/{name}", f"invalid JSON: {exc}",
-                                                  data[:2000].decode(errors="replace")))
+            result.quarantined.append(
+                Quarantined(
+                    SOURCE, name, f"{raw_ref}/{name}", f"invalid JSON: {exc}", data[:2000].decode(errors="replace")
+                )
+            )
     by_id = {p.id: p for p in result.papers}  # pages overlap (the key paper appears twice)
     result.papers = list(by_id.values())
     return result

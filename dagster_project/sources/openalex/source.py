@@ -20,7 +20,8 @@ def openalex_api_key(settings: FluxSettings) -> str:
         raise MissingApiKeyError(
             f"live OpenAlex pulls need {client.KEY_SETTING}: OpenAlex requires an API key since 2026-02-13 and "
             "refuses cursor paging without one. Get a free key at https://openalex.org/settings/api and set "
-            f"{client.KEY_SETTING} (or pull OpenAlex in snapshot or demo mode).")
+            f"{client.KEY_SETTING} (or pull OpenAlex in snapshot or demo mode)."
+        )
     return key.get_secret_value().strip()
 
 
@@ -34,8 +35,14 @@ class OpenAlexSource(ClientFileSource):
         config = settings.sources
         key = openalex_api_key(settings)
         # Far under OpenAlex's 100 requests/s: a list page costs budget, not time, so speed buys nothing.
-        api = http_client(settings, config.openalex_url or client.BASE_URL, 5, provider="OpenAlex",
-                          advice=client.ADVICE, secrets=(key,))
+        api = http_client(
+            settings,
+            config.openalex_url or client.BASE_URL,
+            5,
+            provider="OpenAlex",
+            advice=client.ADVICE,
+            secrets=(key,),
+        )
         pulled = client.OpenAlexClient(api, key).pull(config.openalex_filter, config.openalex_max_records)
         pulled.requests = api.attempts
         return pulled

@@ -53,7 +53,7 @@ def efetch_error(text: str) -> str | None:
     if "<eFetchResult>" not in head:
         return None
     start, end = head.find("<ERROR>"), head.find("</ERROR>")
-    return head[start + len("<ERROR>"):end].strip() if 0 <= start < end else "eFetchResult without records"
+    return head[start + len("<ERROR>") : end].strip() if 0 <= start < end else "eFetchResult without records"
 
 
 def esummary_result(body: Any) -> Record:
@@ -98,8 +98,14 @@ def einfo_result(body: Any) -> Record:
         raise UpstreamError(_upstream_message(body, result, "einforesult.dbinfo.fieldlist"))
     fields = [(str(f["name"]), str(f.get("fullname", ""))) for f in info["fieldlist"]]
     links = [str(link["name"]) for link in info.get("linklist") or []]
-    return {"db": info.get("dbname", ""), "count": int(info.get("count") or 0), "fields": fields, "links": links,
-            "last_update": info.get("lastupdate", ""), "tool": "einfo"}
+    return {
+        "db": info.get("dbname", ""),
+        "count": int(info.get("count") or 0),
+        "fields": fields,
+        "links": links,
+        "last_update": info.get("lastupdate", ""),
+        "tool": "einfo",
+    }
 
 
 def epost_result(text: str) -> Record:

@@ -13,24 +13,94 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
 
-VALID_DBS = frozenset({
-    "pubmed", "pmc", "gene", "protein", "nuccore", "nucleotide", "mesh", "taxonomy", "structure", "genome",
-    "assembly", "biosample", "bioproject", "sra", "snp", "clinvar", "dbvar", "gds", "geoprofiles", "homologene",
-    "books", "omim", "medgen", "gtr", "cdd", "popset", "ipg", "nlmcatalog", "pccompound", "pcsubstance", "pcassay",
-})
+VALID_DBS = frozenset(
+    {
+        "pubmed",
+        "pmc",
+        "gene",
+        "protein",
+        "nuccore",
+        "nucleotide",
+        "mesh",
+        "taxonomy",
+        "structure",
+        "genome",
+        "assembly",
+        "biosample",
+        "bioproject",
+        "sra",
+        "snp",
+        "clinvar",
+        "dbvar",
+        "gds",
+        "geoprofiles",
+        "homologene",
+        "books",
+        "omim",
+        "medgen",
+        "gtr",
+        "cdd",
+        "popset",
+        "ipg",
+        "nlmcatalog",
+        "pccompound",
+        "pcsubstance",
+        "pcassay",
+    }
+)
 DATETYPES = frozenset({"pdat", "edat", "mdat"})
 _DATE_RE = re.compile(r"^(\d{4})(?:/(\d{2})(?:/(\d{2}))?)?$")
 _TAG_RE = re.compile(r"\[([^\[\]]+)\]")
 # PubMed Help's short tags → the EInfo field each searches (EInfo lists fields by name and full name only).
 PUBMED_TAG_FIELDS = {
-    "ti": "TITL", "title": "TITL", "tiab": "TIAB", "title/abstract": "TIAB", "ab": "TIAB", "mh": "MESH",
-    "mesh": "MESH", "mesh terms": "MESH", "mesh terms:noexp": "MESH", "mh:noexp": "MESH", "majr": "MAJR",
-    "mesh major topic": "MAJR", "au": "AUTH", "author": "AUTH", "1au": "FAUT", "lastau": "LAUT", "ta": "JOUR",
-    "journal": "JOUR", "dp": "PDAT", "pdat": "PDAT", "publication date": "PDAT", "date - publication": "PDAT",
-    "edat": "EDAT", "crdt": "CRDT", "pt": "PTYP", "publication type": "PTYP", "la": "LANG", "language": "LANG",
-    "ad": "AFFL", "affiliation": "AFFL", "tw": "WORD", "text word": "WORD", "all fields": "ALL", "all": "ALL",
-    "sh": "SUBH", "subheading": "SUBH", "nm": "SUBS", "sb": "FILT", "filter": "FILT", "uid": "UID", "pmid": "UID",
-    "ot": "OTRM", "gr": "GRNT", "vi": "VOL", "ip": "ISS", "pg": "PAGE", "si": "SI", "mhda": "MHDA",
+    "ti": "TITL",
+    "title": "TITL",
+    "tiab": "TIAB",
+    "title/abstract": "TIAB",
+    "ab": "TIAB",
+    "mh": "MESH",
+    "mesh": "MESH",
+    "mesh terms": "MESH",
+    "mesh terms:noexp": "MESH",
+    "mh:noexp": "MESH",
+    "majr": "MAJR",
+    "mesh major topic": "MAJR",
+    "au": "AUTH",
+    "author": "AUTH",
+    "1au": "FAUT",
+    "lastau": "LAUT",
+    "ta": "JOUR",
+    "journal": "JOUR",
+    "dp": "PDAT",
+    "pdat": "PDAT",
+    "publication date": "PDAT",
+    "date - publication": "PDAT",
+    "edat": "EDAT",
+    "crdt": "CRDT",
+    "pt": "PTYP",
+    "publication type": "PTYP",
+    "la": "LANG",
+    "language": "LANG",
+    "ad": "AFFL",
+    "affiliation": "AFFL",
+    "tw": "WORD",
+    "text word": "WORD",
+    "all fields": "ALL",
+    "all": "ALL",
+    "sh": "SUBH",
+    "subheading": "SUBH",
+    "nm": "SUBS",
+    "sb": "FILT",
+    "filter": "FILT",
+    "uid": "UID",
+    "pmid": "UID",
+    "ot": "OTRM",
+    "gr": "GRNT",
+    "vi": "VOL",
+    "ip": "ISS",
+    "pg": "PAGE",
+    "si": "SI",
+    "mhda": "MHDA",
 }
 
 
@@ -133,6 +203,8 @@ def check_field_tags(term: str, fields: Iterable[tuple[str, str]]) -> None:
     unknown = unknown_field_tags(term, fields)
     if unknown:
         written = ", ".join(f"[{t}]" for t in unknown)
-        raise InvalidArgument(f"unknown field tag{'s' if len(unknown) > 1 else ''} {written}: "
-                              "PubMed would search the words in all fields instead; use a tag EInfo lists, such as "
-                              "[ti], [tiab], [mh], [au], [dp] or [pt]")
+        raise InvalidArgument(
+            f"unknown field tag{'s' if len(unknown) > 1 else ''} {written}: "
+            "PubMed would search the words in all fields instead; use a tag EInfo lists, such as "
+            "[ti], [tiab], [mh], [au], [dp] or [pt]"
+        )

@@ -63,8 +63,16 @@ _SORT_RE = re.compile(r"^[A-Za-z_+]+$")
 _API_KEY_RE = re.compile(r"(api_key=)[^&\s\]]+")
 
 
-def _error(tool: str, message: str, url: str | None = None, status: int | None = None, *,
-           said: str | None = None, in_band: bool = False, transient: bool = False) -> Record:
+def _error(
+    tool: str,
+    message: str,
+    url: str | None = None,
+    status: int | None = None,
+    *,
+    said: str | None = None,
+    in_band: bool = False,
+    transient: bool = False,
+) -> Record:
     """An error record; `said` is NCBI's own words (status and body, without the URL) that choose the advice;
     `transient` marks a failure another try may mend (a 429 or 5xx, a timeout, a dropped connection)."""
     record: Record = {"error": _redact(message), "tool": tool}
@@ -84,11 +92,15 @@ def _advice(tool: str, message: str, status: int | None, in_band: bool) -> str |
     """The setting that changes NCBI's answer, from what it said: a 400 names its cause in the body, and an error
     inside a 200 ESearch answer (`in_band`) is about the search itself."""
     if "API key invalid" in message:
-        return (f"NCBI does not know this API key: set {KEY_SETTING} to a key from "
-                "https://www.ncbi.nlm.nih.gov/account/settings/ (or unset it to pull at 3 requests/s)")
+        return (
+            f"NCBI does not know this API key: set {KEY_SETTING} to a key from "
+            "https://www.ncbi.nlm.nih.gov/account/settings/ (or unset it to pull at 3 requests/s)"
+        )
     if status == 429:
-        return (f"NCBI allows 3 requests/s per IP without an API key and 10/s with one, counted across every client "
-                f"on that IP or key: set {KEY_SETTING}, and run one live PubMed pull at a time")
+        return (
+            f"NCBI allows 3 requests/s per IP without an API key and 10/s with one, counted across every client "
+            f"on that IP or key: set {KEY_SETTING}, and run one live PubMed pull at a time"
+        )
     if status == 400 and ("email" in message or "tool" in message):
         return "NCBI refused Flux's identity: set FLUX_CONTACT_EMAIL to a reachable address"
     if tool == "esearch" and in_band and "retstart" not in message:  # a paging error is Flux's, not the query's
@@ -123,14 +135,28 @@ class EUtilsClient:
         """Requests sent so far (retries included): what a question spent of NCBI's rate limit."""
         return self.http.attempts
 
-    def esearch(self, db: str, term: str, retmax: int = 20, retstart: int = 0, mindate: str | None = None,
-                maxdate: str | None = None, datetype: str | None = None, sort: str | None = None,
-                usehistory: bool = False, check_fields: bool = False) -> Record:
+    def esearch(
+        self,
+        db: str,
+        term: str,
+        retmax: int = 20,
+        retstart: int = 0,
+        mindate: str | None = None,
+        maxdate: str | None = None,
+        datetype: str | None = None,
+        sort: str | None = None,
+        usehistory: bool = False,
+        check_fields: bool = False,
+    ) -> Record:
         """`check_fields`: refuse a `[tag]` EInfo does not list for `db` (NCBI would search its words in all fields)."""
+
         def params() -> Record:
-            query = {"db": check_db(db), "term": check_term(term),
-                     "retmax": check_int(retmax, "retmax", 1, MAX_RETMAX),
-                     "retstart": check_int(retstart, "retstart", 0)} | check_dates(mindate, maxdate, datetype)
+            query = {
+                "db": check_db(db),
+                "term": check_term(term),
+                "retmax": check_int(retmax, "retmax", 1, MAX_RETMAX),
+                "retstart": check_int(retstart, "retstart", 0),
+            } | check_dates(mindate, maxdate, datetype)
             if sort is not None:
                 if not isinstance(sort, str) or not _SORT_RE.match(sort):
                     raise InvalidArgument(f"sort must be a field name such as 'relevance' or 'pub_date', got {sort!r}")
@@ -160,8 +186,16 @@ class EUtilsClient:
 
         return self._call("efetch", "efetch.fcgi", params, fetch)
 
-    def esummary(self, db: str, ids: Sequence[str | int] = (), *, webenv: str | None = None,
-                 query_key: str | None = None, retstart: int = 0, retmax: int = MAX_SUMMARIES) -> Record:
+    def esummary(
+        self,
+        db: str,
+        ids: Sequence[str | int] = (),
+        *,
+        webenv: str | None = None,
+        query_key: str | None = None,
+        retstart: int = 0,
+        retmax: int = MAX_SUMMARIES,
+    ) -> Record:
         """Document summaries for up to MAX_SUMMARIES ids, or for a history-server set (`webenv` + `query_key`,
         read `retmax` at a time from `retstart`); POSTed, like EFetch."""
 
@@ -172,9 +206,12 @@ class EUtilsClient:
                     raise InvalidArgument("webenv and a numeric query_key must be given together")
                 if ids:
                     raise InvalidArgument("give ids or a history set (webenv + query_key), not both")
-                return query | {"WebEnv": webenv, "query_key": str(query_key),
-                                "retstart": check_int(retstart, "retstart", 0),
-                                "retmax": check_int(retmax, "retmax", 1, MAX_SUMMARIES)}
+                return query | {
+                    "WebEnv": webenv,
+                    "query_key": str(query_key),
+                    "retstart": check_int(retstart, "retstart", 0),
+                    "retmax": check_int(retmax, "retmax", 1, MAX_SUMMARIES),
+                }
             return query | {"id": check_ids(ids, MAX_SUMMARIES)}
 
         def send(query: Record) -> Record:
@@ -191,12 +228,19 @@ class EUtilsClient:
             target = check_db(db if db is not None else linkname.split("_")[1] if "_" in linkname else "", "db")
             if not linkname.startswith(f"{source}_{target}"):
                 raise InvalidArgument(f"linkname {linkname!r} does not link {source} to {target}")
-            return {"dbfrom": source, "db": target, "id": check_ids(ids, MAX_LINK_IDS), "linkname": linkname,
-                    "cmd": "neighbor"}
+            return {
+                "dbfrom": source,
+                "db": target,
+                "id": check_ids(ids, MAX_LINK_IDS),
+                "linkname": linkname,
+                "cmd": "neighbor",
+            }
 
         def send(query: Record) -> Record:
-            return _shaped(lambda body: elink_result(body, linkname),
-                           self.http.post_json("elink.fcgi", query | {"retmode": "json"}))
+            return _shaped(
+                lambda body: elink_result(body, linkname),
+                self.http.post_json("elink.fcgi", query | {"retmode": "json"}),
+            )
 
         return self._call("elink", "elink.fcgi", params, send)
 
@@ -211,8 +255,9 @@ class EUtilsClient:
         def params() -> Record:
             return {"db": check_db(db), "id": check_ids(ids, MAX_POST_IDS)}
 
-        return self._call("epost", "epost.fcgi", params,
-                          lambda query: epost_result(self.http.post_text("epost.fcgi", query)))
+        return self._call(
+            "epost", "epost.fcgi", params, lambda query: epost_result(self.http.post_text("epost.fcgi", query))
+        )
 
     def unknown_tags(self, db: str, term: str) -> list[str] | Record:
         """The `[tag]`s of `term` EInfo does not list for `db` (an error record when EInfo cannot be read)."""
@@ -231,10 +276,10 @@ class EUtilsClient:
             self._fields[db] = info["fields"]
         return self._fields[db]
 
-    def _json_call(self, tool: str, path: str, params: Callable[[], Record],
-                   shape: Callable[[Any], Record]) -> Record:
-        return self._call(tool, path, params, lambda query: _shaped(shape, self.http.get_json(path, **query,
-                                                                                            retmode="json")))
+    def _json_call(self, tool: str, path: str, params: Callable[[], Record], shape: Callable[[Any], Record]) -> Record:
+        return self._call(
+            tool, path, params, lambda query: _shaped(shape, self.http.get_json(path, **query, retmode="json"))
+        )
 
     def _call(self, tool: str, path: str, params: Callable[[], Record], send: Callable[[Record], Record]) -> Record:
         """Validate first (no request on bad input); turn HTTP and upstream failures into error records."""
@@ -247,8 +292,7 @@ class EUtilsClient:
         try:
             return send(query | self.identity)
         except HttpRequestError as exc:
-            return _error(tool, str(exc), exc.url, exc.status, said=exc.reason,
-                          transient=exc.retryable)
+            return _error(tool, str(exc), exc.url, exc.status, said=exc.reason, transient=exc.retryable)
         except UpstreamError as exc:
             return _error(tool, f"{PROVIDER}: {exc}", self.http.url_for(path), in_band=True)
 
@@ -268,8 +312,9 @@ def _shaped(shape: Callable[[Any], Record], body: Any) -> Record:
         raise UpstreamError(f"unexpected answer shape: {exc!r}") from None
 
 
-def make_eutils_client(base_url: str = EUTILS_BASE_URL, *, email: str, api_key: str | None = None,
-                       tool: str = "flux", **http_kwargs: Any) -> EUtilsClient:
+def make_eutils_client(
+    base_url: str = EUTILS_BASE_URL, *, email: str, api_key: str | None = None, tool: str = "flux", **http_kwargs: Any
+) -> EUtilsClient:
     """NCBI allows 10 requests/s with an API key and 3 without; exceeding it gets the key or IP blocked,
     so a caller may lower the rate but never raise it past NCBI's limit."""
     limit = 10.0 if api_key else 3.0

@@ -18,8 +18,14 @@ def _metadata(record: PaperRecord) -> dict[str, Any]:
 
 
 def normalize_paper(record: PaperRecord) -> Document:
-    return Document(type="paper", source=SOURCE, external_id=record.id, title=record.title,
-                    content=record.abstract, metadata=_metadata(record))
+    return Document(
+        type="paper",
+        source=SOURCE,
+        external_id=record.id,
+        title=record.title,
+        content=record.abstract,
+        metadata=_metadata(record),
+    )
 
 
 def normalize_papers(records: Iterable[PaperRecord]) -> list[Document]:

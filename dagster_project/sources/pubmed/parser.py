@@ -64,16 +64,24 @@ def _article_doi(article: ET.Element) -> str | None:
 
 
 def _paper_from_article(article: ET.Element, citation: ET.Element, pmid: str) -> PaperRecord:
-    abstract = _labelled((node.get("Label", "").strip(), _text(node))
-                         for node in citation.findall("Article/Abstract/AbstractText"))
+    abstract = _labelled(
+        (node.get("Label", "").strip(), _text(node)) for node in citation.findall("Article/Abstract/AbstractText")
+    )
     mesh = tuple(_text(node) for node in citation.findall("MeshHeadingList/MeshHeading/DescriptorName"))
     extra: dict[str, Any] = {
         "journal": _text(citation.find("Article/Journal/Title")),
         "publication_types": [_text(node) for node in citation.findall("Article/PublicationTypeList/PublicationType")],
     }
-    return PaperRecord(id=pmid, source=SOURCE, title=_text(citation.find("Article/ArticleTitle")),
-                       abstract=abstract, year=_article_year(article), doi=_article_doi(article),
-                       topics=tuple(name for name in mesh if name), extra=extra)
+    return PaperRecord(
+        id=pmid,
+        source=SOURCE,
+        title=_text(citation.find("Article/ArticleTitle")),
+        abstract=abstract,
+        year=_article_year(article),
+        doi=_article_doi(article),
+        topics=tuple(name for name in mesh if name),
+        extra=extra,
+    )
 
 
 def _parse_article(article: ET.Element, index: int, raw_ref: str, seen: set[str]) -> PaperRecord | Quarantined:
@@ -104,16 +112,18 @@ def parse_pubmed_xml(xml_text: str, raw_ref: str) -> ParseResult:
         result.quarantined.append(_quarantine(raw_ref, raw_ref, f"unparseable XML: {exc}", xml_text))
         return result
     if root.tag != "PubmedArticleSet":
-        result.quarantined.append(_quarantine(raw_ref, raw_ref, f"expected PubmedArticleSet, got <{root.tag}>",
-                                              xml_text))
+        result.quarantined.append(
+            _quarantine(raw_ref, raw_ref, f"expected PubmedArticleSet, got <{root.tag}>", xml_text)
+        )
         return result
     seen: set[str] = set()
     for index, child in enumerate(root):
         if child.tag == "PubmedArticle":
             parsed = _parse_article(child, index, raw_ref, seen)
         elif child.tag == "PubmedBookArticle":
-            parsed = _quarantine(f"article[{index}]", raw_ref, "book articles are not supported",
-                                 ET.tostring(child, encoding="unicode"))
+            parsed = _quarantine(
+                f"article[{index}]", raw_ref, "book articles are not supported", ET.tostring(child, encoding="unicode")
+            )
         else:
             continue  # DeleteCitation and other set-level bookkeeping are not records
         (result.papers if isinstance(parsed, PaperRecord) else result.quarantined).append(parsed)
@@ -146,12 +156,25 @@ def _pubmedqa_item(pmid: str, item: object, raw_ref: str) -> PaperRecord | Quara
         return _quarantine(pmid, raw_ref, "missing CONTEXTS", payload)
     labels = _string_list(item.get("LABELS")) or []
     question = str(item.get("QUESTION") or "").strip()
-    abstract = _labelled((labels[i].strip() if i < len(labels) else "", _SPACE_RE.sub(" ", text).strip())
-                         for i, text in enumerate(contexts))
-    extra = {"question": question, "final_decision": item.get("final_decision"),
-             "long_answer": item.get("LONG_ANSWER"), "labels": labels}
-    return PaperRecord(id=pmid, source=SOURCE, title=question, abstract=abstract, year=_year(item.get("YEAR")),
-                       topics=tuple(_string_list(item.get("MESHES")) or ()), extra=extra)
+    abstract = _labelled(
+        (labels[i].strip() if i < len(labels) else "", _SPACE_RE.sub(" ", text).strip())
+        for i, text in enumerate(contexts)
+    )
+    extra = {
+        "question": question,
+        "final_decision": item.get("final_decision"),
+        "long_answer": item.get("LONG_ANSWER"),
+        "labels": labels,
+    }
+    return PaperRecord(
+        id=pmid,
+        source=SOURCE,
+        title=question,
+        abstract=abstract,
+        year=_year(item.get("YEAR")),
+        topics=tuple(_string_list(item.get("MESHES")) or ()),
+        extra=extra,
+    )
 
 
 def parse_pubmedqa(path_or_text: str | Path, raw_ref: str) -> ParseResult:

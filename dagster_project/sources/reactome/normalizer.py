@@ -17,29 +17,39 @@ def normalize_pathways(pathways: list[PathwayRecord], member_counts: dict[str, i
             content = f"{p.name} is a Reactome pathway in {p.species}."
             if parent_names:
                 content += f" It is part of {', '.join(parent_names)}."
-        docs.append(Document(
-            type="pathway",
-            source="reactome",
-            external_id=p.id,
-            title=p.name,
-            content=content,
-            metadata={"species": p.species, "parents": list(p.parents), "has_summation": bool(p.summary),
-                      "member_count": member_counts.get(p.id, 0)},
-        ))
+        docs.append(
+            Document(
+                type="pathway",
+                source="reactome",
+                external_id=p.id,
+                title=p.name,
+                content=content,
+                metadata={
+                    "species": p.species,
+                    "parents": list(p.parents),
+                    "has_summation": bool(p.summary),
+                    "member_count": member_counts.get(p.id, 0),
+                },
+            )
+        )
     return docs
 
 
 def normalize_reactions(reactions: list[ReactionRecord], pathway_names: dict[str, str]) -> list[Document]:
     """A reaction with a summation becomes a document (chunked and embedded like a pathway's); one without has
     nothing to say in words and stays a row."""
-    return [Document(
-        type="reaction",
-        source="reactome",
-        external_id=r.id,
-        title=r.name,
-        content=r.summary,
-        metadata={"pathway_id": r.pathway_id, "pathway": pathway_names.get(r.pathway_id, "")},
-    ) for r in reactions if r.summary]
+    return [
+        Document(
+            type="reaction",
+            source="reactome",
+            external_id=r.id,
+            title=r.name,
+            content=r.summary,
+            metadata={"pathway_id": r.pathway_id, "pathway": pathway_names.get(r.pathway_id, "")},
+        )
+        for r in reactions
+        if r.summary
+    ]
 
 
 def drop_dangling_reactions(records: ParseResult, pathways: set[str]) -> list[Quarantined]:
@@ -49,5 +59,13 @@ def drop_dangling_reactions(records: ParseResult, pathways: set[str]) -> list[Qu
     records.reactions = [r for r in records.reactions if r.id not in dangling]
     records.participants = [p for p in records.participants if p.reaction_id not in dangling]
     records.steps = [s for s in records.steps if s.preceding_id not in dangling and s.following_id not in dangling]
-    return [Quarantined("reactome", r.id, "reactions", f"reaction {r.id} names pathway {r.pathway_id or '(none)'}, "
-                        "which this release does not list", r.name) for r in dangling.values()]
+    return [
+        Quarantined(
+            "reactome",
+            r.id,
+            "reactions",
+            f"reaction {r.id} names pathway {r.pathway_id or '(none)'}, which this release does not list",
+            r.name,
+        )
+        for r in dangling.values()
+    ]

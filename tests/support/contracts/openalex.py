@@ -79,8 +79,9 @@ class OpenAlexContractServer(ContractServer):
         if not self.window.admit(key or "keyless"):
             return _error(403, "Forbidden", "Rate limit exceeded: at most 100 requests per second.")
         if key is not None and key not in self.budgets:
-            return _error(401, "Invalid API key", "The api_key is not valid. Get a key at "
-                          "https://openalex.org/settings/api")
+            return _error(
+                401, "Invalid API key", "The api_key is not valid. Get a key at https://openalex.org/settings/api"
+            )
         if request.method != "GET":
             return _error(405, "Method not allowed", "Use GET.")
         if match := re.fullmatch(r"/works/(W\d+)", request.path):
@@ -91,8 +92,11 @@ class OpenAlexContractServer(ContractServer):
 
     def _usage(self, key: str | None, cost: float) -> dict[str, str]:
         remaining = self.budgets[key] if key else self.keyless_budget
-        return {"x-ratelimit-cost-usd": f"{cost:.4f}", "x-ratelimit-remaining-usd": f"{remaining:.4f}",
-                "x-ratelimit-reset": str(_seconds_to_midnight())}
+        return {
+            "x-ratelimit-cost-usd": f"{cost:.4f}",
+            "x-ratelimit-remaining-usd": f"{remaining:.4f}",
+            "x-ratelimit-reset": str(_seconds_to_midnight()),
+        }
 
     def _singleton(self, work_id: str, key: str | None) -> Reply:
         work = next((w for w in self.works if w["id"].endswith("/" + work_id)), None)
@@ -103,26 +107,42 @@ class OpenAlexContractServer(ContractServer):
     def _list(self, query: dict[str, str], key: str | None) -> Reply:
         per_page_raw = query.get("per_page", query.get("per-page", "25"))
         if not per_page_raw.isdigit() or not 1 <= int(per_page_raw) <= 100:
-            return _error(400, "Invalid query parameters error.",
-                          f"per_page is {per_page_raw}, but it must be an integer between 1 and 100.")
+            return _error(
+                400,
+                "Invalid query parameters error.",
+                f"per_page is {per_page_raw}, but it must be an integer between 1 and 100.",
+            )
         if "filter" in query and not FILTER.match(query["filter"]):
             return _error(400, "Invalid filter", f"Invalid filter: {query['filter']}")
         offset = self._offset(query.get("cursor", "*"))
         if offset is None:
             return _error(400, "Invalid query parameters error.", "cursor is not a cursor this API issued.")
         if offset > 0 and key is None:
-            return _error(401, "API key required", "Paging past the first page needs an API key "
-                          "(free at https://openalex.org/settings/api).")
+            return _error(
+                401,
+                "API key required",
+                "Paging past the first page needs an API key (free at https://openalex.org/settings/api).",
+            )
         if (self.budgets[key] if key else self.keyless_budget) < LIST_COST:
-            return _error(429, "Too Many Requests", "Daily budget exceeded for this key.",
-                          {"Retry-After": str(_seconds_to_midnight()), **self._usage(key, 0.0)})
+            return _error(
+                429,
+                "Too Many Requests",
+                "Daily budget exceeded for this key.",
+                {"Retry-After": str(_seconds_to_midnight()), **self._usage(key, 0.0)},
+            )
         if key:
             self.budgets[key] -= LIST_COST
         else:
             self.keyless_budget -= LIST_COST
         per_page = int(per_page_raw)
-        results = self.works[offset:offset + per_page]
+        results = self.works[offset : offset + per_page]
         following = offset + per_page
-        meta = {"count": len(self.works), "db_response_time_ms": 41, "page": None, "per_page": per_page,
-                "next_cursor": self._cursor(following) if results else None, "groups_count": None}
+        meta = {
+            "count": len(self.works),
+            "db_response_time_ms": 41,
+            "page": None,
+            "per_page": per_page,
+            "next_cursor": self._cursor(following) if results else None,
+            "groups_count": None,
+        }
         return _json(200, {"meta": meta, "results": results, "group_by": []}, self._usage(key, LIST_COST))

@@ -72,32 +72,58 @@ HUMAN = "Homo sapiens"
 SPECIES = {"dbId": 48887, "displayName": HUMAN, "taxId": "9606", "schemaClass": "Species", "className": "Species"}
 # Relationship fields, written only for the objects a response returns; containedEvents writes the hierarchy alone.
 HIERARCHY = ("species", "summation", "hasEvent")
-RELATIONSHIPS = (*HIERARCHY, "input", "output", "catalystActivity", "regulatedBy", "precedingEvent", "physicalEntity",
-                 "regulator", "referenceEntity", "hasComponent", "hasMember", "hasCandidate")
-REACTION_CLASSES = ("Reaction", "BlackBoxEvent", "Polymerisation", "Depolymerisation", "FailedReaction",
-                    "CellDevelopmentStep")
+RELATIONSHIPS = (
+    *HIERARCHY,
+    "input",
+    "output",
+    "catalystActivity",
+    "regulatedBy",
+    "precedingEvent",
+    "physicalEntity",
+    "regulator",
+    "referenceEntity",
+    "hasComponent",
+    "hasMember",
+    "hasCandidate",
+)
+REACTION_CLASSES = (
+    "Reaction",
+    "BlackBoxEvent",
+    "Polymerisation",
+    "Depolymerisation",
+    "FailedReaction",
+    "CellDevelopmentStep",
+)
 REASONS = {404: "Not Found", 405: "Method Not Allowed", 415: "Unsupported Media Type"}
 
 # The CD28 pathways of the recorded downloads: their synthetic summations (one shared by both signalling branches)
 # and their own events (stId, name, schemaClass); sub-pathways come from ReactomePathwaysRelation.txt.
-SHARED = "<p>Phosphorylated CD28 recruits PI3K, whose product PIP3 activates AKT, and VAV1, which drives actin " \
-         "reorganisation at the immune synapse.</p>"
+SHARED = (
+    "<p>Phosphorylated CD28 recruits PI3K, whose product PIP3 activates AKT, and VAV1, which drives actin "
+    "reorganisation at the immune synapse.</p>"
+)
 SUMMATIONS = {
     "R-HSA-388841": "Members of the CD28 family (CD28, CTLA4, ICOS, PD-1, BTLA) co-stimulate or inhibit T cells "
-                    "after binding B7-family ligands.",
+    "after binding B7-family ligands.",
     "R-HSA-389356": "<p>CD28 on naive T cells binds CD80 and CD86 on antigen-presenting cells and supplies the second "
-                    "signal T-cell activation needs.</p>",
+    "signal T-cell activation needs.</p>",
     "R-HSA-389357": SHARED,
     "R-HSA-389359": SHARED,
 }
 PHOSPHORYLATION = ("R-HSA-9990101", "CD28 is phosphorylated by LCK", "Reaction")
 EVENTS: dict[str, list[tuple[str, str, str]]] = {
-    "R-HSA-389357": [PHOSPHORYLATION, ("R-HSA-389348", "CD28 binds PI3K", "Reaction"),
-                     ("R-HSA-9990102", "AKT is activated by mTORC2", "BlackBoxEvent"),
-                     ("R-HSA-9990103", "CD28 Y191F does not bind PI3K", "FailedReaction")],
-    "R-HSA-389359": [PHOSPHORYLATION, ("R-HSA-9990104", "CD28 binds VAV1", "Reaction"),
-                     ("R-HSA-9990105", "Actin polymerises at the immune synapse", "Polymerisation"),
-                     ("R-HSA-9990106", "Actin filaments depolymerise", "Depolymerisation")],
+    "R-HSA-389357": [
+        PHOSPHORYLATION,
+        ("R-HSA-389348", "CD28 binds PI3K", "Reaction"),
+        ("R-HSA-9990102", "AKT is activated by mTORC2", "BlackBoxEvent"),
+        ("R-HSA-9990103", "CD28 Y191F does not bind PI3K", "FailedReaction"),
+    ],
+    "R-HSA-389359": [
+        PHOSPHORYLATION,
+        ("R-HSA-9990104", "CD28 binds VAV1", "Reaction"),
+        ("R-HSA-9990105", "Actin polymerises at the immune synapse", "Polymerisation"),
+        ("R-HSA-9990106", "Actin filaments depolymerise", "Depolymerisation"),
+    ],
     "R-HSA-389356": [("R-HSA-9990107", "CD28 homodimer binds CD80", "Reaction")],
 }
 SUMMATION_DB_IDS = 90_000_000  # the recorded summation objects carry no dbId; these are this server's
@@ -166,8 +192,10 @@ def _recorded_objects(answers: list[Any]) -> dict[int, dict[str, Any]]:
     for obj, written in returned:
         for key in [k for k in obj if k in RELATIONSHIPS]:
             value = obj[key]
-            shared = [objects[(written[v] if isinstance(v, int) else v)["dbId"]]
-                      for v in (value if isinstance(value, list) else [value])]
+            shared = [
+                objects[(written[v] if isinstance(v, int) else v)["dbId"]]
+                for v in (value if isinstance(value, list) else [value])
+            ]
             objects[obj["dbId"]][key] = shared if isinstance(value, list) else shared[0]
     return objects
 
@@ -175,8 +203,9 @@ def _recorded_objects(answers: list[Any]) -> dict[int, dict[str, Any]]:
 class ReactomeContractServer(ContractServer):
     provider = "Reactome ContentService"
 
-    def __init__(self, downloads: Path, summations: Path, *, release: str = RELEASE,
-                 details: Path | None = None) -> None:
+    def __init__(
+        self, downloads: Path, summations: Path, *, release: str = RELEASE, details: Path | None = None
+    ) -> None:
         """`details`: the folder with the recorded reaction_details.json and reactions.json (by default the one that
         holds `summations`; none there, no reaction details)."""
         super().__init__()
@@ -228,19 +257,38 @@ class ReactomeContractServer(ContractServer):
         summations = []
         for text in texts:
             if text not in self._summations:
-                self._summations[text] = {"dbId": SUMMATION_DB_IDS + len(self._summations), "displayName": text[:60],
-                                          "text": text, "schemaClass": "Summation", "className": "Summation"}
+                self._summations[text] = {
+                    "dbId": SUMMATION_DB_IDS + len(self._summations),
+                    "displayName": text[:60],
+                    "text": text,
+                    "schemaClass": "Summation",
+                    "className": "Summation",
+                }
             summations.append(self._summations[text])
-        self.pathways[st_id] = {"dbId": db_id, "stId": st_id, "displayName": name, "speciesName": HUMAN,
-                                "schemaClass": "Pathway", "className": "Pathway", "species": [SPECIES],
-                                "summation": summations, "hasEvent": []}
+        self.pathways[st_id] = {
+            "dbId": db_id,
+            "stId": st_id,
+            "displayName": name,
+            "speciesName": HUMAN,
+            "schemaClass": "Pathway",
+            "className": "Pathway",
+            "species": [SPECIES],
+            "summation": summations,
+            "hasEvent": [],
+        }
 
     def add_event(self, pathway_id: str, st_id: str, name: str, schema_class: str) -> None:
         """Add an event (any schemaClass) to a pathway's `hasEvent`, sharing the object when it is already known."""
         if st_id not in self.events:
-            self.events[st_id] = {"dbId": int(st_id.rsplit("-", 1)[1]), "stId": st_id, "displayName": name,
-                                  "speciesName": HUMAN, "schemaClass": schema_class,
-                                  "className": _class_name(schema_class), "species": [SPECIES]}
+            self.events[st_id] = {
+                "dbId": int(st_id.rsplit("-", 1)[1]),
+                "stId": st_id,
+                "displayName": name,
+                "speciesName": HUMAN,
+                "schemaClass": schema_class,
+                "className": _class_name(schema_class),
+                "species": [SPECIES],
+            }
         self.pathways[pathway_id]["hasEvent"].append(self.events[st_id])
 
     def contained(self, pathway_id: str) -> list[dict[str, Any]]:
@@ -255,8 +303,9 @@ class ReactomeContractServer(ContractServer):
         return list(seen.values())
 
     @staticmethod
-    def respond(objects: list[dict[str, Any]], relationships: tuple[str, ...] = RELATIONSHIPS
-                ) -> list[dict[str, Any] | int]:
+    def respond(
+        objects: list[dict[str, Any]], relationships: tuple[str, ...] = RELATIONSHIPS
+    ) -> list[dict[str, Any] | int]:
         """A response body returning `objects`, written as Jackson writes it."""
         writer = _Writer({o["dbId"] for o in objects}, relationships)
         return [writer.write(o) for o in objects]
