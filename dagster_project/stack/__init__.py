@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 
 from neo4j import GraphDatabase
 from neo4j import exceptions as neo4j_errors
@@ -13,7 +14,7 @@ from dagster_project.stack.base import LocalService, ServiceState, ServiceStatus
 from dagster_project.stack.daemon import DagsterDaemonService
 from dagster_project.stack.neo4j import Neo4jService
 from dagster_project.stack.postgres import PostgresService, connect_or_explain, ensure_databases
-from dagster_project.stack.process import ServiceStartError
+from dagster_project.stack.process import ServiceStartError, stack_lock
 from dagster_project.stack.redis import RedisService
 
 __all__ = [
@@ -68,28 +69,40 @@ class Stack:
         return [self.postgres, self.neo4j, self.redis, self.daemon]
 
     def up(self) -> list[ServiceStatus]:
-        """Start what is not running, verify what is external; return each service's state and start time. The
-        daemon needs only Postgres, so it starts beside Neo4j and Redis (its code location load takes as long as
-        a Neo4j start)."""
-        results = [self._up_one(self.postgres)]
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            daemon = pool.submit(self._up_one, self.daemon)
-            results += [self._up_one(self.neo4j), self._up_one(self.redis)]
-            results.append(daemon.result())  # its ServiceStartError, if any, is raised here
+        """Start what is not running, adopt what runs untracked, verify what is external; return each service's
+        state and start time. One `up` or `down` per FLUX_HOME at a time (a second waits, then finds them running).
+        The daemon needs only Postgres, so it starts beside Neo4j and Redis (its code location load takes as long
+        as a Neo4j start)."""
+        with self._lock():
+            results = [self._up_one(self.postgres)]
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                daemon = pool.submit(self._up_one, self.daemon)
+                results += [self._up_one(self.neo4j), self._up_one(self.redis)]
+                results.append(daemon.result())  # its ServiceStartError, if any, is raised here
         return results
+
+    def _lock(self) -> AbstractContextManager[None]:
+        # Long enough for another `up` to start everything (each service has service_start_timeout).
+        return stack_lock(self.settings.run_dir, timeout=4 * self.settings.service_start_timeout)
 
     def _up_one(self, service: LocalService) -> ServiceStatus:
         status = service.status()
         if status.state is ServiceState.UNAVAILABLE:
             return status
-        started = time.monotonic()
-        if status.state is ServiceState.STOPPED:
-            service.start()
-        elapsed = time.monotonic() - started if status.state is ServiceState.STOPPED else None
-        self._verify(service)
-        detail = "started" if elapsed is not None else "already running"
+        elapsed: float | None = None
+        detail = "already running"
         if status.state is ServiceState.EXTERNAL:
             detail = "external, reachable"
+        elif not service.is_running():
+            if service.adopt():
+                detail = "running (adopted)"
+            else:
+                started = time.monotonic()
+                service.start()
+                elapsed, detail = time.monotonic() - started, "started"
+        elif status.state is ServiceState.CONFLICT:
+            raise ServiceStartError(f"{service.name}: {status.detail}")
+        self._verify(service)
         final_state = ServiceState.EXTERNAL if service.external else ServiceState.RUNNING
         return ServiceStatus(service.name, final_state, service.redacted_url, detail, elapsed)
 
@@ -102,6 +115,10 @@ class Stack:
             check_neo4j(self.settings)
 
     def down(self) -> list[ServiceStatus]:
+        with self._lock():
+            return self._down()
+
+    def _down(self) -> list[ServiceStatus]:
         results = []
         for service in reversed(self.services):
             if service.external:

@@ -9,9 +9,21 @@ from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
+import psutil
+
 from dagster_project.core.settings import FluxSettings
 from dagster_project.stack.privileges import ServiceUser, hand_over, service_user
-from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
+from dagster_project.stack.process import (
+    PidFile,
+    ServiceStartError,
+    describe_pid,
+    port_owner,
+    port_taken,
+    spawn_detached,
+    stop_pid,
+    tail,
+    wait_until,
+)
 
 
 class ServiceState(StrEnum):
@@ -19,6 +31,7 @@ class ServiceState(StrEnum):
     STOPPED = "stopped"
     EXTERNAL = "external"
     UNAVAILABLE = "unavailable"
+    CONFLICT = "conflict"  # running, but not where the settings say (another port), or its port held by another
 
 
 @dataclass(frozen=True)
@@ -71,12 +84,25 @@ class LocalService(ABC):
         """Why this service cannot be had on this machine (None when it can)."""
         return None
 
+    def conflict(self) -> str | None:
+        """Why the server that runs is not the one the settings name (another port), or why none can start here
+        (its port held by another program): one line naming what holds it and the variable to change."""
+        return None
+
+    def adopt(self) -> bool:
+        """Before a start: take over a server of ours for this FLUX_HOME that runs untracked (True), or raise
+        ServiceStartError naming what holds the port or data folder (False: free to start)."""
+        return False
+
     def status(self) -> ServiceStatus:
         if self.external:
             return ServiceStatus(self.name, ServiceState.EXTERNAL, self.redacted_url)
         reason = self.unavailable_reason()
         if reason:
             return ServiceStatus(self.name, ServiceState.UNAVAILABLE, self.redacted_url, reason)
+        conflict = self.conflict()
+        if conflict:
+            return ServiceStatus(self.name, ServiceState.CONFLICT, self.redacted_url, conflict)
         state = ServiceState.RUNNING if self.is_running() else ServiceState.STOPPED
         return ServiceStatus(self.name, state, self.redacted_url)
 
@@ -91,16 +117,83 @@ class LocalService(ABC):
 
 
 class ProcessService(LocalService):
-    """A server we run as a detached child process tracked by a PID file (Neo4j, Redis)."""
+    """A server we run as a detached child process tracked by a PID file (Neo4j, Redis, the Dagster daemon).
+
+    A server of ours is known by what it serves (its data folder or workspace under FLUX_HOME, `serves_this_home`),
+    so one whose PID file was lost is found and adopted rather than started twice; and by the port it owns, so
+    readiness and status judge the process itself, not a reply that another server could give."""
 
     stop_timeout: float = 20.0
+    port_variable: str | None = None
 
     @property
     @abstractmethod
     def pidfile(self) -> PidFile: ...
 
+    @property
+    def port(self) -> int | None:
+        """The TCP port of 127.0.0.1 it listens on (None: it listens on none)."""
+        return None
+
+    @abstractmethod
+    def serves_this_home(self, process: psutil.Process) -> bool:
+        """True for a process of ours that serves this FLUX_HOME's data (on whatever port)."""
+
     def is_running(self) -> bool:
         return self.pidfile.live_pid() is not None
+
+    def home_holder(self) -> int | None:
+        """The pid of a server of ours serving this FLUX_HOME, tracked or not."""
+        for process in psutil.process_iter():
+            try:
+                if process.status() != psutil.STATUS_ZOMBIE and self.serves_this_home(process):
+                    return process.pid
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                continue
+        return None
+
+    def conflict(self) -> str | None:
+        pid = self.pidfile.live_pid() or self.home_holder()
+        if self.port is None:
+            return None
+        owner = port_owner(self.port)
+        if pid is not None:
+            if owner is not None and owner != pid:
+                return f"{describe_pid(pid)} runs, but 127.0.0.1:{self.port} is held by {describe_pid(owner)}"
+            if owner is None and not port_taken(self.port):
+                return f"{describe_pid(pid)} runs, but nothing listens on 127.0.0.1:{self.port} ({self.port_variable})"
+            return None
+        if port_taken(self.port):
+            return f"127.0.0.1:{self.port} is held by {describe_pid(owner)}; stop it or set {self.port_variable}"
+        return None
+
+    def status(self) -> ServiceStatus:
+        status = super().status()
+        if status.state is ServiceState.STOPPED and (holder := self.home_holder()) is not None:
+            detail = f"untracked {describe_pid(holder)}: `flux stack up` adopts it"
+            return ServiceStatus(self.name, ServiceState.RUNNING, status.url, detail)
+        return status
+
+    def adopt(self) -> bool:
+        holder = self.home_holder()
+        if holder is None:
+            if self.port is not None and port_taken(self.port):
+                raise ServiceStartError(
+                    f"{self.name}: 127.0.0.1:{self.port} is held by {describe_pid(port_owner(self.port))}; stop it "
+                    f"or set {self.port_variable} to a free port"
+                )
+            return False
+        if self.port is not None and port_owner(self.port) != holder:
+            raise ServiceStartError(
+                f"{self.name}: {describe_pid(holder)} serves this FLUX_HOME ({self.settings.home}) but does not "
+                f"listen on 127.0.0.1:{self.port}; stop it, or set {self.port_variable} to the port it listens on"
+            )
+        self.pidfile.write(holder)
+        return True
+
+    def owns_port(self, pid: int) -> bool:
+        """The process started owns its port: readiness is never judged by a reply from another server."""
+        return self.port is None or port_owner(self.port) == pid
 
     def spawn_and_wait(
         self, argv: list[str], ready: Callable[[], bool], data_dir: Path, reads: Sequence[Path] = ()
@@ -117,7 +210,7 @@ class ProcessService(LocalService):
         self.pidfile.write(proc.pid)
         try:
             wait_until(
-                ready,
+                lambda: self.owns_port(proc.pid) and ready(),
                 timeout=self.settings.service_start_timeout,
                 what=self.name,
                 log_path=self.log_path,
@@ -129,7 +222,7 @@ class ProcessService(LocalService):
             raise ServiceStartError(f"{exc}\n{tail(self.log_path)}") from None
 
     def stop(self) -> bool:
-        pid = self.pidfile.live_pid()
+        pid = self.pidfile.live_pid() or self.home_holder()  # a lost PID file does not keep it running
         self.pidfile.clear()
         if pid is None:
             return False

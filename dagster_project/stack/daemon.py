@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psutil
+
 from dagster_project.ops.instance import render_dagster_home
 from dagster_project.stack.base import ProcessService
 from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
@@ -26,6 +28,11 @@ class DagsterDaemonService(ProcessService):
     @property
     def pidfile(self) -> PidFile:
         return PidFile(self.settings.run_dir / "dagster-daemon.pid", ("dagster-daemon",))
+
+    def serves_this_home(self, process: psutil.Process) -> bool:
+        # `dagster-daemon run -w <DAGSTER_HOME>/workspace.yaml`: the workspace file names the instance it serves.
+        argv = " ".join(process.cmdline())
+        return "dagster-daemon" in argv and f" run -w {self.settings.dagster_home / 'workspace.yaml'}" in argv
 
     @property
     def external(self) -> bool:

@@ -10,6 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import psutil
+
 from dagster_project.stack.base import ProcessService
 from dagster_project.stack.privileges import own_file
 from dagster_project.stack.process import PidFile, ServiceStartError
@@ -54,6 +56,7 @@ class Neo4jService(ProcessService):
     name = "neo4j"
     stop_timeout = 60.0
     url_variable = "FLUX_NEO4J_URI"
+    port_variable = "FLUX_NEO4J_BOLT_PORT"
 
     @property
     def data_dir(self) -> Path:
@@ -62,6 +65,17 @@ class Neo4jService(ProcessService):
     @property
     def pidfile(self) -> PidFile:
         return PidFile(self.settings.run_dir / "neo4j.pid", (LAUNCHER_CLASS,))
+
+    @property
+    def port(self) -> int:
+        return self.settings.graph.neo4j_bolt_port
+
+    def serves_this_home(self, process: psutil.Process) -> bool:
+        # One JVM per store: a second one on the same --home fails on Neo4j's store_lock, whatever its port.
+        argv = process.cmdline()
+        return (
+            LAUNCHER_CLASS in argv and "--home" in argv and argv[argv.index("--home") + 1 :][:1] == [str(self.data_dir)]
+        )
 
     @property
     def external(self) -> bool:

@@ -22,7 +22,7 @@ with warnings.catch_warnings():
 from dagster_project.core.settings import FluxConfigError, FluxSettings
 from dagster_project.stack.base import LocalService
 from dagster_project.stack.privileges import hand_over, own_file
-from dagster_project.stack.process import ServiceStartError, tail
+from dagster_project.stack.process import ServiceStartError, describe_pid, port_owner, port_taken, tail
 
 
 class PostgresService(LocalService):
@@ -58,6 +58,36 @@ class PostgresService(LocalService):
 
     def _initialized(self) -> bool:
         return (self.pgdata / "PG_VERSION").exists()
+
+    def _served_port(self) -> tuple[int, int] | None:
+        """(pid, port) of the server of this data folder, from its postmaster.pid (lines 1 and 4)."""
+        try:
+            lines = (self.pgdata / "postmaster.pid").read_text().splitlines()
+            return int(lines[0]), int(lines[3])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def conflict(self) -> str | None:
+        port = self.settings.postgres.pg_port
+        if self.is_running():
+            served = self._served_port()
+            if served is not None and served[1] != port:
+                return (
+                    f"pid {served[0]} serves {self.pgdata} on 127.0.0.1:{served[1]}, not FLUX_PG_PORT={port}: set "
+                    f"FLUX_PG_PORT={served[1]}, or stop it with that setting"
+                )
+            return None
+        if port_taken(port):
+            return f"127.0.0.1:{port} is held by {describe_pid(port_owner(port))}; stop it or set FLUX_PG_PORT"
+        return None
+
+    def adopt(self) -> bool:
+        """Postgres keeps its own lock (postmaster.pid): a server of this data folder is found by pg_ctl whatever
+        started it, so there is nothing to adopt; a port held by another program is refused before initdb."""
+        conflict = self.conflict()
+        if conflict:
+            raise ServiceStartError(f"postgres: {conflict}")
+        return False
 
     def _prepare_permissions(self) -> None:
         """Under root: the data folder and log belong to the service user, who can reach them and the binaries."""

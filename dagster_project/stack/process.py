@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,18 +37,18 @@ class PidFile:
 
     def live_pid(self) -> int | None:
         pid = self.read()
-        if pid is None:
-            return None
+        return pid if pid is not None and self.is_ours(pid) else None
+
+    def is_ours(self, pid: int) -> bool:
+        """A live process whose command line carries one of the markers."""
         try:
             proc = psutil.Process(pid)
             if proc.status() == psutil.STATUS_ZOMBIE:
-                return None
+                return False
             cmdline = " ".join(proc.cmdline())
-            if any(marker in cmdline for marker in self.cmdline_markers):
-                return pid
+            return any(marker in cmdline for marker in self.cmdline_markers)
         except (psutil.NoSuchProcess, psutil.AccessDenied):
-            pass
-        return None
+            return False
 
     def write(self, pid: int) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -90,14 +92,6 @@ def stop_pid(pid: int, timeout: float = 60.0) -> None:
         psutil.wait_procs([psutil.Process(pid)], timeout=10)
 
 
-def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
 def wait_until(
     ready: Callable[[], bool],
     *,
@@ -123,3 +117,57 @@ def tail(path: Path, lines: int = 5) -> str:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
     except FileNotFoundError:
         return ""
+
+
+def port_owner(port: int) -> int | None:
+    """The pid listening on TCP `port` of 127.0.0.1 (or of every address); None when none is, or it cannot be seen."""
+    for conn in psutil.net_connections(kind="tcp"):
+        listening = conn.status == psutil.CONN_LISTEN and bool(conn.laddr) and conn.laddr.port == port
+        if listening and conn.laddr.ip in ("127.0.0.1", "0.0.0.0", "::", "::ffff:127.0.0.1"):
+            return conn.pid
+    return None
+
+
+def port_taken(port: int) -> bool:
+    """Something accepts connections on 127.0.0.1:`port` (whoever owns it, seen or not)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def describe_pid(pid: int | None) -> str:
+    """`pid 123 (redis-server 127.0.0.1:56379)`, or `a process this user cannot see` when the pid is unknown."""
+    if pid is None:
+        return "a process this user cannot see"
+    try:
+        return f"pid {pid} ({' '.join(psutil.Process(pid).cmdline())[:120]})"
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return f"pid {pid}"
+
+
+class StackBusyError(ServiceStartError):
+    """Another `flux stack up` or `down` of the same FLUX_HOME held the lock for longer than the wait."""
+
+
+@contextmanager
+def stack_lock(run_dir: Path, timeout: float) -> Iterator[None]:
+    """One `flux stack up` or `down` per FLUX_HOME at a time: a second one waits, then finds the services the first
+    started (the kernel drops the lock when its holder exits, however it exits)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = run_dir / "stack.lock"
+    with path.open("a+") as handle:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StackBusyError(
+                        f"another `flux stack up` or `down` of this FLUX_HOME still holds {path} after {timeout:.0f}s"
+                    ) from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
+import psutil
 import redis
 
 from dagster_project.core.settings import FluxSettings
@@ -14,6 +16,7 @@ from dagster_project.stack.process import PidFile, ServiceStartError
 class RedisService(ProcessService):
     name = "redis"
     url_variable = "FLUX_REDIS_URL"
+    port_variable = "FLUX_REDIS_PORT"
 
     def __init__(self, settings: FluxSettings) -> None:
         super().__init__(settings)
@@ -24,6 +27,18 @@ class RedisService(ProcessService):
         port = self.settings.cache.redis_port
         # Before redis retitles itself its command line is our argv; afterwards it is "redis-server HOST:PORT".
         return PidFile(self.settings.run_dir / "redis.pid", (f"127.0.0.1:{port}", f"--port {port}"))
+
+    @property
+    def data_dir(self) -> Path:
+        return self.settings.home / "redis"
+
+    @property
+    def port(self) -> int:
+        return self.settings.cache.redis_port
+
+    def serves_this_home(self, process: psutil.Process) -> bool:
+        # redis-server retitles itself "redis-server HOST:PORT" and works in its --dir: the folder says whose it is.
+        return "redis-server" in process.name() and Path(process.cwd()) == self.data_dir
 
     @property
     def external(self) -> bool:
@@ -52,7 +67,7 @@ class RedisService(ProcessService):
             raise ServiceStartError(self.unavailable_reason() or "redis-server not found")
         if self.is_running():
             return
-        data_dir = self.settings.home / "redis"
+        data_dir = self.data_dir
         argv = [
             self.binary,
             "--bind",
