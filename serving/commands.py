@@ -10,8 +10,8 @@ from rich.console import Console
 
 from dagster_project.core.settings import FluxConfigError, get_settings
 
-console = Console(width=int(os.environ.get("COLUMNS", "120")))
-err_console = Console(stderr=True)
+console = Console(width=int(os.environ.get("COLUMNS", "120")), emoji=False)
+err_console = Console(stderr=True, emoji=False)  # text from outside is escape()d where markup is used
 
 
 def ask(

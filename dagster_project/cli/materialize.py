@@ -44,7 +44,7 @@ def materialize(
     check_postgres(settings)
     check_neo4j(settings)
     started = time.monotonic()
-    _claim_lineage(settings, new_lineage)
+    _prepare_instance(settings, new_lineage)
     try:
         if in_process:
             result = materialize_selection(settings, select, trigger=trigger, partition=partition)
@@ -67,20 +67,32 @@ def materialize(
         raise typer.Exit(1)
 
 
-def _claim_lineage(settings: FluxSettings, new_lineage: bool) -> None:
+def _prepare_instance(settings: FluxSettings, new_lineage: bool) -> None:
+    """Before a run: runs whose process died are marked failed, and this run's lineage is checked."""
     import dagster as dg
 
     from dagster_project.defs.lineage import LineageMismatchError, claim_lineage
     from dagster_project.ops.instance import render_dagster_home
 
-    if not settings.ops.lineage_guard:
-        return
     with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
+        report_dead_runs(instance, settings)
+        if not settings.ops.lineage_guard:
+            return
         try:
             claim_lineage(instance, settings, new_lineage)
         except LineageMismatchError as exc:
             err_console.print(f"error: {exc}", markup=False, highlight=False)
             raise typer.Exit(2) from None
+
+
+def report_dead_runs(instance: object, settings: FluxSettings) -> None:
+    from dagster_project.defs.dead_runs import mark_dead_runs_failed
+
+    for dead in mark_dead_runs_failed(instance, settings.home):  # type: ignore[arg-type]
+        err_console.print(
+            f"run {dead.run_id} marked failed: its process (pid {dead.pid}) is gone"
+            + (f"; {dead.removed_folders} dbt target folder(s) removed" if dead.removed_folders else "")
+        )
 
 
 class StepProgress:

@@ -14,7 +14,7 @@ from dagster._core.storage.tags import PARTITION_NAME_TAG
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.launch import StepListener, code_location, create_asset_run, submit, wait_for_run
-from dagster_project.defs.run_tags import run_tags
+from dagster_project.defs.run_tags import command_tags
 from dagster_project.ops.instance import render_dagster_home
 
 
@@ -48,7 +48,7 @@ def launch_selection(
     ):
         repository = next(iter(location.get_repositories().values()))
         keys = selected_keys(repository.asset_graph, selection, partition)
-        tags = run_tags(settings, trigger)
+        tags = command_tags(settings, trigger)
         if partition is not None:
             check_partition(instance, repository.asset_graph, keys, partition)
             tags = {**tags, PARTITION_NAME_TAG: partition}
@@ -78,7 +78,7 @@ def materialize_selection(
             asset_selection=list(asset_keys),
             raise_on_error=False,
             run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
-            tags=run_tags(settings, trigger),
+            tags=command_tags(settings, trigger),
         )
         checks = result.get_asset_check_evaluations()
         return MaterializeOutcome(

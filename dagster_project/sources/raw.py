@@ -13,7 +13,6 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import fsspec
 
@@ -40,20 +39,15 @@ class Manifest:
     def dataset_version(self) -> str:
         return f"{self.source}:{self.release}@{self.retrieved_at}"
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "release": self.release,
-            "retrieved_at": self.retrieved_at,
-            "pull_date": self.pull_date,
-            "files": self.files,
-        }
+
+class MissingSourceFilesError(FileNotFoundError):
+    """A snapshot or demo folder lacks files a source reads: no retry can bring them."""
 
 
 def read_files(root: Path, names: list[str]) -> dict[str, bytes]:
     missing = [n for n in names if not (root / n).is_file()]
     if missing:
-        raise FileNotFoundError(f"missing source files under {root}: {', '.join(missing)}")
+        raise MissingSourceFilesError(f"missing source files under {root}: {', '.join(missing)}")
     return {n: (root / n).read_bytes() for n in names}
 
 

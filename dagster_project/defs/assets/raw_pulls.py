@@ -11,7 +11,14 @@ from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.postgres import platform_tables_required
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.sources import registry
-from dagster_project.sources.raw import Manifest, RawPull, unchanged_since, write_pull
+from dagster_project.sources.raw import (
+    Manifest,
+    MissingSourceFilesError,
+    RawPull,
+    RawZoneError,
+    unchanged_since,
+    write_pull,
+)
 from dagster_project.sources.source import SourcePullError, SourceSetupError
 from dagster_project.storage.loaders import record_raw_pull
 
@@ -51,7 +58,7 @@ def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefin
             manifest = previous
             context.log.info(f"{source}: unchanged since {previous.retrieved_at} ({previous.uri})")
         else:
-            manifest = write_pull(pulled, settings.raw_root_path)
+            manifest = _write(pulled, settings.raw_root_path)
             context.log.info(f"{source}: {len(pulled.files)} files, {byte_count} bytes → {manifest.uri}")
         # Recorded on both paths (an upsert on source + retrieval time): a pull written by an attempt that failed
         # before recording it is recorded by the retry, never twice.
@@ -84,6 +91,13 @@ def _pull(source: str, settings: FluxSettings) -> RawPull:
     body) goes to the retry policy once the client's own attempts are spent: its delay outlasts a rate-limit window."""
     try:
         return registry.pull(source, settings)
+    except MissingSourceFilesError as exc:
+        folder = "FLUX_DEMO_DIR" if settings.sources.source_mode == "demo" else "FLUX_SNAPSHOT_DIR"
+        raise dg.Failure(
+            description=f"{source}: {exc}: point {folder} at a folder that holds them (FLUX_SOURCE_MODE="
+            f"{settings.sources.source_mode})",
+            allow_retries=False,
+        ) from None
     except SourceSetupError as exc:
         raise dg.Failure(description=f"{source}: {exc}", allow_retries=False) from None
     except HttpRequestError as exc:
@@ -102,6 +116,15 @@ def _pull(source: str, settings: FluxSettings) -> RawPull:
             allow_retries=False,
             metadata={"status": exc.status} if exc.status is not None else None,
         ) from None
+
+
+def _write(pulled: RawPull, raw_root: str) -> Manifest:
+    """A raw zone that cannot be written (read-only, full, not a folder) fails the asset at once: the message names
+    FLUX_RAW_ROOT, and the retry policy's minutes of backoff would not mend it."""
+    try:
+        return write_pull(pulled, raw_root)
+    except RawZoneError as exc:
+        raise dg.Failure(description=f"{pulled.source}: {exc.strerror or exc}", allow_retries=False) from None
 
 
 def _record(postgres: PostgresResource, manifest: Manifest, settings: FluxSettings, byte_count: int) -> None:
