@@ -4,9 +4,10 @@ value lives in code (`settings.index.hnsw_m`), never which variable a user sets.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import AfterValidator, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -17,6 +18,25 @@ IN_CHECKOUT = (REPO_ROOT / "pyproject.toml").is_file()
 DEFAULT_HOME = REPO_ROOT / ".flux" if IN_CHECKOUT else Path.home() / ".flux"
 
 
+def _check_url(value: str | None) -> str | None:
+    """A URL a client will connect to: a scheme and, when a port is written, a number from 0 to 65535."""
+    if value is None:
+        return value
+    parsed = urlsplit(value)
+    if not parsed.scheme or "://" not in value:
+        raise ValueError("expected a URL such as scheme://host:port/…")
+    try:
+        _ = parsed.port
+    except ValueError as exc:  # "Port could not be cast to integer value as 'x'", "Port out of range 0-65535"
+        raise ValueError(f"the port is not a number from 0 to 65535 ({exc})") from None
+    return value
+
+
+# A TCP port a local server listens on, and a URL of a server or endpoint, checked when the settings are read.
+Port = Annotated[int, Field(ge=1, le=65535)]
+Url = Annotated[str | None, AfterValidator(_check_url)]
+
+
 class _Group(BaseSettings):
     """One concern's settings. Each field is still read from `FLUX_<FIELD>`: grouping changes where a value lives
     in code (`settings.index.hnsw_m`), never the variable a user sets."""
@@ -25,8 +45,8 @@ class _Group(BaseSettings):
 
 
 class PostgresSettings(_Group):
-    database_url: str | None = Field(default=None, description="Use this Postgres; nothing is started for it.")
-    pg_port: int = 55432
+    database_url: Url = Field(default=None, description="Use this Postgres; nothing is started for it.")
+    pg_port: Port = 55432
     pg_user: str = "flux"
     pg_password: SecretStr = SecretStr("flux")
     pg_database: str = "flux"
@@ -35,10 +55,10 @@ class PostgresSettings(_Group):
 
 
 class GraphSettings(_Group):
-    neo4j_uri: str | None = Field(default=None, description="Use this Neo4j; nothing is started for it.")
+    neo4j_uri: Url = Field(default=None, description="Use this Neo4j; nothing is started for it.")
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr = SecretStr("flux-local-neo4j")
-    neo4j_bolt_port: int = 57687
+    neo4j_bolt_port: Port = 57687
     neo4j_heap: str = "1g"
     neo4j_pagecache_mb: int = 256
 
@@ -46,8 +66,8 @@ class GraphSettings(_Group):
 class CacheSettings(_Group):
     """Redis and the caches in front of retrieval (in-process when no Redis can be had)."""
 
-    redis_url: str | None = Field(default=None, description="Use this Redis; nothing is started for it.")
-    redis_port: int = 56379
+    redis_url: Url = Field(default=None, description="Use this Redis; nothing is started for it.")
+    redis_port: Port = 56379
     redis_server_bin: str = "redis-server"
     cache_enabled: bool = True
     cache_embedding_ttl: int = Field(default=7 * 24 * 3600, ge=1)
@@ -74,19 +94,19 @@ class SourceSettings(_Group):
     http_timeout: float = 30.0
     http_max_attempts: int = Field(default=5, ge=1, le=20)
     # Source endpoints: unset = the source's own (its client's BASE_URL); set to use a mirror or a local server.
-    reactome_url: str | None = None
-    reactome_download_url: str | None = None
-    kegg_url: str | None = None
-    openalex_url: str | None = None
+    reactome_url: Url = None
+    reactome_download_url: Url = None
+    kegg_url: Url = None
+    openalex_url: Url = None
     openalex_filter: str = "concepts.id:C54355233,has_abstract:true"
     openalex_max_records: int = 200
     openalex_api_key: SecretStr | None = Field(
         default=None,
         description="OpenAlex API key (required for live OpenAlex pulls; free at openalex.org/settings/api).",
     )
-    hgnc_url: str | None = None
-    clinvar_url: str | None = None
-    eutils_url: str | None = None
+    hgnc_url: Url = None
+    clinvar_url: Url = None
+    eutils_url: Url = None
     ncbi_api_key: SecretStr | None = None
     pubmed_query: str = "(pathway[Title/Abstract]) AND (signaling OR metabolism) AND hasabstract"
     pubmed_max_records: int = 200
@@ -155,7 +175,6 @@ class IndexSettings(_Group):
     embedding_cpus_per_actor: int | None = Field(
         default=None, ge=1, description="CPU threads per CPU actor; unset = the smallest node's CPUs, at most 4."
     )
-    embedding_write_batch: int = Field(default=512, ge=1, description="Vectors written per transaction.")
     chunk_min_chars: int = Field(default=200, ge=0)
     chunk_max_chars: int = Field(default=1500, ge=50)
     hnsw_m: int = Field(default=16, ge=2, le=100)
@@ -211,7 +230,7 @@ class ServingSettings(_Group):
     """The HTTP API and CLI: limits, keys, the Postgres role it connects as."""
 
     serve_host: str = "127.0.0.1"
-    serve_port: int = 8000
+    serve_port: Port = 8000
     max_question_chars: int = Field(default=2000, ge=10)
     max_request_bytes: int = Field(default=16384, ge=1024)
     conversation_retention_days: int = Field(
@@ -224,7 +243,7 @@ class ServingSettings(_Group):
     )
     api_rate_limit_per_minute: int = Field(default=120, ge=1, description="Requests a minute per API key.")
     cors_origins: str = Field(default="", description="Comma-separated origins allowed by CORS; empty = none.")
-    serving_database_url: str | None = Field(
+    serving_database_url: Url = Field(
         default=None,
         description="Serving's Postgres connection; unset: "
         "the least-privilege role the migrations create on the embedded server.",
@@ -241,7 +260,7 @@ class ServingSettings(_Group):
 class LlmSettings(_Group):
     """An OpenAI-compatible provider; unset base URL = the offline deterministic provider."""
 
-    llm_base_url: str | None = None
+    llm_base_url: Url = None
     llm_model: str = "gpt-4o-mini"
     llm_api_key: SecretStr | None = None
     llm_timeout: float = Field(
@@ -309,7 +328,7 @@ class EvalSettings(_Group):
 class OpsSettings(_Group):
     """Nightly operations and the tools that run them: Dagster, MLflow, Ray."""
 
-    dagster_port: int = 53000
+    dagster_port: Port = 53000
     dagster_daemon: bool = Field(
         default=True,
         description="`flux stack up` starts the Dagster daemon (schedule, sensors, automation, run "
@@ -327,7 +346,7 @@ class OpsSettings(_Group):
         "each read a raw zone of their own).",
     )
     mlflow_tracking_uri: str | None = None
-    mlflow_port: int = 55000
+    mlflow_port: Port = 55000
     mlflow_experiment: str = "flux"
     ray_address: str | None = Field(default=None, description="Join this Ray cluster (RAY_ADDRESS also works).")
     ray_num_cpus: int = 2

@@ -7,12 +7,14 @@ FLUX_DATABASE_URL / FLUX_NEO4J_URI / FLUX_REDIS_URL; then that server is used an
 from __future__ import annotations
 
 import os
+import types
+import typing
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
@@ -37,6 +39,7 @@ from dagster_project.core.setting_groups import (
 # Re-exported: the installed package (its data) and the checkout (dbt/, .flux/) when there is one.
 from dagster_project.core.setting_groups import PACKAGE_DIR as PACKAGE_DIR
 from dagster_project.core.setting_groups import REPO_ROOT as REPO_ROOT
+from dagster_project.core.tuning import DEFAULT_PRESET, load_preset
 
 
 class FluxConfigError(RuntimeError):
@@ -47,7 +50,7 @@ class FluxConfigError(RuntimeError):
     """
 
     def __init__(self, variable: str | None, message: str) -> None:
-        super().__init__(f"{message} (check {variable})" if variable else message)
+        super().__init__(f"{message} (check {variable})" if variable and variable not in message else message)
         self.variable = variable
 
 
@@ -66,6 +69,10 @@ class FluxSettings(BaseSettings):
         default="flux-services", description="Started as root, the local servers run as this system user."
     )
     allow_apt: bool = Field(default=True, description="`make setup` may apt-get install redis-server.")
+    tuning_preset: str = Field(
+        default=DEFAULT_PRESET,
+        description="The tuning profile: `default`, a bundled preset (core/presets/) or a path to a .json file.",
+    )
 
     postgres: PostgresSettings
     graph: GraphSettings
@@ -90,6 +97,7 @@ class FluxSettings(BaseSettings):
         for name, value in data.items():
             if name in GROUP_OF:
                 given[GROUP_OF[name]][name] = value
+        _apply_preset(data, given)
         for group, group_cls in GROUPS.items():
             current = routed.get(group)
             if isinstance(current, group_cls) and not given[group]:
@@ -207,6 +215,19 @@ class FluxSettings(BaseSettings):
         return self.ops.ray_address or os.environ.get("RAY_ADDRESS") or None
 
 
+def _apply_preset(data: dict[str, Any], given: dict[str, dict[str, Any]]) -> None:
+    """The preset's constants, for each one not given by name, not set by its FLUX_ variable (an experiment's
+    override) and not already settled in a group passed whole (a copy made by `evolve`)."""
+    preset = load_preset(str(data.get("tuning_preset") or os.environ.get("FLUX_TUNING_PRESET") or DEFAULT_PRESET))
+    for name, value in preset.values.items():
+        group = GROUP_OF[name]
+        settled = data.get(group)
+        if isinstance(settled, BaseSettings) or name in (settled or {}) or name in given[group]:
+            continue
+        if f"FLUX_{name.upper()}" not in os.environ:
+            given[group][name] = value
+
+
 def dbt_env(settings: FluxSettings) -> dict[str, str]:
     """dbt/profiles.yml reads these; derived from the platform URL so dbt and Flux share one database."""
     url = make_url(settings.platform_database_url)
@@ -219,7 +240,9 @@ def dbt_env(settings: FluxSettings) -> dict[str, str]:
     }
 
 
-def _is_local_port(url: str, port: int) -> bool:
+def _is_local_port(url: str | None, port: int) -> bool:
+    if not url:
+        return False
     parsed = urlsplit(url)
     try:
         return parsed.hostname in {"127.0.0.1", "localhost"} and parsed.port == port
@@ -229,7 +252,7 @@ def _is_local_port(url: str, port: int) -> bool:
 
 def _with_driver(url: str, driver: str) -> str:
     """Force a SQLAlchemy driver: with SQLAlchemy 2.1 a bare postgresql:// means psycopg 3, which
-    dagster-postgres cannot use (see ENVIRONMENT.md), so every URL we hand out names its driver."""
+    dagster-postgres cannot use (docs/operations.md#pinned-dependencies), so every URL we hand out names its driver."""
     parsed = make_url(url)
     if parsed.get_backend_name() != "postgresql":
         raise FluxConfigError("FLUX_DATABASE_URL", f"not a PostgreSQL URL: {parsed.drivername}")
@@ -239,5 +262,36 @@ def _with_driver(url: str, driver: str) -> str:
 @lru_cache(maxsize=1)
 def get_settings() -> FluxSettings:
     """The settings from this process's environment, read once. Entry points (the code location, the CLI, the
-    API) call this; everything below them receives the object."""
-    return FluxSettings()
+    API) call this; everything below them receives the object. A variable that does not parse is a
+    FluxConfigError naming it and what it accepts."""
+    try:
+        return FluxSettings()
+    except ValidationError as exc:
+        raise invalid_variable(exc) from None
+
+
+def invalid_variable(exc: ValidationError) -> FluxConfigError:
+    """The first invalid setting of a validation error, as the variable a user sets and what it accepts."""
+    error = exc.errors()[0]
+    name = str(error["loc"][0]) if error["loc"] else ""
+    info = FluxSettings.variables().get(name)
+    if info is None and "tuning preset" in str(error["msg"]):
+        return FluxConfigError("FLUX_TUNING_PRESET", str(error["msg"]).removeprefix("Value error, "))
+    if info is None:  # a whole-object error: no one variable to name
+        return FluxConfigError(None, f"invalid settings: {error['msg']}")
+    variable = f"FLUX_{name.upper()}"
+    shown = f"={error['input']!r}" if _safe_to_show(info) else ""
+    reason = str(error["msg"]).removeprefix("Value error, ")
+    return FluxConfigError(variable, f"{variable}{shown} is not valid: {reason[:1].lower()}{reason[1:]}")
+
+
+def _safe_to_show(info: FieldInfo) -> bool:
+    """Numbers, switches and choices are echoed back; text may be a secret or a URL holding a password."""
+    return all(kind in (int, float, bool) or typing.get_origin(kind) is typing.Literal for kind in setting_kinds(info))
+
+
+def setting_kinds(info: FieldInfo) -> list[Any]:
+    """The types a setting takes, None left out: `int | None` → [int]; `Literal[...]` stays whole."""
+    if typing.get_origin(info.annotation) in (typing.Union, types.UnionType):
+        return [a for a in typing.get_args(info.annotation) if a is not type(None)]
+    return [info.annotation]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from dagster_project.core.settings import FluxSettings
+from dagster_project.core.tuning import tuning_record, tuning_values
 
 
 def metrics_markdown(metrics: dict[str, float], keys: list[str] | None = None) -> str:
@@ -136,7 +138,9 @@ def log_to_mlflow(
     )
     with mlflow.start_run(experiment_id=experiment_id, run_name=run_name) as run, tempfile.TemporaryDirectory() as tmp:
         mlflow.set_tag("flux.kind", "scorecard")
-        mlflow.log_params({k: str(v)[:500] for k, v in params.items()})
+        # The tuning profile the card was computed with: its preset, version and the digest of the values in effect.
+        mlflow.log_params({k: str(v)[:500] for k, v in {**params, **tuning_record(settings)}.items()})
+        (Path(tmp) / "tuning.json").write_text(json.dumps(tuning_values(settings), indent=2, sort_keys=True))
         mlflow.log_metrics({k: float(v) for k, v in metrics.items()})
         (Path(tmp) / f"{run_name}.png").write_bytes(image)
         pd.DataFrame(rows).to_csv(Path(tmp) / f"{run_name}_questions.csv", index=False)

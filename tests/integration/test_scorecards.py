@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
+from dagster_project.core.tuning import tuning_record
 from dagster_project.defs.materialize import materialize_selection
 from dagster_project.evals import judge_calibration, retrieval_eval
 from dagster_project.evals.answer_eval import eval_pipeline
@@ -20,7 +21,6 @@ from dagster_project.evals.gate import GATED_RETRIEVAL_TASKS, compare
 from dagster_project.evals.questions import retrieval_tasks, title_questions
 from dagster_project.evals.store import accept_latest, latest
 from dagster_project.ops.instance import render_dagster_home
-from retrieval.caching.cache import Cache
 from retrieval.model.index_state import IndexState, current_index, latest_candidate
 from retrieval.model.types import Evidence, JudgeResult
 from retrieval.pipeline import Pipeline
@@ -90,8 +90,10 @@ def test_each_scorecard_is_stored_logged_and_in_range(demo_platform: FluxSetting
     run = client.get_run(mlflow_id)
     assert run.data.metrics["grounded_claim_rate"] == a["grounded_claim_rate"]
     assert run.data.params["provider"] == "offline-extractive"
-    artifacts = {Path(f.path).suffix for f in client.list_artifacts(mlflow_id)}
-    assert {".png", ".csv"} <= artifacts
+    assert {k: run.data.params[k] for k in tuning_record(demo_platform)} == tuning_record(demo_platform)
+    assert run.data.params["tuning_preset"] == demo_platform.tuning_preset
+    artifacts = {Path(f.path).name for f in client.list_artifacts(mlflow_id)}
+    assert "tuning.json" in artifacts and {".png", ".csv"} <= {Path(name).suffix for name in artifacts}
 
 
 @pytest.mark.slow  # three scorecard runs: `make test-extended`
@@ -148,14 +150,18 @@ def test_a_failed_gate_leaves_serving_on_the_previous_index(demo_platform: FluxS
             conn.execute(text("UPDATE index_versions SET published_at = now(), candidate_at = now()"))
 
 
-class _WithoutBM25(Pipeline):
+def _without_bm25(pipeline: Pipeline) -> Pipeline:
     """A deliberately worse candidate: serving's pipeline with its BM25 half switched off."""
+    served = pipeline.retriever.postgres_retriever
 
-    def postgres_retriever(self, index: IndexState) -> PostgresRetriever:
-        retriever = super().postgres_retriever(index)
+    def postgres_retriever(index: IndexState, widen: int = 1) -> PostgresRetriever:
+        retriever = served(index, widen)
         retriever.lexical = lambda query, sources: []  # type: ignore[method-assign]
         retriever.lexical_many = lambda queries: [[] for _ in queries]  # type: ignore[method-assign]
         return retriever
+
+    pipeline.retriever.postgres_retriever = postgres_retriever  # type: ignore[method-assign]
+    return pipeline
 
 
 def test_a_candidate_without_bm25_fails_the_retrieval_gate(demo_platform: FluxSettings) -> None:
@@ -165,8 +171,7 @@ def test_a_candidate_without_bm25_fails_the_retrieval_gate(demo_platform: FluxSe
     assert gated, "the demo has a gated task"
     index = latest_candidate(engine)
     served, _ = retrieval_eval.evaluate_tasks(eval_pipeline(demo_platform, index), gated)
-    off = Cache(None, embedding_ttl=1, retrieval_ttl=1, answer_ttl=1, semantic_threshold=1.0, enabled=False)
-    worse, _ = retrieval_eval.evaluate_tasks(_WithoutBM25.from_settings(demo_platform, cache=off).pin(index), gated)
+    worse, _ = retrieval_eval.evaluate_tasks(_without_bm25(eval_pipeline(demo_platform, index)), gated)
     failed = {c.metric for c in compare("retrieval", worse, served, demo_platform.evals.eval_tolerance) if c.failed}
     assert {f"{t}_bm25_hit_at_5" for t in gated} <= failed
     assert not any(c.failed for c in compare("retrieval", served, served, demo_platform.evals.eval_tolerance))

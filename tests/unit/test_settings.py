@@ -104,3 +104,38 @@ def test_the_configuration_page_names_each_variables_group() -> None:
         if not any(f"`FLUX_{name.upper()}`" in row and f"`settings.{group}`" in row for row in rows)
     ]
     assert not wrong, f"docs/configuration.md rows that do not name the variable's group: {wrong}"
+
+
+# Variables the docs name that are not settings: what Flux exports to dbt (settings.dbt_env), and families named
+# by their prefix (FLUX_HNSW_*), each of whose members is a setting.
+DERIVED = {"FLUX_DBT_HOST", "FLUX_DBT_PORT", "FLUX_DBT_USER", "FLUX_DBT_PASSWORD", "FLUX_DBT_DBNAME"}
+
+
+def test_every_variable_the_docs_name_is_a_setting_flux_reads() -> None:
+    import re
+    import subprocess
+
+    from dagster_project.core.settings import REPO_ROOT, dbt_env
+
+    assert set(dbt_env(FluxSettings())) == DERIVED
+    settings = {f"FLUX_{name.upper()}" for name in FluxSettings.variables()}
+    pages = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").rglob("*.md"))]
+    named = {m.group(0) for page in pages for m in re.finditer(r"\bFLUX_[A-Z0-9_]*[A-Z0-9]\b", page.read_text())}
+    families = {name for name in named if any(s.startswith(name + "_") for s in settings | DERIVED)}
+    assert not named - settings - DERIVED - families, "documented but not a setting"
+
+    # ...and every setting is read by the code, not only declared (by its field name or its variable name).
+    tracked = subprocess.run(
+        ["git", "ls-files", "dagster_project", "retrieval", "serving", "dbt", "deploy", "Makefile"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    code = "\n".join(
+        (REPO_ROOT / path).read_text(errors="ignore")
+        for path in tracked
+        if not path.endswith("setting_groups.py") and (REPO_ROOT / path).is_file()
+    )
+    unread = [name for name in FluxSettings.variables() if not re.search(rf"\b{name}\b|\bFLUX_{name.upper()}\b", code)]
+    assert not unread, f"settings declared and documented but read nowhere: {unread}"
