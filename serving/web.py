@@ -1,4 +1,4 @@
-"""The analysts' page: `GET /` and its two static files (serving/web/), on the same service as the API.
+"""The analysts' page: `GET /` and its four static files (serving/web/), on the same service as the API.
 
 The page and its files are open (they hold no data); everything they fetch goes through the API and its keys.
 A strict Content-Security-Policy allows only this origin's own script, styles and requests."""

@@ -28,7 +28,7 @@ def dagster_yaml(settings: FluxSettings) -> dict:
                     "db_name": url.database,
                     "port": url.port or 5432,
                     # With SQLAlchemy 2.1 a bare postgresql:// means psycopg 3, which breaks
-                    # dagster-postgres' NOTIFY; name psycopg2 explicitly (ENVIRONMENT.md pitfall).
+                    # dagster-postgres' NOTIFY; name psycopg2 (docs/operations.md#pinned-dependencies).
                     "scheme": "postgresql+psycopg2",
                 }
             }

@@ -25,8 +25,8 @@ Embed = Callable[[list[str]], np.ndarray]
 class ResolutionInputs:
     reactome: PathwaySets
     kegg: PathwaySets
-    scores: pd.DataFrame  # one row per pair sharing a protein (resolution.score_pairs)
-    features: pd.DataFrame  # the model's inputs, same rows (resolution_model.pair_features)
+    scores: pd.DataFrame  # one row per pair sharing a protein (scores.score_pairs)
+    features: pd.DataFrame  # the model's inputs, same rows (model.pair_features)
 
 
 def name_vectors(embed: Embed, *sides: PathwaySets) -> dict[str, np.ndarray]:

@@ -1,7 +1,7 @@
 """Reactome ↔ KEGG relations from a small fitted model: pair features → multinomial logistic regression → classes.
 
-Features are computed for every pair that shares a protein (`resolution.score_pairs`); the model gives each pair
-P(equivalent), P(part_of) and P(unrelated), fitted on expert curation (ComPath's dev half, `evals/curation.py`).
+Features are computed for every pair that shares a protein (`scores.score_pairs`); the model gives each pair
+P(equivalent), P(part_of) and P(unrelated), fitted on expert curation (ComPath's dev half, `curation.py`).
 Decision rule, the same in fitting, cross-validation and production:
 - `equivalent` when P(equivalent) ≥ the fitted threshold and the pair is its KEGG pathway's most probable
   equivalent (curators give a KEGG pathway about one counterpart; with all-levels membership a pathway's parents

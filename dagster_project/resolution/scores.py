@@ -3,7 +3,7 @@
 For every Reactome x KEGG pair: |A∩B|, overlap coefficient |A∩B|/min(|A|,|B|), Jaccard, the hypergeometric
 upper tail P(X ≥ |A∩B|) over the union of all member proteins, its Benjamini-Hochberg q-value over all pairs, and
 a token-set similarity of the names. Pure functions: the asset feeds them sets read from Postgres. The classes are
-decided by the fitted model in `resolution_model.py`.
+decided by the fitted model in `model.py`.
 """
 
 from __future__ import annotations

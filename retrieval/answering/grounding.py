@@ -8,7 +8,7 @@ A claim is grounded when lexical ≥ a or semantic ≥ b. (a, b) are fitted on h
 to grounding_rule.json beside this module. Serving only reads that file: the examples and the fit belong to the
 evals, which retrieval may not import, and a served answer must not depend on a fit run at start-up.
 
-In the served path (Pipeline._generate) claims the rule rejects are removed: from the claims, from the prose (rebuilt
+In the served path (Answerer._generate) claims the rule rejects are removed: from the claims, from the prose (rebuilt
 from the kept claims, as validation does) and the citations no kept claim uses. When the share of supported claims
 is below FLUX_GROUNDING_MIN_COVERAGE a second retrieval runs before the answer is final: first broadened (no source
 filter, more candidates), then augmented with the unsupported claims as queries; the attempt with the best coverage

@@ -1,4 +1,4 @@
-"""Stage 8 — the dbt project (dbt/) as Dagster assets: staging views, intermediate models, marts. dbt's data
+"""Stage 9 — the dbt project (dbt/) as Dagster assets: staging views, intermediate models, marts. dbt's data
 and unit tests run as asset checks. `dbt build` works on its own too (see docs/operations.md).
 
 The assets are built from the manifest `make setup` writes (`dbt parse`); importing this module never starts dbt.

@@ -1,5 +1,5 @@
 """Stage 7 — Reactome ↔ KEGG resolution: all pairs scored in UniProt space, classified by the fitted model
-(`resolution_model.json`), written to Postgres (`pathway_mappings`) and to Neo4j as EQUIVALENT_TO / PART_OF edges
+(`resolution/model.json`), written to Postgres (`pathway_mappings`) and to Neo4j as EQUIVALENT_TO / PART_OF edges
 carrying every score, the confidence and the model version."""
 
 import base64

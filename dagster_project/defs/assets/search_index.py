@@ -1,4 +1,4 @@
-"""Stage 6 — the BM25 index over chunks, and the index version recorded as a candidate.
+"""Stage 8 — the BM25 index over chunks, and the index version recorded as a candidate.
 
 `candidate_index` records one `index_versions` row (version, BM25 path, counts, dataset and pipeline versions,
 the Dagster run id). The eval scorecards measure that candidate; `published_index` (publish.py) serves it.

@@ -1,6 +1,6 @@
 """Stage 5 — the chunk table a new index version will serve from: an immutable copy of the active, embedded
 chunks with its own HNSW (vector_cosine_ops) index, built beside the published one (blue/green; see
-storage/index_tables.py). ef_search is a query-time setting."""
+index/tables.py). ef_search is a query-time setting."""
 
 import time
 
