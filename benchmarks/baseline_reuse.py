@@ -52,7 +52,7 @@ def main() -> None:
     )
     print(f"largest difference between the matrices: {np.abs(reused.matrix - encoded_all.matrix).max():.2e}")
 
-    with pipeline.engine.connect() as conn:
+    with pipeline.retriever.engine.connect() as conn:
         earlier = dict(
             conn.execute(
                 text(

@@ -113,7 +113,7 @@ def main() -> None:
     settings = get_settings()
     off = Cache(None, embedding_ttl=1, retrieval_ttl=1, answer_ttl=1, semantic_threshold=1.0, enabled=False)
     pipeline = Pipeline.from_settings(settings, cache=off)
-    with pipeline.engine.connect() as conn:
+    with pipeline.retriever.engine.connect() as conn:
         held = set(conn.execute(text("SELECT external_id FROM documents WHERE status = 'active'")).scalars())
     for name in args.sets:
         print(name, json.dumps(run_set(pipeline, name, held)))

@@ -116,18 +116,18 @@ def main() -> None:
     settings = get_settings()
     questions = questions_from_pubmedqa(settings, args.questions - len(RELATIONAL)) + RELATIONAL
     cold = Pipeline.from_settings(settings, cache=cache_for(settings, enabled=False))
-    index = cold.index()
+    index = cold.retriever.index()
     print(
         f"index {index.version}: {index.chunk_count} chunks, {index.pathway_count} pathways; "
-        f"{len(questions)} questions, reranker {cold.reranker.name}"
+        f"{len(questions)} questions, reranker {cold.retriever.reranker.name}"
     )
     timed(cold.search, questions[:5])  # warm the model, the BM25 load and the connection pools
 
-    vectors = {q: cold.embed(q) for q in questions}
+    vectors = {q: cold.retriever.embed(q) for q in questions}
     table = as_sql(qualified(index.chunk_table))  # the served version's chunk table and its HNSW index
 
     def dense_only(q: str) -> None:
-        with cold.engine.begin() as conn:
+        with cold.retriever.engine.begin() as conn:
             conn.execute(text(f"SET LOCAL hnsw.ef_search = {settings.index.hnsw_ef_search}"))
             conn.execute(
                 text(f"SELECT id FROM {table} ORDER BY embedding <=> CAST(:v AS vector) LIMIT 20"),

@@ -43,7 +43,7 @@ def ask_in_conversation(
         raise UnknownConversation(conversation_id)
     conversation_id = conversation_id or store.start()
     previous = store.last_context(conversation_id)
-    asked_as, note = resolve(question, previous, *pipeline.lexicons())
+    asked_as, note = resolve(question, previous, *pipeline.retriever.lexicons())
     answer = pipeline.ask(asked_as, mode, filters, on_event)
     if note:
         answer.warnings.append(note)

@@ -23,16 +23,14 @@ from retrieval.answering.grounding import Embed, Verifier, one_by_one
 from retrieval.caching.cache import Cache
 from retrieval.kinds import proposal, registry, scope
 from retrieval.model.answer import FinalAnswer, refusal_answer
-from retrieval.model.genes import GeneLexicon, load_lexicon
+from retrieval.model.genes import load_lexicon
 from retrieval.model.index_state import IndexState
 from retrieval.model.llm_budget import QuestionBudget
-from retrieval.model.pathways import PathwayLexicon, load_pathways
+from retrieval.model.pathways import load_pathways
 from retrieval.model.plan import Plan
 from retrieval.model.types import Filters, LLMProvider, Mode, ProviderError
 from retrieval.question import guardrails
 from retrieval.retriever import Retriever, SearchResult
-from retrieval.retrievers.graph_guard import GraphGuard
-from retrieval.retrievers.pg_retriever import PostgresRetriever
 from retrieval.retrievers.rerank import Reranker, build_reranker
 from retrieval.run import EventSink, Run
 
@@ -104,23 +102,8 @@ class Pipeline:
             lambda qs: embedder.embed_queries(qs).tolist(),
         )
 
-    # --- what the halves share, for serving, the evals and tests -----------------------------------------
-    @property
-    def engine(self) -> Engine:
-        return self.retriever.engine
-
-    @property
-    def driver(self) -> Driver:
-        return self.retriever.driver
-
-    @property
-    def cache(self) -> Cache:
-        return self.retriever.cache
-
-    @property
-    def reranker(self) -> Reranker:
-        return self.retriever.reranker
-
+    # The retriever holds the stores, the cache, the reranker and the index (pipeline.retriever.engine, .pin(), ...);
+    # only what spans both halves is here.
     @property
     def provider(self) -> LLMProvider:
         return self.answerer.provider
@@ -131,40 +114,11 @@ class Pipeline:
         self.retriever.provider = provider
         self.answerer.provider = provider
 
-    @property
-    def graph_guard(self) -> GraphGuard:
-        return self.retriever.graph_guard  # the answerer's graph facts go through the retriever's guard too
-
-    @graph_guard.setter
-    def graph_guard(self, guard: GraphGuard) -> None:
-        self.retriever.graph_guard = guard
-
-    def pin(self, index: IndexState) -> Pipeline:
-        """Read this index version instead of the published one (the eval scorecards measure a candidate)."""
-        self.retriever.pin(index)
-        return self
-
-    def index(self) -> IndexState:
-        return self.retriever.index()
-
-    def forget_index(self) -> None:
-        self.retriever.forget_index()
-
-    def lexicons(self) -> tuple[GeneLexicon, PathwayLexicon]:
-        """The gene and pathway names of the served index (follow-up resolution reads them too)."""
-        return self.retriever.lexicons()
-
-    def embed(self, query: str) -> list[float]:
-        return self.retriever.embed(query)
-
     def embed_many(self, queries: list[str]) -> list[list[float]]:
         """Query vectors in one batched encode, uncached (the evals: many queries, caches off)."""
         if self._embed_queries is None:
-            return [self.embed(q) for q in queries]
+            return [self.retriever.embed(q) for q in queries]
         return self._embed_queries(queries)
-
-    def postgres_retriever(self, index: IndexState, widen: int = 1) -> PostgresRetriever:
-        return self.retriever.postgres_retriever(index, widen)
 
     def search(self, question: str, filters: Filters | None = None, on_event: EventSink | None = None) -> SearchResult:
         # Routing may ask the LLM to rewrite the question: that call keeps a question's deadline too.
@@ -198,7 +152,7 @@ class Pipeline:
         if not refusal:
             return None
         answer = refusal_answer(question, refusal)
-        answer.mode, answer.provider, answer.reranker = mode, self.provider.name, self.reranker.name
+        answer.mode, answer.provider, answer.reranker = mode, self.provider.name, self.retriever.reranker.name
         answer.pipeline_version = pipeline_version()
         run.emit("refused", {"reason": refusal})
         return answer
@@ -207,19 +161,19 @@ class Pipeline:
         self, question: str, mode: Mode, filters: Filters | None, run: Run, budget: QuestionBudget
     ) -> FinalAnswer:
         """From the answer cache when it holds this question (or one close enough); otherwise answered and cached."""
-        index = self.index()
+        index = self.retriever.index()
         # The serving code's version is part of the key: a new generator must not serve the old one's answers.
         # The source mode too: live mode answers some questions from PubMed itself, the others from the index.
         variant = (
             f"{mode}|{self.settings.sources.source_mode}|{self.provider.name}|{self.retriever.variant}|"
             f"{pipeline_version()}"
         )
-        cacheable = self.cache.cacheable(filters)
+        cacheable = self.retriever.cache.cacheable(filters)
         qvec: list[float] | None = None
         if cacheable:
             with run.stage("embed"):
-                qvec = self.embed(question)
-            hit = self.cache.get_answer(index.version, variant, question, qvec)
+                qvec = self.retriever.embed(question)
+            hit = self.retriever.cache.get_answer(index.version, variant, question, qvec)
             if hit is not None:
                 answer = FinalAnswer.model_validate(hit[0])
                 answer.cached, answer.question = hit[1], question
@@ -248,7 +202,7 @@ class Pipeline:
             and not budget.fell_back
             and registry.cacheable(answer, self.settings.sources.source_mode == "live")
         ):
-            self.cache.set_answer(index.version, variant, question, qvec, answer.model_dump(mode="json"))
+            self.retriever.cache.set_answer(index.version, variant, question, qvec, answer.model_dump(mode="json"))
         return answer
 
     def _scope_from_literature(
@@ -285,7 +239,8 @@ class Pipeline:
 
     def _plan(self, question: str, index: IndexState, run: Run) -> tuple[Plan, list[str]]:
         """The rules' plan, or the configured LLM's when it proposes one that checks out (kinds/proposal.py)."""
-        genes, pathways = load_lexicon(self.engine, index.version), load_pathways(self.engine, index.version)
+        engine = self.retriever.engine
+        genes, pathways = load_lexicon(engine, index.version), load_pathways(engine, index.version)
         with run.stage("route"):
             rules = registry.read_question(question, genes, pathways)
         with run.stage("plan"):

@@ -22,7 +22,9 @@ from retrieval.question.followup import TurnContext
 
 
 @dataclass(frozen=True)
-class Turn:
+class StoredTurn:
+    """A turn as the store reads it back (serving/schemas.py's `Turn` is its JSON form in the API)."""
+
     answer_id: str
     turn: int
     question: str
@@ -77,7 +79,7 @@ class AnswerStore:
         )
         with self.engine.begin() as conn:
             conn.execute(text("SELECT id FROM conversations WHERE id = :id FOR UPDATE"), {"id": conversation_id})
-            turn = conn.execute(
+            turn: int = conn.execute(
                 text("SELECT coalesce(max(turn), 0) + 1 FROM answers WHERE conversation_id = :id"),
                 {"id": conversation_id},
             ).scalar_one()
@@ -106,7 +108,7 @@ class AnswerStore:
             row = conn.execute(text("SELECT answer FROM answers WHERE id = :id"), {"id": answer_id}).first()
         return FinalAnswer.model_validate(row.answer) if row else None
 
-    def turns(self, conversation_id: str) -> list[Turn]:
+    def turns(self, conversation_id: str) -> list[StoredTurn]:
         if not self.exists(conversation_id):
             raise UnknownConversation(conversation_id)
         with self.engine.connect() as conn:
@@ -118,5 +120,6 @@ class AnswerStore:
                 {"id": conversation_id},
             ).all()
         return [
-            Turn(r.id, r.turn, r.question, r.asked_as, r.created_at, FinalAnswer.model_validate(r.answer)) for r in rows
+            StoredTurn(r.id, r.turn, r.question, r.asked_as, r.created_at, FinalAnswer.model_validate(r.answer))
+            for r in rows
         ]

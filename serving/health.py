@@ -96,7 +96,7 @@ def _redis(settings: FluxSettings, pipeline: Pipeline | None) -> dict[str, Any]:
     if not settings.cache.cache_enabled:  # no caches: Redis is not used, so it cannot degrade anything
         return {"ok": True, "cache_backend": "disabled"}
     if pipeline is not None:  # its cache's backend, which falls back to memory while Redis is down
-        backend = pipeline.cache.backend
+        backend = pipeline.retriever.cache.backend
         return {"ok": backend == "redis", "cache_backend": backend}
     try:
         redis.Redis.from_url(settings.resolved_redis_url, socket_timeout=0.5, socket_connect_timeout=0.5).ping()

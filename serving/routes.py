@@ -114,7 +114,7 @@ def search(asked: CheckedSearch, pipeline: PipelineDep) -> SearchResult:
 )
 def graph_neighbourhood(pipeline: PipelineDep, ids: SeedIds) -> Neighbourhood:
     try:
-        return pipeline.graph_guard.call(lambda: neighbourhood(pipeline.driver, ids))
+        return pipeline.retriever.graph_guard.call(lambda: neighbourhood(pipeline.retriever.driver, ids))
     except GraphUnavailable as exc:
         raise HTTPException(status_code=503, detail=str(exc)) from None
 
@@ -127,7 +127,7 @@ def graph_neighbourhood(pipeline: PipelineDep, ids: SeedIds) -> Neighbourhood:
 )
 def release_changes(pipeline: PipelineDep) -> ReleaseChanges:
     with outages_as_503():
-        return latest_changes(pipeline.engine)
+        return latest_changes(pipeline.retriever.engine)
 
 
 @router.get(
@@ -206,5 +206,5 @@ def health(settings: SettingsDep, state: StateDep) -> JSONResponse:
 )
 def metrics(state: StateDep) -> PrometheusResponse:
     pipeline = state.built_pipeline  # never built for a scrape: before the first question there are no cache stats
-    cache_stats = pipeline.cache.stats() if pipeline is not None else {}
+    cache_stats = pipeline.retriever.cache.stats() if pipeline is not None else {}
     return PrometheusResponse(state.metrics.render(cache_counters(cache_stats)))

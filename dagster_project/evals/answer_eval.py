@@ -48,7 +48,9 @@ _DECISION = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
 def eval_pipeline(settings: FluxSettings, index: IndexState) -> Pipeline:
     """Serving's pipeline, pinned to an index version and with every cache off (an eval must not read answers)."""
     off = Cache(None, embedding_ttl=1, retrieval_ttl=1, answer_ttl=1, semantic_threshold=1.0, enabled=False)
-    return Pipeline.from_settings(settings, cache=off).pin(index)
+    pipeline = Pipeline.from_settings(settings, cache=off)
+    pipeline.retriever.pin(index)
+    return pipeline
 
 
 @dataclass(frozen=True)
@@ -120,8 +122,8 @@ def _answer_row(
         "expected_in_claims": claims_name_expected(answer, q.expected) if q.expected else None,
     }
     if q.gene_list_of:
-        expected = graph_genes(pipeline.driver, q.gene_list_of)
-        lexicon = load_lexicon(pipeline.engine, pipeline.index().version)
+        expected = graph_genes(pipeline.retriever.driver, q.gene_list_of)
+        lexicon = load_lexicon(pipeline.retriever.engine, pipeline.retriever.index().version)
         row["gene_recall"], row["gene_precision"] = gene_list_scores(genes_named(answer, lexicon), expected)
         row["expected_genes"] = len(expected)
     if q.expected:

@@ -66,14 +66,14 @@ def usable(items: list[dict[str, Any]], held: set[str]) -> list[dict[str, Any]]:
 
 
 def held_documents(pipeline: Pipeline) -> set[str]:
-    with pipeline.engine.connect() as conn:
+    with pipeline.retriever.engine.connect() as conn:
         return set(conn.execute(text(HELD_DOCUMENTS)).scalars())
 
 
 def observe(pipeline: Pipeline, items: list[dict[str, Any]]) -> list[Observed]:
     """Each question through the literature path as served (thinking mode), its answerability signals kept."""
-    genes, pathways = pipeline.lexicons()
-    index = pipeline.index()
+    genes, pathways = pipeline.retriever.lexicons()
+    index = pipeline.retriever.index()
     out = []
     for item in items:
         seen: dict[str, Any] = {}

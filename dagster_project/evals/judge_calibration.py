@@ -51,7 +51,7 @@ def calibration_pairs(pipeline: Pipeline, questions: list[EvalQuestion]) -> list
 
 
 def _abstracts(pipeline: Pipeline, keys: set[str]) -> dict[str, str]:
-    with pipeline.engine.connect() as conn:
+    with pipeline.retriever.engine.connect() as conn:
         rows = conn.execute(
             text(
                 "SELECT source || '_' || external_id AS key, content FROM documents"

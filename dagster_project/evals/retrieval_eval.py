@@ -82,7 +82,7 @@ class Baseline:
         import bm25s
 
         started = time.perf_counter()
-        with pipeline.engine.connect() as conn:
+        with pipeline.retriever.engine.connect() as conn:
             # Title, blank line, content: the document as the chunker writes it, so one chunk can stand for it.
             rows = conn.execute(
                 text(
@@ -106,7 +106,7 @@ class Baseline:
         def tokenize(texts: list[str]) -> list[list[int]]:
             return model().tokenizer(texts, truncation=True, max_length=model().max_seq_length)["input_ids"]
 
-        chunks = single_chunk_vectors(pipeline.engine, index.embedding_model) if reuse_chunks else {}
+        chunks = single_chunk_vectors(pipeline.retriever.engine, index.embedding_model) if reuse_chunks else {}
         known = reusable_vectors(keys, hashes, bodies, chunks, tokenize)
         matrix, encoded = document_vectors(
             store, f"{index.embedding_model}/{index.embedding_dim}", hashes, bodies, encode, known
@@ -135,7 +135,7 @@ def _normalized(value: str) -> str:
 
 def indexed_text(pipeline: Pipeline) -> str:
     """Every active chunk, case and spacing folded, one per line: what `verbatim_rate` searches."""
-    with pipeline.engine.connect() as conn:
+    with pipeline.retriever.engine.connect() as conn:
         # One haystack: a folded query holds no newline, so it cannot match across two chunks.
         return "\n".join(
             _normalized(c)
@@ -214,7 +214,8 @@ def evaluate(
     LATENCY_SAMPLE questions."""
     if not questions:
         return _metrics([], {v: [] for v in VARIANTS}, 0), []
-    pg = pipeline.postgres_retriever(pipeline.index())
+    retriever = pipeline.retriever
+    pg = retriever.postgres_retriever(retriever.index())
     texts = [q.question for q in questions]
     if vectors is None:
         vectors = pipeline.embed_many(texts)
@@ -229,7 +230,7 @@ def evaluate(
                 "dense": doc_ranking(dense_ids),
                 "bm25": doc_ranking(bm25_ids),
                 "hybrid": doc_ranking(interleave(dense_ids, bm25_ids)),
-                "hybrid_rerank": doc_ranking(e.id for e in pipeline.reranker.rerank(q.question, candidates[i])),
+                "hybrid_rerank": doc_ranking(e.id for e in retriever.reranker.rerank(q.question, candidates[i])),
                 "baseline_dense": baseline.dense(vectors[start + i]),
                 "baseline_bm25": baseline_lexical[i],
             }
@@ -252,16 +253,17 @@ def evaluate_one_at_a_time(
 ) -> tuple[dict[str, float], list[dict]]:
     """Each question as serving takes it, alone, with each variant's latency. `vectors`: the questions' vectors
     when they were encoded already (encoding is not part of any variant's latency)."""
-    index = pipeline.index()
-    pg = pipeline.postgres_retriever(index)
+    retriever = pipeline.retriever
+    index = retriever.index()
+    pg = retriever.postgres_retriever(index)
     latencies: dict[str, list[float]] = {v: [] for v in VARIANTS}
     rows: list[dict] = []
     for n, q in enumerate(questions, start=1):
-        vector = vectors[n - 1] if vectors is not None else pipeline.embed(q.question)
+        vector = vectors[n - 1] if vectors is not None else retriever.embed(q.question)
         literal = vector_literal(vector)
         rankings: dict[str, list[str]] = {}
         started = time.perf_counter()
-        with pipeline.engine.begin() as conn:
+        with retriever.engine.begin() as conn:
             dense_ids = [r.id for r in pg.dense(conn, literal, None)]
         latencies["dense"].append(_ms(started))
         started = time.perf_counter()
@@ -270,7 +272,7 @@ def evaluate_one_at_a_time(
         started = time.perf_counter()
         candidates = pg.candidates(q.question, vector)
         latencies["hybrid"].append(_ms(started))
-        reranked = pipeline.reranker.rerank(q.question, candidates)
+        reranked = retriever.reranker.rerank(q.question, candidates)
         latencies["hybrid_rerank"].append(_ms(started))
         rankings["dense"], rankings["bm25"] = doc_ranking(dense_ids), doc_ranking(bm25_ids)
         rankings["hybrid"] = doc_ranking(interleave(dense_ids, bm25_ids))

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import re
 
+from retrieval.answering.typed_answer import Statement
 from retrieval.model.answer_data import GeneFacts, GeneFactsData
 
 # HGNC locus types of protein-coding genes (locus group "protein-coding gene").
 PROTEIN_CODING = frozenset({"gene with protein product"})
-
-Statement = tuple[str, list[str]]  # a sentence and the HGNC ids it cites
 
 
 def _label(gene: GeneFacts) -> str:

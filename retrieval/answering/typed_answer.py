@@ -20,6 +20,7 @@ SOURCE_LABEL = {"reactome": "Reactome", "kegg": "KEGG", "hgnc": "HGNC"}
 MEDGEN = re.compile(r"^CN?\d+$")  # a ClinVar condition (MedGen concept)
 TYPED_CONFIDENCE = 0.95  # a statement read from the tables and the graph as they are
 
+# A sentence of an answer and the node ids it cites (an empty list: a statement with nothing to cite).
 Statement = tuple[str, list[str]]
 
 

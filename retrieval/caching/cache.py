@@ -27,6 +27,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from dagster_project.core.breaker import CircuitBreaker
+from dagster_project.core.text import BROAD_STOPWORDS
 from retrieval.caching import semantic_index
 from retrieval.caching.memory_store import MemoryStore
 from retrieval.caching.semantic_index import banding_for, decode_entry, encode_entry, unit_vector
@@ -43,26 +44,18 @@ T = TypeVar("T")
 _KINDS = ("exact", "semantic", "retrieval", "embedding")
 _STORE_ERRORS = (redis.RedisError, OSError)
 
-# Common English words (plus question words); anything else in a query is "distinctive".
-_QUESTION_FILLER_TEXT = """
-a about above across after again against all almost along already also although always am among an and another any
-anyone anything are around as ask asked at away back be became because become been before being below best better
-between both but by came can cannot could did different do does doing done down during each either else enough
-even ever every few find first for found from full further get gets give given go goes going good got great had
-has have having he her here hers herself him himself his how however i if in into is it its itself just keep kind
-know known last least less let like likely made main make makes many may me might more most mostly much must my
-myself near need never new next no none nor not now of off often on once one only onto or other others our ours
-out over own part per perhaps put quite rather really right role said same say see seem seems several shall she
-should show shown since so some something sometimes still such take than that the their theirs them themselves
-then there these they thing things this those though through thus to together too toward towards under until up
-upon us use used uses using usually very via was way we well were what whatever when where whether which while who
-whom whose why will with within without would yet you your yours yourself explain describe tell please mean means
-work works happen happens affect affects effect effects relate related relationship difference differences compare
-compared example examples list name names overview summary summarize briefly detail details exactly actually
-typically generally common commonly important involved involve involves play plays function functions
+# What a question asks for, not what about: with the broad English stop list (core/text.py) never distinctive.
+_REQUEST_WORDS = """
+explain describe tell please mean means work works happen happens affect affects effect effects relate related
+relationship difference differences compare compared example examples list name names overview summary summarize
+briefly detail details exactly actually typically generally common commonly important involved involve involves play
+plays function functions
 """
-QUESTION_FILLER_WORDS: frozenset[str] = frozenset(_QUESTION_FILLER_TEXT.split())
+QUESTION_FILLER_WORDS: frozenset[str] = BROAD_STOPWORDS | frozenset(_REQUEST_WORDS.split())
 
+# Not core/text.py's `words`: a token here runs over any word character (Greek and accented letters too) and keeps
+# ids joined by "-", ":" or "." whole (GO:0006096, EC 2.7.1.1) without a sentence's last full stop. The tokens are
+# stored with every cached answer, so another tokenizer would stop matching the answers already cached.
 _TOKEN = re.compile(r"\w+(?:[-:.]\w+)*")
 _SENTENCE_END = re.compile(r"[.?!]\s*$")
 

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from dagster_project.core.settings import FluxSettings
+from retrieval.answering.typed_answer import Statement as Statement  # the kinds import it from here
 from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.answer_data import AnswerData
 from retrieval.model.genes import GeneLexicon
@@ -21,8 +22,6 @@ from retrieval.model.plan import Plan
 from retrieval.question.reading import Read
 from retrieval.retrievers.graph_facts import GraphReader
 
-# A sentence of an answer and the node ids it cites (an empty list: a statement with nothing to cite).
-Statement = tuple[str, list[str]]
 Recogniser = Callable[[Read], Plan | None]
 Expected = dict[str, str]  # what a generated question's right answer holds (evals/kind_questions.py)
 

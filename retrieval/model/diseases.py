@@ -20,7 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from retrieval.model.spelling import fold
-from retrieval.model.terms import STOPWORDS
+from retrieval.model.terms import QUESTION_STOPWORDS
 
 ROMAN = {
     "i": "1",
@@ -43,7 +43,7 @@ FUZZY_CUTOFF = 88.0  # rapidfuzz ratio (0-100): one or two letters off in a name
 MIN_FUZZY_LENGTH = 8  # shorter spans match only exactly: "MODY" is no typo of "MODS"
 MAX_SPAN = 12  # words
 MATCH_CACHE = 64  # questions whose reading is kept
-_EDGE_STOPS = STOPWORDS - {"type", "types", "one", "two"}  # words a condition's name may start or end with
+_EDGE_STOPS = QUESTION_STOPWORDS - {"type", "types", "one", "two"}  # words a condition's name may start or end with
 # A name is also read without a last generic word, where no other name is that shorter form.
 GENERIC_END = re.compile(r"\s+(?:syndrome|disease|disorder)$")
 

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 
 from dagster_project.core.vocabulary import COMMON_WORDS
 from retrieval.model.index_state import PerIndex
-from retrieval.model.terms import STOPWORDS
+from retrieval.model.terms import QUESTION_STOPWORDS
 
 # Greek letters belong to a name ("PKB" + beta, "TNF" + alpha): a token does not end before them.
 _GREEK = "\u0391-\u03a9\u03b1-\u03c9"
@@ -101,7 +101,7 @@ def _looks_like_identifier(token: str) -> bool:
         and any(ch.isupper() or ch.isdigit() for ch in token[1:])
         and not token.isdigit()
         and token.upper() not in COMMON_WORDS
-        and token.lower() not in STOPWORDS
+        and token.lower() not in QUESTION_STOPWORDS
     )
 
 
@@ -146,7 +146,7 @@ class GeneLexicon:
     def lookup_loose(self, token: str) -> GeneMention | None:
         """Any case, any shape ("smac", "N-ras"): only where the question is known to name a gene (a gene-fact
         question), never to find genes in free text."""
-        if token.lower() in STOPWORDS or token.upper() in COMMON_WORDS or len(token) < 2:
+        if token.lower() in QUESTION_STOPWORDS or token.upper() in COMMON_WORDS or len(token) < 2:
             return None
         return self._mention(token)
 
@@ -196,7 +196,7 @@ class GeneLexicon:
             hit is None
             or hit[1] != "symbol"
             or len(token) < 3
-            or token in STOPWORDS
+            or token in QUESTION_STOPWORDS
             or token.upper() in COMMON_WORDS
             or token in _PLAIN_WORDS
         ):

@@ -27,14 +27,14 @@ from retrieval.model.diseases import DiseaseLexicon, read_diseases
 from retrieval.model.index_state import PerIndex
 from retrieval.model.reactions import ReactionLexicon, read_reactions
 from retrieval.model.spelling import TypoCorrector, canonical, canonical_words, fold
-from retrieval.model.terms import STOPWORDS
+from retrieval.model.terms import QUESTION_STOPWORDS
 
 _ID = re.compile(r"(?<![\w-])(R-HSA-\d+|hsa\d{5})(?![\w-])", re.I)
 _SOURCE_WORD = {"reactome": "reactome", "kegg": "kegg"}
 # Words that say "pathway" without naming one: never part of a fuzzy match.
 _GENERIC = frozenset(
     canonical(w)
-    for w in STOPWORDS
+    for w in QUESTION_STOPWORDS
     | {
         "pathway",
         "pathways",
@@ -225,10 +225,6 @@ class PathwayLexicon:
             if len(name := " ".join(words[i:j])) >= 4 and name in self._by_name
         ]
         return sorted(spans, key=lambda span: (-len(span[2]), span[0]))
-
-    def ids_in(self, question: str) -> list[str]:
-        """Pathway ids written in the question, known to the index or not."""
-        return [_id(m.group(1)) for m in _ID.finditer(question)]
 
     def find(self, question: str) -> list[PathwayRef]:
         """Pathways the question names, in order of appearance, each once."""

@@ -65,8 +65,9 @@ def canonical_words(value: str) -> list[str]:
     return [canonical(w) for w in fold(value).split()]
 
 
-# The words questions are asked with: a typo in them is corrected too ("patwhays", "invovled", "cytoabnd").
-_QUESTION_WORDS = """
+# Words questions are asked with that a typo is corrected to, besides the pathway-name words ("patwhays",
+# "invovled", "cytoabnd"); written correctly they are left as they are.
+_CORRECTION_TARGETS = """
 pathway pathways genes members member involved participates participate identifiers identifier chromosome cytoband
 pseudogene protein coding location located symbol official approved subpathways compounds compound metabolites
 metabolite contain contains containing include includes including belong belongs counterpart equivalent
@@ -74,7 +75,7 @@ corresponds correspond overview describe compare comparison difference different
 parent parents children references accession accessions ensembl uniprot entrez underneath beneath appear appears
 database databases summary summarise summarize genome transcript
 """
-QUESTION_WORDS = frozenset(canonical(w) for w in _QUESTION_WORDS.split())
+CORRECTION_TARGETS = frozenset(canonical(w) for w in _CORRECTION_TARGETS.split())
 # Words the question kinds read that are never typos of a pathway-name word: left as written, never a target
 # ("action" must not become "reaction", nor "metabolic" "metabolite").
 _KEPT_WORDS = """
@@ -90,7 +91,7 @@ class TypoCorrector:
     it."""
 
     def __init__(self, vocabulary: Iterable[str], keep: Iterable[str] = ()) -> None:
-        words = set(vocabulary) | QUESTION_WORDS
+        words = set(vocabulary) | CORRECTION_TARGETS
         self._by_length: dict[int, list[str]] = {}
         for w in sorted(w for w in words if len(w) >= MIN_TYPO_LENGTH and w.isalpha()):
             self._by_length.setdefault(len(w), []).append(w)

@@ -1,26 +1,27 @@
 """Word-level helpers shared by the router, the offline provider and the judge: words, key terms, entities.
 
 Words and the English stop words come from dagster_project/core/text.py, the one tokenizer and stop list; here they
-are extended with the words questions are phrased with, which are never key terms.
+are extended with the words questions are phrased with (`PHRASING_WORDS`), which are never key terms, into
+`QUESTION_STOPWORDS`.
 """
 
 from __future__ import annotations
 
-from dagster_project.core.text import STOPWORDS as ENGLISH_STOPWORDS
-from dagster_project.core.text import words
+from dagster_project.core.text import STOPWORDS, words
 
-# Question scaffolding: how a question is asked, not what it is about.
-_QUESTION_WORDS = """
+# How a question is asked, not what it is about.
+_PHRASING_WORDS = """
 tell explain describe give list show name known role involved involve relate related relationship function
 functions work works happen happens mean means please kind type types way ways much many one two
 play plays played contain contains containing correspond corresponds corresponding well
 """
-QUESTION_WORDS = frozenset(_QUESTION_WORDS.split())
-STOPWORDS = ENGLISH_STOPWORDS | QUESTION_WORDS
+PHRASING_WORDS = frozenset(_PHRASING_WORDS.split())
+# What a question's content words and key terms drop.
+QUESTION_STOPWORDS = STOPWORDS | PHRASING_WORDS
 
 __all__ = [
-    "QUESTION_WORDS",
-    "STOPWORDS",
+    "PHRASING_WORDS",
+    "QUESTION_STOPWORDS",
     "content_words",
     "entities",
     "key_terms",
@@ -32,7 +33,7 @@ __all__ = [
 
 def content_words(text: str) -> list[str]:
     """Words that carry meaning (not stopwords, not a single character), in order, original case kept."""
-    return [w for w in words(text) if w.lower() not in STOPWORDS and len(w) > 1]
+    return [w for w in words(text) if w.lower() not in QUESTION_STOPWORDS and len(w) > 1]
 
 
 def entities(text: str) -> list[str]:
@@ -42,7 +43,7 @@ def entities(text: str) -> list[str]:
         for w in words(text)
         if any(c.isdigit() for c in w)
         or any(c.isupper() for c in w[1:])
-        or (w[:1].isupper() and w.lower() not in STOPWORDS)
+        or (w[:1].isupper() and w.lower() not in QUESTION_STOPWORDS)
     ]
     return list(dict.fromkeys(found))
 

@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from retrieval.model.literature import Article, LiteratureRequest, PubMedSearchData
-from retrieval.pubmed.translation import words
+from retrieval.pubmed.translation import concept_words
 
 _ACTIVE = "source = 'pubmed' AND status = 'active'"
 
@@ -53,7 +53,7 @@ def _matching(request: LiteratureRequest) -> tuple[str, dict[str, Any]]:
     folded) in the field asked, the years asked, the publication types asked."""
     field = "title" if request.field == "title" else "title || ' ' || content"
     clauses, params = [_ACTIVE], {}
-    for i, word in enumerate(w for concept in request.concepts for w in words(concept)):
+    for i, word in enumerate(w for concept in request.concepts for w in concept_words(concept)):
         clauses.append(f"({field}) ~* :w{i}")
         params[f"w{i}"] = rf"\m{re.escape(word)}"
     if request.mindate:

@@ -12,27 +12,26 @@ always runs again with the reused term and its translation is checked again, so 
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from dagster_project.core.text import STOPWORDS
+from dagster_project.core.text import STOPWORDS, words
 from retrieval.model.literature import SearchTrail
 
 log = logging.getLogger(__name__)
 MIN_DICE = 0.6
-# Words every literature question uses: they say what is asked, not what about.
-_QUESTION_WORDS = """
-how many number count articles article papers paper publications publication studies study records record pubmed
-newest latest recent recently most relevant top show list find give me published appeared titles title abstract
-abstracts literature research say says said does do what which are were is was there about on regarding concerning
-from since between during until before after year years
+# Words every literature question uses, on top of the English stop words: they say what is asked, not what about.
+_LITERATURE_QUESTION_WORDS = """
+many number count articles article papers paper publications publication studies study records record pubmed
+newest latest recent recently relevant top show list find give published appeared titles title abstract abstracts
+literature research say says said regarding concerning since year years
 """
-QUESTION_WORDS = frozenset(_QUESTION_WORDS.split())
-_TOKEN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+LITERATURE_QUESTION_WORDS = frozenset(_LITERATURE_QUESTION_WORDS.split())
+# Only "'" and "-" join a word: "BRCA1/BRCA2" is two tokens.
+_TOKEN_JOINERS = "'-"
 
 
 @dataclass(frozen=True)
@@ -46,13 +45,13 @@ class Strategy:
 def tokens(question: str) -> tuple[list[str], list[str]]:
     """(content tokens, distinctive tokens) of a question, both case-folded and sorted, duplicates removed."""
     content, distinctive = set(), set()
-    for position, raw in enumerate(_TOKEN_RE.findall(question)):
+    for position, raw in enumerate(words(question, _TOKEN_JOINERS)):
         folded = raw.lower()
-        if folded in STOPWORDS or folded in QUESTION_WORDS:
+        if folded in STOPWORDS or folded in LITERATURE_QUESTION_WORDS:
             continue
         content.add(folded)
         capital = raw != folded and not (position == 0 and raw[1:] == raw[1:].lower())
-        if capital or any(ch.isdigit() for ch in raw) or folded not in COMMON_WORDS:
+        if capital or any(ch.isdigit() for ch in raw) or folded not in GENERIC_TOPIC_WORDS:
             distinctive.add(folded)
     return sorted(content), sorted(distinctive)
 
@@ -148,12 +147,13 @@ class StrategyMemory:
             log.warning("strategy memory not written: %s", exc)
 
 
-# Common English words that say nothing distinctive about a topic (a question's other words are distinctive).
-_COMMON_WORDS = """
+# Words of a topic that say nothing distinctive about it (a question's other words are distinctive; the English stop
+# words never reach this test).
+_GENERIC_TOPIC_WORDS = """
 effect effects role roles use used using treatment treatments therapy therapies risk risks patients patient people
 disease diseases human humans association associated outcome outcomes new novel early late long short high low
 increase increased decrease decreased level levels factor factors protection protective cell cells gene genes
 protein proteins function functions response responses analysis review reviews trial trials clinical model models
-mechanism mechanisms change changes during related between among across versus vs health care
+mechanism mechanisms change changes related among across versus vs health care
 """
-COMMON_WORDS = frozenset(_COMMON_WORDS.split())
+GENERIC_TOPIC_WORDS = frozenset(_GENERIC_TOPIC_WORDS.split())

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from dagster_project.core.text import words
 from retrieval.model import pubmed_vocabulary as vocabulary
 from retrieval.model.literature import LiteratureRequest, TranslationProblem
-from retrieval.pubmed.translation import abbreviations_in, words
+from retrieval.pubmed.translation import abbreviations_in, concept_words
 
 FIELD_TAG = {"title": "ti", "title/abstract": "tiab", "": ""}
 
@@ -55,7 +56,7 @@ def _or_outside(text: str) -> bool:
 
 def _tagged(concept: str, tag: str) -> str:
     """A concept limited to one field: each word tagged, so word order and stop words do not matter."""
-    kept = [w for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9'-]*", concept) if w.lower() in set(words(w))]
+    kept = [w for w in words(concept, "'-") if w.lower() in set(concept_words(w))]
     parts = [f"{w}[{tag}]" for w in kept] or [f'"{concept}"[{tag}]']
     return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
 
@@ -111,9 +112,9 @@ def refine(
 
 def _owner(request: LiteratureRequest, term: Term, written: str) -> str:
     """The concept whose group holds these words (the request's concept as the question wrote it)."""
-    folded = set(words(written))
+    folded = set(concept_words(written))
     for group in term.groups:
-        if folded and folded <= set(words(group.about)):
+        if folded and folded <= set(concept_words(group.about)):
             return group.about
     return written
 
@@ -158,7 +159,7 @@ def _apply(request: LiteratureRequest, term: Term, problem: TranslationProblem) 
             ),
         )
     if code == "wrong_sense":
-        context = set(words(request.topic)) | {w for c in request.concepts for w in words(c)}
+        context = set(concept_words(request.topic)) | {w for c in request.concepts for w in concept_words(c)}
         sense = vocabulary.meant_sense(concept, context)
         if sense is None:
             return request, term, ""
@@ -166,7 +167,7 @@ def _apply(request: LiteratureRequest, term: Term, problem: TranslationProblem) 
         owner = _owner(request, term, concept)
         written = next((w for w in owner.split() if w.lower() == concept), concept)
         rest = _without(owner, concept)
-        if set(words(phrase)) <= set(words(rest)):
+        if set(concept_words(phrase)) <= set(concept_words(rest)):
             text, meant, did = rest, rest, f'dropped "{written}"'
         else:
             text = f'("{phrase}"[mh] OR {written}[tiab])' + (f" AND {rest}" if rest else "")

@@ -21,38 +21,13 @@ from __future__ import annotations
 
 import re
 
+from dagster_project.core.text import CONCEPT_JOINERS, words
 from retrieval.model import pubmed_vocabulary as vocabulary
 from retrieval.model.literature import LiteratureRequest, TranslationProblem
 
 _TERM_RE = re.compile(r'"([^"]+)"\[([^\]]+)\]|([^\s()"]+)\[([^\]]+)\]')
 _DATE_TAGS = ("date - publication", "dp", "pdat", "publication date")
 TOO_BROAD = 3_000_000  # PubMed holds some 38 million records; a topic matching this many lost a concept
-_STOP = frozenset(
-    {
-        "the",
-        "of",
-        "and",
-        "in",
-        "on",
-        "for",
-        "with",
-        "a",
-        "an",
-        "to",
-        "by",
-        "or",
-        "as",
-        "at",
-        "from",
-        "after",
-        "via",
-        "into",
-        "among",
-        "during",
-        "vs",
-        "versus",
-    }
-)
 
 
 def split_and(translation: str) -> list[str]:
@@ -97,8 +72,9 @@ def terms(group: str) -> list[tuple[str, str]]:
     ]
 
 
-def words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z0-9][a-z0-9'-]*", text.lower()) if w not in _STOP]
+def concept_words(text: str) -> list[str]:
+    """The lower-cased words of `text` a translation is checked for: "'" and "-" join a word, joiners dropped."""
+    return [w for w in words(text.lower(), "'-") if w not in CONCEPT_JOINERS]
 
 
 def _stem(word: str) -> str:
@@ -108,9 +84,9 @@ def _stem(word: str) -> str:
 def missing_words(translation: str, concept: str) -> list[str]:
     """The words of a concept no term of the translation holds (plurals folded); ATM may spread one concept over
     several AND groups, so any term counts. An abbreviation counts as held by the MeSH heading it stands for."""
-    held = {_stem(w) for text, _tag in terms(translation) for w in words(text)}
+    held = {_stem(w) for text, _tag in terms(translation) for w in concept_words(text)}
     headings = {text for text, tag in terms(translation) if tag.startswith("mesh")}
-    return [w for w in words(concept) if _stem(w) not in held and vocabulary.expansion(w) not in headings]
+    return [w for w in concept_words(concept) if _stem(w) not in held and vocabulary.expansion(w) not in headings]
 
 
 def covers(group: str, concept: str) -> bool:
@@ -139,7 +115,7 @@ def _phrases(request: LiteratureRequest, groups: list[str]) -> list[TranslationP
         if (
             len(found) == 1
             and found[0][1] == "all fields"
-            and len(words(found[0][0])) >= 3
+            and len(concept_words(found[0][0])) >= 3
             and found[0][0] not in quoted
         ):
             out.append(
@@ -157,7 +133,7 @@ def _phrases(request: LiteratureRequest, groups: list[str]) -> list[TranslationP
 
 def _concepts(request: LiteratureRequest, translation: str) -> list[TranslationProblem]:
     out: list[TranslationProblem] = []
-    topic_words = set(words(request.topic)) | {w for c in request.concepts for w in words(c)}
+    topic_words = set(concept_words(request.topic)) | {w for c in request.concepts for w in concept_words(c)}
     found = terms(translation)
     for concept in request.concepts:
         # An ambiguous abbreviation a refinement dropped for the phrase it stands for here is not lost ("PD" beside
@@ -194,7 +170,7 @@ def abbreviations_in(concept: str) -> list[tuple[str, str]]:
 
 def _spelled_out(word: str, concept: str, context: set[str]) -> bool:
     sense = vocabulary.meant_sense(word, context)
-    return sense is not None and set(words(sense[1])) <= set(words(concept))
+    return sense is not None and set(concept_words(sense[1])) <= set(concept_words(concept))
 
 
 def _unmapped(concept: str, found: list[tuple[str, str]]) -> list[TranslationProblem]:
@@ -215,7 +191,7 @@ def _unmapped(concept: str, found: list[tuple[str, str]]) -> list[TranslationPro
 
 def _wrong_senses(concept: str, found: list[tuple[str, str]], topic_words: set[str]) -> list[TranslationProblem]:
     out = []
-    for word in words(concept):
+    for word in concept_words(concept):
         sense = vocabulary.meant_sense(word, topic_words)
         if sense and any(text == sense[0] and tag.startswith("mesh") for text, tag in found):
             out.append(

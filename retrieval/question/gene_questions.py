@@ -12,7 +12,7 @@ from typing import Literal
 
 from dagster_project.core.text import words
 from retrieval.model.genes import Gene, GeneLexicon, GeneMention
-from retrieval.model.terms import STOPWORDS
+from retrieval.model.terms import QUESTION_STOPWORDS
 
 Fact = Literal["symbol", "ids", "locus_type", "location", "summary"]
 
@@ -107,15 +107,15 @@ def candidates(mention: GeneMention) -> tuple[Gene, ...]:
     return mention.candidates or (mention.gene,)
 
 
-# Words a gene-fact question is made of, on top of the question stop words (terms.STOPWORDS, which already hold
-# "what", "which", "tell", "name", "type", "known" ...); what is left names the gene.
+# Words a gene-fact question is made of, on top of the question stop words (terms.QUESTION_STOPWORDS, which already
+# hold "what", "which", "tell", "name", "type", "known" ...); what is left names the gene.
 _FACT_TEXT = """
 official approved current hgnc symbol symbols gene genes names full stand stands chromosome chromosomal
 cytoband cytogenetic location located lie lies map maps genome genomic protein coding non-coding noncoding pseudogene
 locus sort class identifiers identifier ids id accession accessions uniprot entrez ncbi ensembl convert
 translate called alias aliases synonym synonyms previous previously renamed code codes encode encodes arm band
 """
-_NOT_THE_GENE = STOPWORDS | frozenset(_FACT_TEXT.split())
+_NOT_THE_GENE = QUESTION_STOPWORDS | frozenset(_FACT_TEXT.split())
 # Only '-' joins a word here: "TP53/MDM2" names two genes and "Reactome's" ends at the apostrophe.
 _GENE_WORD_JOINERS = "-"
 

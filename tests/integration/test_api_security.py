@@ -137,9 +137,9 @@ def test_serving_connects_as_a_role_that_cannot_change_the_index(
     from sqlalchemy import text
     from sqlalchemy.exc import DBAPIError
 
-    assert pipeline.engine.url.username == demo_platform.serving.serving_role
-    with pipeline.engine.connect() as conn:
+    assert pipeline.retriever.engine.url.username == demo_platform.serving.serving_role
+    with pipeline.retriever.engine.connect() as conn:
         assert conn.execute(text("SELECT current_user")).scalar_one() == demo_platform.serving.serving_role
         assert conn.execute(text("SELECT count(*) FROM chunks")).scalar_one() > 0
-    with pytest.raises(DBAPIError, match=r"permission denied|must be owner"), pipeline.engine.begin() as conn:
+    with pytest.raises(DBAPIError, match=r"permission denied|must be owner"), pipeline.retriever.engine.begin() as conn:
         conn.execute(text(statement))

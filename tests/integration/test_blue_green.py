@@ -108,7 +108,7 @@ def test_queries_during_a_refresh_never_mix_versions_and_rollback_restores(refre
         during = len(seen)
         switch = publish_candidate(engine)
         new_texts = _chunk_texts(settings)
-        pipeline.forget_index()
+        pipeline.retriever.forget_index()
         while len(seen) < during + 5 and worker.is_alive():
             stop.wait(0.05)
     finally:
@@ -126,7 +126,7 @@ def test_queries_during_a_refresh_never_mix_versions_and_rollback_restores(refre
     assert any(cid in changed for version, chunks in seen if version == switch.version for cid, _ in chunks)
 
     back = rollback(engine)  # the old table was kept: serving returns to the old text at once
-    pipeline.forget_index()
+    pipeline.retriever.forget_index()
     again = pipeline.search(QUESTION, UNCACHED)
     assert (back.version, back.previous, again.index_version) == (old.version, switch.version, old.version)
     assert all(old_texts[e.id] == e.text for e in again.evidence if e.kind == "chunk")

@@ -142,7 +142,7 @@ def test_repeated_question_hits_and_a_rebuilt_index_misses(demo_platform: FluxSe
             )
         )
     try:
-        pipeline.forget_index()
+        pipeline.retriever.forget_index()
         third, _, _ = ask(pipeline, question)
         assert third.cached is None and third.index_version.startswith("rebuilt-")
         assert third.dagster_run_id == "rebuild-run"

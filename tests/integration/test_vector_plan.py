@@ -20,7 +20,7 @@ def _plan(conn, statement: str, params: dict) -> str:  # type: ignore[no-untyped
 def test_the_served_searches_read_the_hnsw_index_at_the_served_ef_search(demo_platform: FluxSettings) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     index = current_index(engine)
-    pg = eval_pipeline(demo_platform, index).postgres_retriever(index)
+    pg = eval_pipeline(demo_platform, index).retriever.postgres_retriever(index)
     with engine.connect() as conn:
         hnsw = conn.execute(
             text(

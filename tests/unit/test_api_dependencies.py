@@ -23,11 +23,18 @@ from retrieval.model.pathways import PathwayLexicon
 from retrieval.model.types import Evidence, Filters, Mode, RoutePlan
 from retrieval.pipeline import EventSink, SearchResult
 from retrieval.question.followup import TurnContext
-from serving.answer_store import Turn
+from serving.answer_store import StoredTurn
 from serving.api import create_app
 from serving.dependencies import answer_store, require_api_key, service_pipeline, service_settings
 
 EVIDENCE = Evidence(id="chunk:1", kind="chunk", text="Hexokinase phosphorylates glucose.")
+
+
+class StandInRetriever:
+    """The retriever half as a follow-up reads it: the served index's names (none here)."""
+
+    def lexicons(self) -> tuple[GeneLexicon, PathwayLexicon]:
+        return GeneLexicon([]), PathwayLexicon([])
 
 
 class StandInPipeline:
@@ -37,6 +44,7 @@ class StandInPipeline:
         self.failure = failure
         self.busy_s = busy_s
         self.questions: list[str] = []
+        self.retriever = StandInRetriever()
 
     def search(self, question: str, filters: Filters | None = None) -> SearchResult:
         self.questions.append(question)
@@ -66,9 +74,6 @@ class StandInPipeline:
             confidence=0.8,
             timings_ms={"total": round((time.perf_counter() - started) * 1000, 2)},
         )
-
-    def lexicons(self) -> tuple[GeneLexicon, PathwayLexicon]:
-        return GeneLexicon([]), PathwayLexicon([])
 
 
 class StandInStore:
@@ -105,11 +110,11 @@ class StandInStore:
     def answer(self, answer_id: str) -> FinalAnswer | None:
         return next((a for turns in self.saved.values() for a in turns if a.answer_id == answer_id), None)
 
-    def turns(self, conversation_id: str) -> list[Turn]:
+    def turns(self, conversation_id: str) -> list[StoredTurn]:
         if conversation_id not in self.saved:
             raise UnknownConversation(conversation_id)
         return [
-            Turn(a.answer_id or "", n, a.question, a.asked_as or "", datetime.now(UTC), a)
+            StoredTurn(a.answer_id or "", n, a.question, a.asked_as or "", datetime.now(UTC), a)
             for n, a in enumerate(self.saved[conversation_id], start=1)
         ]
 

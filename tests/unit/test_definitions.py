@@ -80,7 +80,7 @@ def test_every_asset_has_a_group_and_a_description() -> None:
 def test_every_resource_comes_from_the_one_settings_object() -> None:
     settings = FluxSettings(pg_port=54999, pg_database="elsewhere", embedding_batch_size=7)
     resources = build_definitions(settings).resources or {}
-    assert set(resources) == {"settings", "postgres", "neo4j", "redis", "embedder", "ray", "mlflow", "dbt"}
+    assert set(resources) == {"settings", "postgres", "neo4j", "embedder", "ray", "dbt"}
     assert resources["settings"] is settings
     for name, resource in resources.items():
         if name != "settings":

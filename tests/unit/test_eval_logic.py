@@ -284,7 +284,7 @@ def _calibration_pipeline(verdict_of: dict[str, str]) -> Any:
         (only,) = evidence
         return JudgeResult(verdict=verdict_of[only.text.removeprefix("abstract of ")])
 
-    return SimpleNamespace(search=search, provider=SimpleNamespace(judge=judge), engine=None)
+    return SimpleNamespace(search=search, provider=SimpleNamespace(judge=judge), retriever=SimpleNamespace(engine=None))
 
 
 def _calibrate(monkeypatch: pytest.MonkeyPatch, verdict_of: dict[str, str]) -> tuple[dict[str, float], list[dict]]:

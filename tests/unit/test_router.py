@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from retrieval.model.genes import GeneLexicon
-from retrieval.model.terms import STOPWORDS, words
+from retrieval.model.terms import QUESTION_STOPWORDS, words
 from retrieval.model.types import Strategy
 from retrieval.question.router import MAX_QUERIES, choose_strategy, route, split_clauses, unexplained_acronyms
 
@@ -217,7 +217,7 @@ def test_compressed_query_keeps_the_error_and_drops_stack_frames_and_function_wo
     compressed = plan.queries[1]
     assert "ValueError" in compressed.split()
     assert "srv" not in compressed and "load_rows" not in compressed
-    assert not {w.lower() for w in words(compressed)} & STOPWORDS
+    assert not {w.lower() for w in words(compressed)} & QUESTION_STOPWORDS
     assert n_words(compressed) <= 16
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from retrieval.answering.offline import sentences
 from retrieval.model.pathways import _GENERIC, PathwayLexicon
-from retrieval.model.spelling import MIN_TYPO_LENGTH, QUESTION_WORDS, TYPO_CUTOFF, TypoCorrector
+from retrieval.model.spelling import CORRECTION_TARGETS, MIN_TYPO_LENGTH, TYPO_CUTOFF, TypoCorrector
 
 NAMES = [
     "Glycolysis / Gluconeogenesis",
@@ -65,7 +65,7 @@ def _edits(word: str, rng: random.Random) -> str:
 def _words() -> list[str]:
     rng = random.Random(7)
     vocabulary = sorted(
-        {w.lower() for name in NAMES for w in name.replace("/", " ").split() if w.isalpha()} | QUESTION_WORDS
+        {w.lower() for name in NAMES for w in name.replace("/", " ").split() if w.isalpha()} | CORRECTION_TARGETS
     )
     typos = [_edits(rng.choice(vocabulary), rng) for _ in range(600)]
     noise = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(5, 16))) for _ in range(200)]
@@ -75,10 +75,10 @@ def _words() -> list[str]:
 def test_typo_correction_matches_difflib_over_the_whole_vocabulary() -> None:
     vocabulary = {w.lower() for name in NAMES for w in name.replace("/", " ").split() if w.isalpha()}
     corrector = TypoCorrector(vocabulary)
-    everything = sorted(w for w in vocabulary | QUESTION_WORDS if len(w) >= MIN_TYPO_LENGTH and w.isalpha())
+    everything = sorted(w for w in vocabulary | CORRECTION_TARGETS if len(w) >= MIN_TYPO_LENGTH and w.isalpha())
     changed = 0
     for word in _words():
-        if word in vocabulary | QUESTION_WORDS or len(word) < MIN_TYPO_LENGTH or not word.isalpha():
+        if word in vocabulary | CORRECTION_TARGETS or len(word) < MIN_TYPO_LENGTH or not word.isalpha():
             continue
         close = difflib.get_close_matches(word, everything, n=1, cutoff=TYPO_CUTOFF)
         expected = close[0] if close else word

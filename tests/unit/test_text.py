@@ -1,8 +1,8 @@
 """The one tokenizer and English stop list (dagster_project/core/text.py) and every consumer of them.
 
 Each consumer is checked against every word of the tier it uses, so a word added to a tier is checked too: it must
-then be dropped by the question terms, the gene-fact reader, the BM25 tokenizer (short tier) and pathway-name
-comparison (connectives)."""
+then be dropped by the question terms, the gene-fact reader, the BM25 tokenizer (short tier), pathway-name
+comparison (connectives) and the answer cache's distinctive tokens (broad tier)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,17 @@ import pytest
 
 from dagster_project.core import text
 from dagster_project.resolution.scores import NAME_STOPWORDS, PATHWAY_NAME_WORDS, name_similarity, name_tokens
+from retrieval.caching.cache import distinctive_tokens
 from retrieval.model import terms
 from retrieval.model.genes import GeneLexicon
+from retrieval.pubmed.translation import concept_words
 from retrieval.question.gene_questions import named_gene
 from retrieval.retrievers.bm25 import tokenize
 
 
-def test_tiers_nest_and_the_full_list_is_their_union() -> None:
-    assert text.CONNECTIVES < text.SHORT_STOPWORDS < text.STOPWORDS
-    assert all(w == w.lower() and w.isalpha() for w in text.STOPWORDS)
+def test_tiers_nest_and_every_word_is_lower_case() -> None:
+    assert text.CONNECTIVES < text.SHORT_STOPWORDS < text.STOPWORDS < text.BROAD_STOPWORDS
+    assert all(w == w.lower() and w.isalpha() for w in text.BROAD_STOPWORDS | text.CONCEPT_JOINERS)
 
 
 def test_short_tier_is_the_list_the_bm25_index_was_built_with() -> None:
@@ -44,7 +46,7 @@ def test_a_word_starts_with_a_letter_or_digit_and_is_ascii() -> None:
 
 
 def test_question_terms_extend_the_english_list_with_question_words() -> None:
-    assert terms.STOPWORDS == text.STOPWORDS | terms.QUESTION_WORDS
+    assert terms.QUESTION_STOPWORDS == text.STOPWORDS | terms.PHRASING_WORDS
     assert terms.words is text.words
 
 
@@ -65,6 +67,23 @@ def test_bm25_drops_every_short_stop_word(word: str) -> None:
 def test_bm25_keeps_the_rest_of_the_english_list() -> None:
     # The index was built with the short list only: "which", "from" are indexed terms.
     assert tokenize(["which genes from glycolysis"]) == [["which", "genes", "from", "glycolysis"]]
+
+
+@pytest.mark.parametrize("word", sorted(text.BROAD_STOPWORDS))
+def test_the_answer_cache_counts_no_broad_stop_word_as_distinctive(word: str) -> None:
+    assert distinctive_tokens(f"glycolysis {word} MDM2") == {"glycolysis", "mdm2"}
+
+
+def test_concept_words_drop_the_concept_joiners_and_keep_other_stop_words() -> None:
+    # "not" and "before" are English stop words that the translation check still looks for in a translation.
+    assert concept_words("Aspirin versus placebo among adults after stroke, not before") == [
+        "aspirin",
+        "placebo",
+        "adults",
+        "stroke",
+        "not",
+        "before",
+    ]
 
 
 @pytest.mark.parametrize("word", sorted(text.CONNECTIVES))

@@ -158,7 +158,7 @@ def retrieval_scorecard(
     context: dg.AssetExecutionContext, postgres: PostgresResource, settings: FluxSettingsParam
 ) -> dg.MaterializeResult:
     index, pipeline = _candidate(postgres, settings)
-    tasks = retrieval_tasks(settings, pipeline.engine, settings.evals.eval_retrieval_questions)
+    tasks = retrieval_tasks(settings, pipeline.retriever.engine, settings.evals.eval_retrieval_questions)
     if not any(tasks.values()):
         raise dg.Failure("no retrieval questions: the corpus has neither PubMedQA abstracts nor papers")
     fingerprint = _fingerprint(settings, "retrieval", index, [(t, q) for t, qs in tasks.items() for q in qs])
@@ -184,7 +184,7 @@ def retrieval_scorecard(
     params = {
         "tasks": ",".join(f"{t}:{len(q)}" for t, q in tasks.items()),
         "embedding_model": settings.index.embedding_model,
-        "reranker": pipeline.reranker.name,
+        "reranker": pipeline.retriever.reranker.name,
         "dense_top_k": settings.retrieval.dense_top_k,
         "bm25_top_k": settings.retrieval.bm25_top_k,
     }
@@ -243,21 +243,21 @@ def answer_scorecard(
     index, pipeline = _candidate(postgres, settings)
     pubmedqa = [
         q
-        for q in retrieval_questions(settings, pipeline.engine, settings.evals.eval_answer_pubmedqa)
+        for q in retrieval_questions(settings, pipeline.retriever.engine, settings.evals.eval_answer_pubmedqa)
         if q.kind == "pubmedqa"
     ]
     # Searches whose target the first pass can miss (MeSH headings, OpenAlex keywords): where the judge loop's
     # re-retrieval shows what it rescues. PubMedQA titles are found at once, so they cannot show that.
     lookups = [
         q
-        for task, qs in retrieval_tasks(settings, pipeline.engine, JUDGE_LOOP_QUESTIONS).items()
+        for task, qs in retrieval_tasks(settings, pipeline.retriever.engine, JUDGE_LOOP_QUESTIONS).items()
         if task in ("mesh_to_study", "keywords_to_paper")
         for q in qs
     ]
-    relational = relational_questions() + graph_questions.generate(pipeline.driver)
-    truth = load_truth(pipeline.driver, pipeline.engine)
+    relational = relational_questions() + graph_questions.generate(pipeline.retriever.driver)
+    truth = load_truth(pipeline.retriever.driver, pipeline.retriever.engine)
     kinds = kind_questions.generate(truth)
-    abstention = abstention_eval.questions(pipeline.engine)
+    abstention = abstention_eval.questions(pipeline.retriever.engine)
     questions = pubmedqa + relational + lookups + kinds + abstention
     fingerprint = _fingerprint(settings, "answer", index, questions, provider=pipeline.provider.name)
     if (reused := _reused(context, postgres, settings, "answer", fingerprint, GATED["answer"])) is not None:
@@ -283,7 +283,7 @@ def answer_scorecard(
     )
     params = {
         "provider": pipeline.provider.name,
-        "reranker": pipeline.reranker.name,
+        "reranker": pipeline.retriever.reranker.name,
         "pubmedqa_questions": len(pubmedqa),
         "lookup_questions": len(lookups),
         "relational_questions": len(relational),

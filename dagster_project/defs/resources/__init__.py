@@ -5,19 +5,15 @@ from __future__ import annotations
 from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.resources.dbt import FluxDbtResource
 from dagster_project.defs.resources.embedder import EmbedderResource
-from dagster_project.defs.resources.mlflow import MLflowResource
 from dagster_project.defs.resources.neo4j import Neo4jResource
 from dagster_project.defs.resources.postgres import PostgresResource
 from dagster_project.defs.resources.ray import RayResource
-from dagster_project.defs.resources.redis import RedisResource
 
 __all__ = [
     "EmbedderResource",
-    "MLflowResource",
     "Neo4jResource",
     "PostgresResource",
     "RayResource",
-    "RedisResource",
     "build_resources",
 ]
 
@@ -29,8 +25,6 @@ def build_resources(settings: FluxSettings) -> dict[str, object]:
         "settings": settings,
         "postgres": PostgresResource(settings=settings),
         "neo4j": Neo4jResource(settings=settings),
-        "redis": RedisResource(settings=settings),
-        "mlflow": MLflowResource(settings=settings),
         "embedder": EmbedderResource(
             model_name=settings.index.embedding_model,
             dimension=settings.index.embedding_dim,
