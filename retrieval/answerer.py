@@ -53,7 +53,7 @@ class Answerer:
         # Fitted per encoder: whether text evidence answers a question (None: only the naming rule applies).
         self.answerability = answerability.model_for(settings.index.embedding_model)
         # The provider's own instruction texts: an answer that repeats them is a leaked prompt.
-        self.echo_detector = evidence_guard.EchoDetector(getattr(provider, "instructions", ()))
+        self.echo_detector = evidence_guard.EchoDetector(provider.instructions)
 
     # --- typed questions -----------------------------------------------------------------------------------
     def typed(self, question: str, plan: Plan, index: IndexState, mode: Mode, run: Run) -> FinalAnswer | None:
@@ -73,7 +73,7 @@ class Answerer:
         composed, evidence = registry.compose_answer(data)
         run.emit("evidence", {"evidence": [e.model_dump(mode="json") for e in evidence]})
         holds_nothing = registry.abstains(data)
-        if not getattr(self.provider, "writes_prose", False) or not evidence or holds_nothing:
+        if not self.provider.writes_prose or not evidence or holds_nothing:
             with run.stage("validate"):
                 run.emit("generated", {"raw": composed})
                 answer = guardrails.scrub_answer(
@@ -306,7 +306,7 @@ class Answerer:
         """One generation and its validation; with it each evidence id's text as the provider showed it. When the
         provider fails (unreachable, out of time) or its reply is rejected, the offline reply stands in."""
         # The pure function the provider formats its prompt with, on its budget: the tiers are the ones it used.
-        shown, tiers = shown_context(evidence, getattr(self.provider, "context_budget", None))
+        shown, tiers = shown_context(evidence, self.provider.context_budget)
         with run.stage("generate"):
             try:
                 raw: str | None = self.provider.generate(question, evidence)

@@ -95,7 +95,8 @@ def create_app(settings: FluxSettings | None = None, pipeline: Pipeline | None =
     app.add_middleware(RequestBodyLimit, max_bytes=settings.serving.max_request_bytes)
     # Added last, so outermost: 401s, 413s and 429s are counted too.
     app.middleware("http")(_count_and_time)
-    app.add_exception_handler(RequestValidationError, _validation_error)
+    # Starlette types a handler for Exception; FastAPI passes this one only RequestValidationErrors.
+    app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.include_router(router)
     app.include_router(health_router)
     app.include_router(docs_router)

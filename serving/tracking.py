@@ -7,11 +7,15 @@ import logging
 import queue
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from dagster_project.core.settings import FluxSettings
 from retrieval.model.answer import FinalAnswer
 from retrieval.pipeline import question_hash
 from retrieval.question.guardrails import redact_emails
+
+if TYPE_CHECKING:  # mlflow loads on the first logged answer, not at import
+    from mlflow.tracking import MlflowClient
 
 log = logging.getLogger(__name__)
 VERDICT_CODE = {"good": 2.0, "partial": 1.0, "bad": 0.0, "unjudged": -1.0}
@@ -85,7 +89,7 @@ class QueryLogger:
         self.experiment = f"{settings.ops.mlflow_experiment}-queries"
         self._queue: queue.Queue[tuple[FinalAnswer, str] | None] = queue.Queue(maxsize=10_000)
         self._thread: threading.Thread | None = None
-        self._client = None
+        self._client: MlflowClient | None = None
         self._experiment_id: str | None = None
         self.logged = 0
         self.failed = 0

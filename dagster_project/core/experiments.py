@@ -13,8 +13,8 @@ def configure_mlflow(tracking_uri: str, experiment: str, artifact_root: Path) ->
     existing = mlflow.get_experiment_by_name(experiment)
     if existing is not None:
         mlflow.set_experiment(experiment)
-        return existing.experiment_id
+        return str(existing.experiment_id)
     artifact_root.mkdir(parents=True, exist_ok=True)
     experiment_id = mlflow.create_experiment(experiment, artifact_location=artifact_root.resolve().as_uri())
     mlflow.set_experiment(experiment)
-    return experiment_id
+    return str(experiment_id)

@@ -124,6 +124,8 @@ def about_what_is_named(
 class OfflineProvider:
     name = "offline-extractive"
     writes_prose = False  # graph answers are composed from their facts as they are
+    instructions: tuple[str, ...] = ()  # no prompts: it extracts sentences
+    context_budget: int | None = None  # it reads every item whole
 
     def generate(self, question: str, evidence: list[Evidence]) -> str:
         terms = set(key_terms(question))

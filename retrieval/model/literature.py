@@ -44,7 +44,7 @@ class LiteratureRequest(BaseModel):
 
     def describe(self) -> str:
         """The request in a line: `count "CRISPR" in the title, 2023..2023`."""
-        parts = [self.operation]
+        parts: list[str] = [self.operation]
         if self.pmids:
             parts.append(
                 ("PMID " if len(self.pmids) == 1 else "PMIDs ")

@@ -170,7 +170,7 @@ class Plan(BaseModel):
 
     def explain(self) -> str:
         """One line a person can check: `check part_of R-HSA-70171 'Glycolysis' → R-HSA-1430728 'Metabolism'`."""
-        parts = [self.operation, self.relation or ""]
+        parts: list[str] = [self.operation, self.relation or ""]
         if self.subjects:
             parts.append(", ".join(e.label() for e in self.subjects))
         if self.objects:
@@ -270,7 +270,10 @@ def plan_schema() -> dict[str, Any]:
             },
         },
     }
-    nullable = lambda values: {"anyOf": [{"type": "string", "enum": list(values)}, {"type": "null"}]}  # noqa: E731
+
+    def nullable(values: tuple[str, ...]) -> dict[str, Any]:
+        return {"anyOf": [{"type": "string", "enum": list(values)}, {"type": "null"}]}
+
     return {
         "type": "object",
         "additionalProperties": False,

@@ -6,6 +6,7 @@ the node id itself (`R-HSA-70171`, `hsa00010`, `HGNC:1100`) for graph evidence, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
@@ -68,6 +69,10 @@ class LLMProvider(Protocol):
 
     name: str
     writes_prose: bool  # True: graph answers' facts go to generate() to be written as prose
+    # The provider's own prompts, which an answer must never repeat (evidence_guard.EchoDetector); () when it has none.
+    instructions: Sequence[str]
+    # Characters of evidence the provider is shown in all (retrievers/context.py tiers); None: every item in full.
+    context_budget: int | None
 
     def generate(self, question: str, evidence: list[Evidence]) -> str: ...
 
