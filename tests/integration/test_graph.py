@@ -13,6 +13,7 @@ from dagster_project.evals.store import SCORECARDS
 from dagster_project.graph import loader
 from dagster_project.index.encoder import load_sentence_model
 from dagster_project.ops.instance import render_dagster_home
+from tests.support.demo_lexicons import demo_pathway_count
 
 GRAPH = "group:graph"
 
@@ -23,7 +24,7 @@ def _driver(settings: FluxSettings) -> Driver:
 
 def test_loading_twice_yields_identical_counts(demo_platform: FluxSettings) -> None:
     before = loader.graph_counts(_driver(demo_platform))
-    assert before[0]["Pathway"] == 38 and before[0]["Species"] == 1
+    assert before[0]["Pathway"] == demo_pathway_count() and before[0]["Species"] == 1
     assert {"HAS_MEMBER", "SUBPATHWAY_OF", "IN_SPECIES", "MENTIONS", "EQUIVALENT_TO"} <= set(before[1])
     outcome = materialize_selection(demo_platform, GRAPH)
     assert outcome.success and outcome.checks_passed == outcome.checks_total
@@ -89,7 +90,7 @@ def test_vector_query_finds_each_pathway_by_its_own_title(demo_platform: FluxSet
         top3 += record["id"] in ids
     # Near-identical titles exist across sources (Glycolysis / Glycolysis / Gluconeogenesis): the counterpart may
     # come first, so the pathway itself must be in the top 3 and usually first.
-    assert len(pathways) == 38
+    assert len(pathways) == demo_pathway_count()
     assert top3 / len(pathways) >= 0.9 and top1 / len(pathways) >= 0.6, (top1, top3)
 
 

@@ -10,6 +10,7 @@ clear failure within the deadline, which the pipeline turns into the offline ans
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -209,8 +210,8 @@ def test_an_abandoned_request_holds_the_slot_until_the_server_hears_the_hang_up(
 
 
 def test_no_request_is_sent_when_the_budget_is_spent(server: LLMServer) -> None:
-    budget = QuestionBudget(0.1)
-    time.sleep(0.15)
+    ticks = itertools.chain([0.0], itertools.repeat(0.15))  # the question started, then 0.15 s went by
+    budget = QuestionBudget(0.1, clock=lambda: next(ticks))
     with _provider(server) as provider, budget.active(), pytest.raises(ChatFailed, match="none for this step"):
         provider.generate(QUESTION, EVIDENCE)
     assert server.requests == [] and budget.calls[0].outcome == "deadline" and budget.calls[0].attempts == 0

@@ -74,3 +74,11 @@ def demo_lexicons() -> tuple[GeneLexicon, PathwayLexicon]:
         ]
     )
     return genes, pathways
+
+
+@cache
+def demo_pathway_count() -> int:
+    """Pathways the demo's Reactome and KEGG files hold, read with the source parsers: the graph's Pathway nodes and
+    the pathway documents once the demo is loaded."""
+    kegg, _ = parse_kegg(_files("kegg"), "demo")
+    return len(parse_reactome(_files("reactome"), "demo").pathways) + len(kegg.pathways)

@@ -14,10 +14,11 @@ from tests.support.ports import free_port
 
 
 @contextmanager
-def live_server(app: FastAPI, start_timeout: float = 120.0) -> Iterator[str]:
-    """Serve `app` until the block ends; yields its base URL. The lifespan (the pipeline warm-up) runs first."""
+def live_server(app: FastAPI, start_timeout: float = 120.0, log_level: str = "warning") -> Iterator[str]:
+    """Serve `app` until the block ends; yields its base URL. The lifespan (the pipeline warm-up) runs first.
+    `log_level="info"` keeps uvicorn's access log on, as `flux serve` has it."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level))
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
     thread.start()
     deadline = time.monotonic() + start_timeout
