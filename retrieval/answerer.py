@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-from neo4j import Driver
 
 from dagster_project.core.settings import FluxSettings
 from retrieval.answering import answerability, evidence_guard
@@ -35,6 +35,9 @@ from retrieval.retrievers.context import shown_context
 from retrieval.retrievers.graph_facts import GraphQueryTimeout, GraphReader
 from retrieval.retrievers.graph_guard import GraphUnavailable, degraded_warning
 from retrieval.run import Run
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 Offline = Callable[[list[Evidence]], str]  # what stands in for an LLM answer that failed: the offline reply
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from neo4j import Driver
 from pydantic import BaseModel, Field
 from sqlalchemy.engine import Engine
 
@@ -29,6 +29,9 @@ from retrieval.retrievers.graph_retriever import GraphRetriever
 from retrieval.retrievers.pg_retriever import PostgresRetriever, served_ef_search
 from retrieval.retrievers.rerank import Reranker
 from retrieval.run import EventSink, Run
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 INDEX_STATE_TTL = 2.0  # seconds a published-index lookup is reused; a new publish is seen within this
 

@@ -8,8 +8,6 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 import redis
-from neo4j import RoutingControl
-from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -23,6 +21,8 @@ if TYPE_CHECKING:
 
 def store_error_message(exc: BaseException) -> str | None:
     """A one-line message for a dead store, or None when the exception is not a store outage."""
+    from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
     if isinstance(exc, OperationalError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
         first = str(getattr(exc, "orig", exc)).splitlines()[0] if str(exc) else type(exc).__name__
         return f"Postgres is unavailable: {first}"
@@ -78,6 +78,9 @@ def _postgres(settings: FluxSettings) -> dict[str, Any]:
 
 
 def _neo4j(settings: FluxSettings) -> dict[str, Any]:
+    from neo4j import RoutingControl
+    from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
+
     from dagster_project.core.stores import graph_driver
 
     driver = graph_driver(settings, fail_fast=True)

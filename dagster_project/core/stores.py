@@ -4,11 +4,14 @@ query service and the CLI all connect through these."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from neo4j import Driver, GraphDatabase
 from sqlalchemy import Engine, create_engine
 
 from dagster_project.core.settings import FluxSettings
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 
 @lru_cache(maxsize=8)
@@ -22,6 +25,9 @@ def engine_for(url: str) -> Engine:
 def driver_for(uri: str, user: str, password: str, fail_fast: bool = False) -> Driver:
     """Neo4j over Bolt. `fail_fast` (serving): a 1.5 s connect timeout and no transaction retries, so an outage
     shows at once; pipelines keep the driver's retries, which ride out a restarting server."""
+    # Imported here: the neo4j package loads pandas and numpy (about half a second) and only a connection needs it.
+    from neo4j import GraphDatabase
+
     # Notifications ("label does not exist yet") are advice for query authors, not for pipeline logs.
     if fail_fast:
         return GraphDatabase.driver(

@@ -14,9 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from neo4j import Driver
 from pydantic import ValidationError
 
 from dagster_project.evals.grounding import Embed, GroundingRule, lexical_support, semantic_support
@@ -24,6 +23,9 @@ from retrieval.answering.offline import strip_markers
 from retrieval.model.answer import FinalAnswer, GeneratedAnswer, parse_reply
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.types import Evidence, JudgeResult, LLMProvider, Strategy
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 GENE_LIST_MIN = 0.9  # recall and precision a gene list needs to pass
 

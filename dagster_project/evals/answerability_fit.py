@@ -18,17 +18,10 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import StratifiedKFold
 from sqlalchemy import text
 
-from dagster_project.evals.report import png
+from dagster_project.evals.report import png, pyplot
 from retrieval.answering.answerability import MODEL_PATH, SIGNALS, AnswerabilityModel
 from retrieval.kinds import literature
 from retrieval.pipeline import Pipeline
@@ -105,6 +98,10 @@ def _ruled_out(rows: list[Observed]) -> np.ndarray:
 
 
 def fit_model(x: np.ndarray, y: np.ndarray, threshold: float = THRESHOLD) -> AnswerabilityModel:
+    # Imported here (and in out_of_fold and score): scikit-learn takes about a second to load and only fitting and
+    # scoring need it.
+    from sklearn.linear_model import LogisticRegression
+
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
     regression = LogisticRegression(C=1.0, max_iter=1000).fit((x - mean) / scale, y)
@@ -125,6 +122,8 @@ def probabilities(model: AnswerabilityModel, x: np.ndarray) -> np.ndarray:
 
 def out_of_fold(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Each question's probability from a model fitted on the other folds."""
+    from sklearn.model_selection import StratifiedKFold
+
     predicted = np.zeros(len(y))
     for train, test in StratifiedKFold(FOLDS, shuffle=True, random_state=SEED).split(x, y):
         predicted[test] = probabilities(fit_model(x[train], y[train]), x[test])
@@ -152,6 +151,8 @@ def rates(p: np.ndarray, y: np.ndarray, ruled_out: np.ndarray, threshold: float 
 
 
 def score(p: np.ndarray, y: np.ndarray, ruled_out: np.ndarray, prefix: str) -> dict[str, float]:
+    from sklearn.metrics import roc_auc_score
+
     decided = np.where(ruled_out, 0.0, p)  # what the served path's confidence is
     out = {
         f"{prefix}auroc": float(roc_auc_score(y, decided)) if 0 < y.sum() < len(y) else float("nan"),
@@ -168,7 +169,7 @@ def reliability_diagram(p: np.ndarray, y: np.ndarray, title: str) -> bytes:
     centres = [p[m].mean() for m in masks]
     observed = [y[m].mean() for m in masks]
     counts = [int(m.sum()) for m in masks]
-    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    fig, ax = pyplot().subplots(figsize=(4.6, 4.2))
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect calibration")
     ax.plot(centres, observed, marker="o", label="answerability (out of fold)")
     for c, o, n in zip(centres, observed, counts, strict=True):

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import TypeVar
-
-from neo4j import Driver
+from typing import TYPE_CHECKING, TypeVar
 
 from dagster_project.evals.questions import EvalQuestion
 from retrieval.model.pathways import fold
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 T = TypeVar("T")
 PER_KIND = 25

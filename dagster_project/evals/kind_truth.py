@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from neo4j import Driver
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from dagster_project.evals.condition_truth import ConditionTruth, load_condition_truth
 from dagster_project.evals.reaction_truth import ReactionTruth, load_reaction_truth
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 PATHWAYS = """
 MATCH (p:Pathway)

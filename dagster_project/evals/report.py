@@ -8,16 +8,25 @@ import io
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
-
-import matplotlib
-
-matplotlib.use("Agg")  # no display on servers and CI
-import matplotlib.pyplot as plt
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.tuning import tuning_record, tuning_values
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+
+def pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend (no display on servers and CI). Imported on first use: matplotlib
+    takes about half a second to load and only drawing a plot needs it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def metrics_markdown(metrics: dict[str, float], keys: list[str] | None = None) -> str:
@@ -46,10 +55,10 @@ def ablation_markdown(metrics: dict[str, float], variants: tuple[str, ...], pref
     return "\n".join(lines)
 
 
-def png(fig: plt.Figure) -> bytes:
+def png(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    pyplot().close(fig)
     return buffer.getvalue()
 
 
@@ -59,8 +68,10 @@ def image_markdown(image: bytes, alt: str) -> str:
 
 def bar_plot(values: dict[str, dict[str, float]], title: str) -> bytes:
     """values: group → {bar label → value}; one group of bars per key (e.g. variant → metrics)."""
+    import pandas as pd
+
     frame = pd.DataFrame(values).T
-    fig, ax = plt.subplots(figsize=(8, 3.6))
+    fig, ax = pyplot().subplots(figsize=(8, 3.6))
     frame.plot.bar(ax=ax, rot=20)
     ax.set_ylim(0, 1.05)
     ax.set_title(title)
@@ -69,7 +80,7 @@ def bar_plot(values: dict[str, dict[str, float]], title: str) -> bytes:
 
 
 def histogram_plot(frame: pd.DataFrame, column: str, by: str, title: str) -> bytes:
-    fig, ax = plt.subplots(figsize=(8, 3.6))
+    fig, ax = pyplot().subplots(figsize=(8, 3.6))
     for label, group in frame.groupby(by):
         ax.hist(group[column], bins=30, alpha=0.6, label=f"{label} ({len(group)})")
     ax.set_xlabel(column)
@@ -84,7 +95,7 @@ def precision_recall_plot(
 ) -> bytes:
     """Precision (strict and lenient) over recall as the confidence bar falls, with the shipped operating point
     and the baseline marked; `chosen` / `baseline` hold recall, precision_strict, precision_lenient."""
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    fig, ax = pyplot().subplots(figsize=(7, 4.2))
     ax.plot(curve["recall"], curve["precision_strict"], label="strict (curated equivalent)")
     ax.plot(curve["recall"], curve["precision_lenient"], label="lenient (curated equivalent or part-of)")
     for point, marker, name in ((chosen, "o", "cross-validated operating point"), (baseline, "x", "baseline")):
@@ -130,6 +141,7 @@ def log_to_mlflow(
     rows: list[dict],
 ) -> str:
     import mlflow
+    import pandas as pd
 
     from dagster_project.core.experiments import configure_mlflow
 

@@ -9,8 +9,12 @@ deleted, and a Disease no edge points at any more goes with it.
 
 from __future__ import annotations
 
-from neo4j import Driver
+from typing import TYPE_CHECKING
+
 from sqlalchemy import Engine, text
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 _PROJECTED = """
 disease_associations a JOIN gene_identifiers g ON g.hgnc_id = a.hgnc_id AND g.status = 'Approved'

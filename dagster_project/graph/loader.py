@@ -5,11 +5,12 @@ loading twice yields the same graph. Rows come from the Postgres tables, so the 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
-
-from neo4j import Driver, ManagedTransaction
+from typing import TYPE_CHECKING, Any
 
 from dagster_project.graph import disease_rows, reaction_rows
+
+if TYPE_CHECKING:
+    from neo4j import Driver, ManagedTransaction
 
 BATCH = 5000
 # What the projection (knowledge_graph) writes; other assets add edges (the resolution) or properties (vectors).

@@ -3,12 +3,7 @@ members moved most."""
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
-from dagster_project.evals.report import image_markdown, png
+from dagster_project.evals.report import image_markdown, png, pyplot
 from dagster_project.releases.diff import PathwayChange
 
 # The figures drawn, in order, and their labels: counts of changes, not the bases they are shares of.
@@ -36,7 +31,7 @@ CHANGE_FIGURES = {
 def change_plot(subject: str, figures: dict[str, int]) -> str:
     """Markdown with an embedded bar chart of the change counts a diff has."""
     shown = {label: figures[key] for key, label in CHANGE_FIGURES.items() if key in figures}
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(shown) + 1.2))
+    fig, ax = pyplot().subplots(figsize=(7, 0.45 * len(shown) + 1.2))
     bars = ax.barh(list(shown), list(shown.values()), color="#4c72b0")
     ax.bar_label(bars, padding=3, fontsize=8)
     ax.invert_yaxis()

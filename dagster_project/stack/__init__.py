@@ -6,9 +6,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 
-from neo4j import GraphDatabase
-from neo4j import exceptions as neo4j_errors
-
 from dagster_project.core.settings import FluxConfigError, FluxSettings, dbt_env
 from dagster_project.stack.base import LocalService, ServiceState, ServiceStatus
 from dagster_project.stack.daemon import DagsterDaemonService
@@ -38,6 +35,9 @@ def check_postgres(settings: FluxSettings) -> None:
 
 def check_neo4j(settings: FluxSettings) -> None:
     """Verify Bolt connectivity and credentials, or raise a one-line FluxConfigError."""
+    from neo4j import GraphDatabase
+    from neo4j import exceptions as neo4j_errors
+
     auth = settings.neo4j_auth
     try:
         with GraphDatabase.driver(

@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import psutil
-import redis
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.stack.base import ProcessService
@@ -57,6 +56,8 @@ class RedisService(ProcessService):
         return None
 
     def _ping(self) -> bool:
+        import redis
+
         try:
             return bool(redis.Redis.from_url(self.url, socket_timeout=0.5).ping())
         except redis.RedisError:

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from neo4j import Driver
 from psycopg import sql
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 # Table names come from the catalogue (never from users); rows are hashed in a fixed order so the physical order
 # of a table does not matter.

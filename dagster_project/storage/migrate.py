@@ -11,11 +11,14 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from neo4j import Driver
 from sqlalchemy import Engine, text
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.(sql|cypher)$")

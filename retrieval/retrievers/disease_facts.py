@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scipy.stats import hypergeom
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
-from statsmodels.stats.multitest import multipletests
 
 from retrieval.model.disease_data import Association, ConditionRef, Enriched
 from retrieval.model.refs import GeneRef, NodeRef
@@ -96,6 +94,10 @@ class DiseaseReader:
 def enrichment(graph: GraphReader, genes: dict[str, str], source: str) -> tuple[list[Enriched], int, int, int]:
     """Pathways of `source` ranked by enrichment for `genes` (HGNC id → symbol): (rows, pathways tested, universe,
     the genes inside the universe)."""
+    # Imported here: scipy.stats and statsmodels take about a second to load and only enrichment uses them.
+    from scipy.stats import hypergeom
+    from statsmodels.stats.multitest import multipletests
+
     pathways = [r for r in graph.rows(MEMBERSHIP, source=source) if len(r["genes"]) >= MIN_PATHWAY_GENES]
     universe = {g for r in pathways for g in r["genes"]}
     wanted = set(genes) & universe

@@ -7,13 +7,13 @@ own (retrieval/kinds/) run it through `rows`, which reads with READ routing and 
 
 from __future__ import annotations
 
-from typing import Any
-
-from neo4j import Driver, Query, RoutingControl
-from neo4j.exceptions import Neo4jError
+from typing import TYPE_CHECKING, Any
 
 from retrieval.model.answer_data import GeneRef, Mapping, NodeRef
 from retrieval.model.plan import Entity
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 MAX_COUNTERPARTS = 10
 QUERY_TIMEOUT_S = 5.0  # one typed answer's query: past this the question is answered as too broad
@@ -129,6 +129,9 @@ class GraphReader:
         self.timeout_s = timeout_s
 
     def rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        from neo4j import Query, RoutingControl
+        from neo4j.exceptions import Neo4jError
+
         # READ access: the serving path cannot write to the graph, whatever a query says.
         try:
             records = self.driver.execute_query(

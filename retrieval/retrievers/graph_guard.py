@@ -12,13 +12,18 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from neo4j.exceptions import DriverError, Neo4jError
-
 from dagster_project.core.breaker import CircuitBreaker
 
 T = TypeVar("T")
 RETRY_AFTER = 15.0
-GRAPH_ERRORS = (Neo4jError, DriverError, OSError)
+
+
+def graph_errors() -> tuple[type[Exception], ...]:
+    """What counts as a graph failure: the driver's errors and the socket's. An `except` clause evaluates this only
+    when an exception reaches it, so the neo4j package is loaded by the first failure, not by this module."""
+    from neo4j.exceptions import DriverError, Neo4jError
+
+    return (Neo4jError, DriverError, OSError)
 
 
 class GraphUnavailable(RuntimeError):
@@ -49,7 +54,7 @@ class GraphGuard:
             raise GraphUnavailable(self._breaker.error or "Neo4j is unavailable")
         try:
             result = read()
-        except GRAPH_ERRORS as exc:
+        except graph_errors() as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             error = f"Neo4j is unavailable: {first}"
             self._breaker.record_failure(error)

@@ -6,12 +6,13 @@ evidence item whose id is the node id, so answers cite graph nodes exactly as th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-from neo4j import Driver, RoutingControl
+from typing import TYPE_CHECKING, Any
 
 from retrieval.model.genes import GeneMention
 from retrieval.model.types import Evidence
+
+if TYPE_CHECKING:
+    from neo4j import Driver, Record
 
 SIMILAR = """
 CALL db.index.vector.queryNodes('pathway_embedding', $k, $vector) YIELD node, score
@@ -57,7 +58,6 @@ RETURN g.id AS id, g.symbol AS symbol, g.name AS name, g.uniprot AS uniprot, g.e
        n_pathways, pathways, all_ids, papers
 """
 SOURCE_LABEL = {"reactome": "Reactome", "kegg": "KEGG"}
-READ = RoutingControl.READ  # the serving path only reads the graph
 
 
 class GraphRetriever:
@@ -65,12 +65,17 @@ class GraphRetriever:
         self.driver = driver
         self.top_k = top_k
 
+    def _read(self, query: str, **params: Any) -> list[Record]:
+        """The records of `query`, read with READ routing: the serving path only reads the graph."""
+        from neo4j import RoutingControl
+
+        records: list[Record] = self.driver.execute_query(query, routing_=RoutingControl.READ, **params).records
+        return records
+
     def similar_pathways(self, vector: Sequence[float]) -> list[tuple[str, float]]:
         if self.top_k <= 0:
             return []
-        records = self.driver.execute_query(
-            SIMILAR, routing_=READ, k=self.top_k, vector=[float(x) for x in vector]
-        ).records
+        records = self._read(SIMILAR, k=self.top_k, vector=[float(x) for x in vector])
         return [(r["id"], float(r["score"])) for r in records]
 
     def retrieve(
@@ -84,7 +89,7 @@ class GraphRetriever:
         scores = dict(similar)
         evidence = []
         if similar:
-            rows = self.driver.execute_query(EXPAND, routing_=READ, ids=[pid for pid, _ in similar]).records
+            rows = self._read(EXPAND, ids=[pid for pid, _ in similar])
             for row in sorted(rows, key=lambda r: -scores[r["id"]]):
                 evidence.append(
                     Evidence(
@@ -106,7 +111,7 @@ class GraphRetriever:
 
     def genes(self, mentions: list[GeneMention], query: str) -> list[Evidence]:
         ids = [m.gene.hgnc_id for m in mentions]
-        rows = [r.data() for r in self.driver.execute_query(GENES, routing_=READ, ids=ids).records]
+        rows = [r.data() for r in self._read(GENES, ids=ids)]
         return [
             Evidence(
                 id=row["id"],

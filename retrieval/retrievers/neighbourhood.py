@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from neo4j import Driver, RoutingControl
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 MAX_SEEDS = 6
 PER_SEED = 8
@@ -129,6 +131,8 @@ def neighbourhood(driver: Driver, ids: list[str]) -> Neighbourhood:
 
 
 def _read(driver: Driver, query: str, ids: list[str]) -> list[dict[str, Any]]:
+    from neo4j import RoutingControl
+
     if not ids:
         return []
     return [r.data() for r in driver.execute_query(query, ids=ids, routing_=RoutingControl.READ).records]

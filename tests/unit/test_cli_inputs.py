@@ -136,6 +136,15 @@ def test_resolution_fit_rejects_an_output_in_a_missing_directory_before_connecti
     assert not Path("no-such-dir").exists()
 
 
+@pytest.fixture
+def default_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """stdout at the width `flux` gives it when COLUMNS is unset (120), whatever COLUMNS this test process inherited
+    (the console reads it once, at import, and a pytest-xdist worker may run with COLUMNS=80)."""
+    from dagster_project.cli.output import console
+
+    monkeypatch.setattr(console, "width", 120)
+
+
 def _keys_new() -> tuple[str, str]:
     result = flux("keys", "new")
     assert result.code == 0 and result.stderr == ""
@@ -149,6 +158,7 @@ def _keys_new() -> tuple[str, str]:
     return key.group(1), entry.group(1)
 
 
+@pytest.mark.usefixtures("default_width")
 def test_keys_new_prints_a_key_whose_printed_hash_the_api_key_check_accepts(tmp_path: Path) -> None:
     key, entry = _keys_new()
     assert entry == key_hash(key)
@@ -161,6 +171,7 @@ def test_keys_new_prints_a_key_whose_printed_hash_the_api_key_check_accepts(tmp_
     ApiKeyGuard(FluxSettings(home=tmp_path, api_keys=f"sha256:{'0' * 64},{key}")).check(f"Bearer {key}")
 
 
+@pytest.mark.usefixtures("default_width")
 def test_keys_new_gives_a_different_key_each_time() -> None:
     first, second = _keys_new(), _keys_new()
     assert first[0] != second[0] and first[1] != second[1]

@@ -1,5 +1,8 @@
 """The dbt wiring: dbt is prepared by `make setup` (never at import), the tables dbt reads name their writers in
-_sources.yml, and every model runs after the writers of the tables beneath it, through the tables' own assets."""
+_sources.yml, and every model runs after the writers of the tables beneath it, through the tables' own assets.
+
+The dbt assets and resource are imported by the tests that use them, not with this module: dagster-dbt and dbt take
+over a second to load, which collecting the unit tests need not pay."""
 
 import copy
 import importlib
@@ -13,14 +16,8 @@ from typing import Any
 import dagster as dg
 import pytest
 import yaml
-from dagster_dbt import DbtProject
-from dagster_dbt.errors import DagsterDbtManifestNotFoundError
 
-import dagster_project.defs.assets
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
-from dagster_project.defs.assets.dbt import MANIFEST, flux_dbt_models
-from dagster_project.defs.assets.tables import table_metadata, table_specs
-from dagster_project.defs.resources import dbt as dbt_project_config
 
 SCORECARDS = {"retrieval_scorecard", "answer_scorecard", "resolution_scorecard", "literature_tools_scorecard"}
 DOCUMENTS = {"reactome_documents", "kegg_documents", "hgnc_documents"}
@@ -54,6 +51,8 @@ def _yml_writers() -> dict[str, set[str]]:
 
 
 def _model_id(name: str) -> str:
+    from dagster_project.defs.assets.dbt import MANIFEST
+
     return next(
         uid for uid, node in MANIFEST["nodes"].items() if node["resource_type"] == "model" and node["name"] == name
     )
@@ -66,6 +65,9 @@ def _graph() -> Any:
 
 
 def _tables() -> set[dg.AssetKey]:
+    from dagster_project.defs.assets.dbt import MANIFEST
+    from dagster_project.defs.assets.tables import table_specs
+
     return {spec.key for spec in table_specs(MANIFEST)}
 
 
@@ -81,6 +83,8 @@ def _writers_beneath(graph: Any, key: dg.AssetKey, dbt_keys: set[dg.AssetKey]) -
 
 
 def test_models_read_only_tables_and_models_and_wait_for_the_writers_beneath_them() -> None:
+    from dagster_project.defs.assets.dbt import flux_dbt_models
+
     graph = _graph()
     tables = _tables()
     dbt_keys = set(flux_dbt_models.keys) | tables
@@ -93,6 +97,9 @@ def test_models_read_only_tables_and_models_and_wait_for_the_writers_beneath_the
 
 
 def test_source_table_writers_are_the_ones_the_yml_lists() -> None:
+    from dagster_project.defs.assets.dbt import MANIFEST
+    from dagster_project.defs.assets.tables import table_specs
+
     specs = {
         spec.key.to_user_string(): {dep.asset_key.to_user_string() for dep in spec.deps}
         for spec in table_specs(MANIFEST)
@@ -102,6 +109,9 @@ def test_source_table_writers_are_the_ones_the_yml_lists() -> None:
 
 
 def test_writers_are_read_from_the_manifest_meta() -> None:
+    from dagster_project.defs.assets.dbt import MANIFEST
+    from dagster_project.defs.assets.tables import table_specs
+
     manifest: dict[str, Any] = copy.deepcopy(MANIFEST)
     eval_runs = next(s for s in manifest["sources"].values() if s["name"] == "eval_runs")
     eval_runs["config"]["meta"]["dagster"]["writers"] = ["some/other_asset"]
@@ -114,6 +124,8 @@ def test_writers_are_read_from_the_manifest_meta() -> None:
 
 
 def test_a_table_records_its_rows_and_when_it_last_changed() -> None:
+    from dagster_project.defs.assets.tables import table_metadata
+
     first = table_metadata({}, "42:aaaa", now=1000.0)
     assert {k: getattr(v, "value", v) for k, v in first.items()} == {
         "dagster/row_count": 42,
@@ -136,19 +148,30 @@ def _forbid_subprocesses(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _import_dbt_assets_afresh(monkeypatch: pytest.MonkeyPatch) -> Any:
-    # monkeypatch puts the already imported module back afterwards, so the rest of the session keeps its assets.
+    """The dbt assets module imported again; the test has imported it once as usual before (so there is a module to
+    put back), and monkeypatch puts that one back afterwards, so the rest of the session keeps its assets."""
+    import dagster_project.defs.assets.dbt
+
     monkeypatch.delitem(sys.modules, "dagster_project.defs.assets.dbt")
     monkeypatch.setattr(dagster_project.defs.assets, "dbt", dagster_project.defs.assets.dbt)
     return importlib.import_module("dagster_project.defs.assets.dbt")
 
 
 def test_importing_the_dbt_assets_starts_no_subprocess(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dagster_project.defs.assets.dbt  # noqa: F401  (the module to put back)
+
     _forbid_subprocesses(monkeypatch)
     module = _import_dbt_assets_afresh(monkeypatch)
     assert dg.AssetKey("eval_metric_trends") in module.flux_dbt_models.keys
 
 
 def test_a_missing_manifest_says_to_run_make_setup(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from dagster_dbt import DbtProject
+    from dagster_dbt.errors import DagsterDbtManifestNotFoundError
+
+    import dagster_project.defs.assets.dbt  # noqa: F401  (the module to put back)
+    from dagster_project.defs.resources import dbt as dbt_project_config
+
     shutil.copy(REPO_ROOT / "dbt" / "dbt_project.yml", tmp_path)  # a project that was never parsed
     monkeypatch.setattr(dbt_project_config, "DBT_PROJECT", DbtProject(project_dir=tmp_path))
     _forbid_subprocesses(monkeypatch)
@@ -173,6 +196,8 @@ def test_make_setup_writes_the_manifest_when_dbt_files_change() -> None:
 
 
 def test_dbt_runs_the_project_the_assets_were_built_from_with_a_profile_from_the_settings(tmp_path: Path) -> None:
+    from dagster_project.defs.resources import dbt as dbt_project_config
+
     settings = FluxSettings(home=tmp_path, database_url="postgresql+psycopg://flux_u:s3cret@db.example:6543/flux_t")
     folder = dbt_project_config.render_profiles_dir(settings)
     profile = yaml.safe_load((folder / "profiles.yml").read_text())["flux"]["outputs"]["dev"]

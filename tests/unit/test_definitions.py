@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import dagster as dg
+import pytest
 from dagster._core.definitions.dependency import NodeHandle
 
 from dagster_project.core.settings import FluxSettings, get_settings
@@ -15,12 +16,16 @@ from dagster_project.defs.definitions import build_definitions
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.sources import registry
 
-defs = build_definitions(FluxSettings())
-
 SOURCES = list(registry.SOURCES)
 
 
-def test_each_source_flows_raw_then_documents_after_the_schema() -> None:
+@pytest.fixture(scope="module")
+def defs() -> dg.Definitions:
+    """The code location, built once for the module's tests (building it loads every asset module, dbt's too)."""
+    return build_definitions(FluxSettings())
+
+
+def test_each_source_flows_raw_then_documents_after_the_schema(defs: dg.Definitions) -> None:
     graph = defs.resolve_asset_graph()
     for source in SOURCES:
         parents = {k.to_user_string() for k in graph.get(dg.AssetKey(f"{source}_documents")).parent_keys}
@@ -53,7 +58,7 @@ def test_each_source_flows_raw_then_documents_after_the_schema() -> None:
     } <= blocking
 
 
-def test_serving_reads_an_index_published_only_after_every_part_is_built_and_gated() -> None:
+def test_serving_reads_an_index_published_only_after_every_part_is_built_and_gated(defs: dg.Definitions) -> None:
     graph = defs.resolve_asset_graph()
     parents = {k.to_user_string() for k in graph.get(dg.AssetKey("candidate_index")).parent_keys}
     assert parents == {
@@ -71,7 +76,7 @@ def test_serving_reads_an_index_published_only_after_every_part_is_built_and_gat
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("chunk_bm25_index")).parent_keys} == {"chunks"}
 
 
-def test_every_asset_has_a_group_and_a_description() -> None:
+def test_every_asset_has_a_group_and_a_description(defs: dg.Definitions) -> None:
     for spec in defs.resolve_all_asset_specs():
         assert spec.group_name and spec.group_name != "default", spec.key
         assert spec.description and len(spec.description) > 20, spec.key
@@ -110,7 +115,7 @@ def test_the_settings_given_are_the_settings_used_and_importing_reads_none() -> 
     assert result.stdout.strip() == "0"
 
 
-def test_nightly_schedule_pulls_exactly_the_raw_assets_at_the_configured_time() -> None:
+def test_nightly_schedule_pulls_exactly_the_raw_assets_at_the_configured_time(defs: dg.Definitions) -> None:
     schedule = next(s for s in defs.schedules if s.name == "nightly_refresh")
     settings = get_settings()
     assert schedule.cron_schedule == settings.ops.nightly_cron == "0 2 * * *"
@@ -133,7 +138,7 @@ def test_nightly_schedule_pulls_exactly_the_raw_assets_at_the_configured_time() 
     assert sensor.job_name == "nightly_raw_pulls" and sensor.minimum_interval_seconds == 600
 
 
-def test_downstream_assets_follow_by_eager_automation_blocked_by_failed_checks() -> None:
+def test_downstream_assets_follow_by_eager_automation_blocked_by_failed_checks(defs: dg.Definitions) -> None:
     from dagster_project.defs.automation import downstream_condition, history_condition
 
     graph = defs.resolve_asset_graph()
@@ -155,7 +160,7 @@ def test_downstream_assets_follow_by_eager_automation_blocked_by_failed_checks()
     assert labels == {"eager", "all_deps_blocking_checks_passed"}
 
 
-def test_raw_and_index_assets_have_freshness_policies() -> None:
+def test_raw_and_index_assets_have_freshness_policies(defs: dg.Definitions) -> None:
     graph = defs.resolve_asset_graph()
     settings = get_settings()
     for source in SOURCES:
@@ -208,7 +213,7 @@ def test_a_raw_step_that_fails_transiently_is_retried_with_the_configured_policy
     assert attempts == [0, 1]
 
 
-def test_every_asset_has_an_owning_team_and_layer_and_tier_tags() -> None:
+def test_every_asset_has_an_owning_team_and_layer_and_tier_tags(defs: dg.Definitions) -> None:
     """The catalog filters by owner and tag: a team per group, `layer` and `tier` on every asset, `source` on every
     per-source asset (ownership.py)."""
     for spec in defs.resolve_all_asset_specs():
@@ -220,7 +225,7 @@ def test_every_asset_has_an_owning_team_and_layer_and_tier_tags() -> None:
     assert specs["published_index"].tags["tier"] == "serving" and specs["kegg_raw"].tags["tier"] == "pipeline"
 
 
-def test_python_assets_point_at_the_file_and_line_that_define_them() -> None:
+def test_python_assets_point_at_the_file_and_line_that_define_them(defs: dg.Definitions) -> None:
     """ "Open source" in the UI: each Python-defined asset's code reference names a file of this checkout and a line
     where its function is defined (dbt models keep dagster-dbt's own references)."""
     checked = 0
@@ -236,7 +241,7 @@ def test_python_assets_point_at_the_file_and_line_that_define_them() -> None:
     assert checked >= 25
 
 
-def test_descriptions_render_in_the_ui_without_eating_placeholders() -> None:
+def test_descriptions_render_in_the_ui_without_eating_placeholders(defs: dg.Definitions) -> None:
     """Dagster renders descriptions as Markdown: `<source>` outside code would be swallowed as an HTML tag and
     `{source}_{id}` garbled, so placeholders sit in backticks."""
     graph = defs.resolve_asset_graph()

@@ -5,7 +5,6 @@ either closes it or opens it for another window. Time is a ManualClock the test 
 from __future__ import annotations
 
 import pytest
-from neo4j.exceptions import ServiceUnavailable
 
 from retrieval.retrievers.graph_guard import RETRY_AFTER, GraphGuard, GraphUnavailable, degraded_warning
 from tests.support.clock import ManualClock
@@ -21,6 +20,9 @@ class FlakyGraph:
     def read(self) -> str:
         self.calls += 1
         if self.down:
+            # Imported here, as the guard does: the neo4j package loads pandas, and only a failing read needs it.
+            from neo4j.exceptions import ServiceUnavailable
+
             raise ServiceUnavailable("Couldn't connect to localhost:7687\nretried 3 times")
         return "facts"
 
@@ -50,6 +52,8 @@ def test_a_healthy_read_passes_through(guard: GraphGuard) -> None:
 
 
 def test_a_failure_opens_the_guard_with_the_first_line_of_the_error(guard: GraphGuard) -> None:
+    from neo4j.exceptions import ServiceUnavailable
+
     graph = FlakyGraph()
     error = _opened(guard, graph)
     assert str(error) == guard.error == "Neo4j is unavailable: Couldn't connect to localhost:7687"

@@ -10,13 +10,11 @@ import os
 from collections import Counter
 from pathlib import Path
 
-import libsbml
 import pytest
 
 from dagster_project.sources.reactome.biopax import parse_biopax
 from dagster_project.sources.reactome.normalizer import drop_dangling_reactions, normalize_reactions
 from dagster_project.sources.reactome.parser import parse_reaction_exports
-from dagster_project.sources.reactome.sbml import parse_sbml
 
 SNAPSHOT = Path(os.environ.get("FLUX_SNAPSHOT_DIR", Path(__file__).resolve().parents[2].parent / "shared" / "data"))
 REACTIONS = SNAPSHOT / "reactome" / "reactions"
@@ -63,6 +61,9 @@ def test_a_participant_without_a_cross_reference_is_quarantined_and_its_reaction
 
 
 def test_sbml_reactions_modifiers_and_complexes() -> None:
+    # The SBML tests import python-libsbml themselves (the parser does on first use): it takes half a second to load.
+    from dagster_project.sources.reactome.sbml import parse_sbml
+
     communication = parse_sbml(_read("R-HSA-1500931.sbml"), "raw/1500931")
     assert len(communication.reactions) == 60 and not communication.quarantined
     assert {r.pathway_id for r in communication.reactions} == {"R-HSA-1500931"}
@@ -79,6 +80,8 @@ def test_sbml_reactions_modifiers_and_complexes() -> None:
 
 
 def _sbml(reaction_id: str, annotated: bool) -> bytes:
+    import libsbml
+
     document = libsbml.SBMLDocument(3, 1)
     model = document.createModel()
     model.setId("pathway_1")
@@ -119,6 +122,8 @@ def _sbml(reaction_id: str, annotated: bool) -> bytes:
 
 
 def test_sbml_bad_input_is_quarantined_with_its_reason() -> None:
+    from dagster_project.sources.reactome.sbml import parse_sbml
+
     result = parse_sbml(_sbml("R-HSA-1", annotated=True), "raw/made")
     assert [r.id for r in result.reactions] == ["R-HSA-1"]
     assert [(p.role, p.entity_kind, p.entity_id, p.name) for p in result.participants] == [

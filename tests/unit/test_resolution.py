@@ -1,10 +1,10 @@
-"""Resolution scores on small hand-made sets, checked against scipy's own implementations."""
+"""Resolution scores on small hand-made sets, checked against scipy's own implementations (imported by the tests
+that compare: scipy.stats takes most of a second to load)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import false_discovery_control, hypergeom
 
 from dagster_project.resolution.scores import PathwaySets, benjamini_hochberg, name_similarity, score_pairs
 
@@ -31,6 +31,8 @@ KEGG = sets(
 
 
 def test_scores_match_set_arithmetic_and_scipy() -> None:
+    from scipy.stats import hypergeom
+
     scores = score_pairs(REACTOME, KEGG).set_index(["reactome_id", "kegg_id"])
     row = scores.loc[("R-HSA-1", "hsa00010")]
     assert (row.shared, row.reactome_size, row.kegg_size) == (35, 40, 45)
@@ -41,6 +43,8 @@ def test_scores_match_set_arithmetic_and_scipy() -> None:
 
 
 def test_benjamini_hochberg_counts_the_untested_pairs() -> None:
+    from scipy.stats import false_discovery_control
+
     p = np.array([0.001, 0.02, 0.04, 0.5])
     padded = np.concatenate([p, np.ones(6)])
     assert benjamini_hochberg(p, total_tests=10) == pytest.approx(false_discovery_control(padded)[:4])
@@ -52,6 +56,8 @@ def test_name_similarity_ignores_filler_words() -> None:
 
 
 def test_closed_form_upper_tail_matches_scipy() -> None:
+    from scipy.stats import hypergeom
+
     from dagster_project.resolution.scores import upper_tail
 
     k = np.array([1, 1, 2, 5, 1])

@@ -1,11 +1,11 @@
-"""The vectorised resolution kernels against their one-pair-at-a-time definitions, on random data."""
+"""The vectorised resolution kernels against their one-pair-at-a-time definitions, on random data (scipy.stats,
+which takes most of a second to load, is imported by the tests that compare against it)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import hypergeom
 
 from dagster_project.resolution.inputs import name_cosines
 from dagster_project.resolution.model import Hierarchy, pair_features
@@ -14,6 +14,8 @@ from dagster_project.resolution.scores import PathwaySets, name_similarity, scor
 
 @pytest.mark.parametrize("population", [60, 12_575, 60_000])
 def test_upper_tail_matches_scipy_from_the_bulk_to_the_far_tail(population: int) -> None:
+    from scipy.stats import hypergeom
+
     rng = np.random.default_rng(population)
     a = rng.integers(1, min(population, 2_000), 600)
     b = rng.integers(1, min(population, 2_000), 600)
@@ -28,6 +30,8 @@ def test_upper_tail_matches_scipy_from_the_bulk_to_the_far_tail(population: int)
 
 
 def test_upper_tail_is_exact_when_the_overlap_is_the_whole_smaller_set() -> None:
+    from scipy.stats import hypergeom
+
     # k = min(a, b): a single term, P(X = k)
     assert upper_tail(np.array([30]), 5_000, np.array([30]), np.array([400])) == pytest.approx(
         hypergeom.pmf(30, 5_000, 30, 400), rel=1e-9

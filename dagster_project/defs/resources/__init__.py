@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.defs.resources.dbt import FluxDbtResource
 from dagster_project.defs.resources.embedder import EmbedderResource
 from dagster_project.defs.resources.neo4j import Neo4jResource
 from dagster_project.defs.resources.postgres import PostgresResource
@@ -21,6 +20,10 @@ __all__ = [
 def build_resources(settings: FluxSettings) -> dict[str, object]:
     """Every resource, from one settings object: `settings` itself (assets, checks and sensors read it) and the
     services, which derive their connections from it (so no URL or password is resource config in the UI)."""
+    # Imported here: dagster-dbt and dbt take over a second to load, and the assets that import this package for its
+    # other resources do not need them (assets/dbt.py imports resources/dbt.py itself).
+    from dagster_project.defs.resources.dbt import FluxDbtResource
+
     return {
         "settings": settings,
         "postgres": PostgresResource(settings=settings),

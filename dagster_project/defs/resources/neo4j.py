@@ -1,10 +1,15 @@
 """The knowledge graph as a Dagster resource (connections: core.stores.driver_for)."""
 
+# No `from __future__ import annotations`: Dagster reads the ResourceDependency field's annotation as an object.
+from typing import TYPE_CHECKING
+
 import dagster as dg
-from neo4j import Driver
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import graph_driver
+
+if TYPE_CHECKING:
+    from neo4j import Driver
 
 
 class Neo4jResource(dg.ConfigurableResource):
@@ -12,6 +17,6 @@ class Neo4jResource(dg.ConfigurableResource):
 
     settings: dg.ResourceDependency[FluxSettings]
 
-    def get_driver(self) -> Driver:
+    def get_driver(self) -> "Driver":
         settings = self.settings
         return graph_driver(settings)
