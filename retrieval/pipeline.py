@@ -12,8 +12,8 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from neo4j import Driver
 from sqlalchemy.engine import Engine
 
 from dagster_project.core.settings import FluxSettings
@@ -34,8 +34,13 @@ from retrieval.retriever import Retriever, SearchResult
 from retrieval.retrievers.rerank import Reranker, build_reranker
 from retrieval.run import EventSink, Run
 
-__all__ = ["INTERNAL_EVENTS", "EventSink", "Pipeline", "SearchResult", "question_hash"]
+if TYPE_CHECKING:
+    from neo4j import Driver
+
+__all__ = ["INTERNAL_EVENTS", "EventSink", "Pipeline", "Reading", "SearchResult", "question_hash"]
 log = logging.getLogger(__name__)
+
+Reading = tuple[Plan, list[str]]  # a question's plan and the warnings reading it gave
 
 # In-process observers (the eval scorecards) see these; clients never do: the raw generator reply is unvalidated.
 INTERNAL_EVENTS = frozenset({"generated"})
@@ -127,8 +132,15 @@ class Pipeline:
 
     # --- asking ----------------------------------------------------------------------------------------------
     def ask(
-        self, question: str, mode: Mode | None = None, filters: Filters | None = None, on_event: EventSink | None = None
+        self,
+        question: str,
+        mode: Mode | None = None,
+        filters: Filters | None = None,
+        on_event: EventSink | None = None,
+        reading: Reading | None = None,
     ) -> FinalAnswer:
+        """The question answered; `reading`, when given, is what `read` made of it (the scorecards read a question
+        set first, then answer its typed plans), so it is not read twice."""
         run = Run(emit=on_event) if on_event else Run()
         mode = mode or self.settings.retrieval.answer_mode
         started = time.perf_counter()
@@ -137,7 +149,7 @@ class Pipeline:
             self.settings.llm.llm_question_budget, self.settings.llm.llm_answer_reserve, emit=run.emit
         )
         with budget.active():
-            answer = self._refusal(question, mode, run) or self._answer(question, mode, filters, run, budget)
+            answer = self._refusal(question, mode, run) or self._answer(question, mode, filters, run, budget, reading)
         answer.llm_calls = budget.calls
         answer.warnings += [w for w in budget.warnings() if w not in answer.warnings]
         answer.timings_ms = {
@@ -158,7 +170,13 @@ class Pipeline:
         return answer
 
     def _answer(
-        self, question: str, mode: Mode, filters: Filters | None, run: Run, budget: QuestionBudget
+        self,
+        question: str,
+        mode: Mode,
+        filters: Filters | None,
+        run: Run,
+        budget: QuestionBudget,
+        reading: Reading | None,
     ) -> FinalAnswer:
         """From the answer cache when it holds this question (or one close enough); otherwise answered and cached."""
         index = self.retriever.index()
@@ -179,7 +197,7 @@ class Pipeline:
                 answer.cached, answer.question = hit[1], question
                 run.emit("cache", {"hit": hit[1]})
                 return answer
-        plan, read_warnings = self._plan(question, index, run)
+        plan, read_warnings = reading or self._plan(question, index, run)
         run.emit("plan", {"kind": plan.kind, "reason": plan.reason, "plan": plan.explain()})
         answer = self._scope_from_literature(question, plan, index, mode, filters, run)
         if answer is None and registry.is_typed(plan.kind):
@@ -237,7 +255,13 @@ class Pipeline:
             log.warning("LLM input screen unavailable: %s", exc)
             return None
 
-    def _plan(self, question: str, index: IndexState, run: Run) -> tuple[Plan, list[str]]:
+    def read(self, question: str) -> Reading:
+        """The plan `ask` would answer the question by, and the warnings reading it gave (under the question's LLM
+        budget, as `ask` reads it)."""
+        with QuestionBudget(self.settings.llm.llm_question_budget, self.settings.llm.llm_answer_reserve).active():
+            return self._plan(question, self.retriever.index(), Run())
+
+    def _plan(self, question: str, index: IndexState, run: Run) -> Reading:
         """The rules' plan, or the configured LLM's when it proposes one that checks out (kinds/proposal.py)."""
         engine = self.retriever.engine
         genes, pathways = load_lexicon(engine, index.version), load_pathways(engine, index.version)

@@ -1,5 +1,6 @@
 """Answer scorecard: each question through `Pipeline.ask` (thinking mode, caches off), exactly as serving answers;
-the pipeline's events give the generator's raw reply, and a wrapped provider the judge loop's first pass.
+the pipeline's events give the generator's raw reply, and a wrapped provider the judge loop's first pass. The
+generated kind questions are graded in bulk, by batched plans (kind_eval.py), with the figures of asking each.
 
 Gated (they can fail): raw citation precision, the share of raw claims validation keeps, the share of raw claims
 their cited evidence supports, and the relational pass rate (an expected id named in the claims; a gene list
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.evals import abstention_eval
+from dagster_project.evals import abstention_eval, kind_eval
 from dagster_project.evals.answer_checks import (
     GENE_LIST_MIN,
     RawCheck,
@@ -32,8 +33,6 @@ from dagster_project.evals.answer_checks import (
     graph_genes,
 )
 from dagster_project.evals.grounding import Embed, GroundingRule
-from dagster_project.evals.kind_grading import grade
-from dagster_project.evals.kind_truth import Truth
 from dagster_project.evals.questions import EvalQuestion
 from retrieval.caching.cache import Cache
 from retrieval.model.genes import load_lexicon
@@ -57,7 +56,6 @@ def eval_pipeline(settings: FluxSettings, index: IndexState) -> Pipeline:
 class Grounding:
     rule: GroundingRule
     embed: Embed
-    truth: Truth | None = None  # what the index holds, for the generated kind questions
 
 
 def evaluate(
@@ -67,15 +65,18 @@ def evaluate(
     progress: Progress | None = None,
     mode: Mode = "thinking",
 ) -> tuple[dict[str, float], list[dict]]:
-    """Every question through `Pipeline.ask` in `mode` (the scorecard: thinking, as served by default)."""
+    """Every question answered in `mode` (the scorecard: thinking, as served by default): the generated kind
+    questions in bulk (kind_eval.py), every other one through `Pipeline.ask`, as serving answers it."""
+    generated = [q for q in questions if q.kind == "kinds"]
+    asked = [q for q in questions if q.kind != "kinds"]
     recorder = RecordingProvider(pipeline.provider)
     pipeline.provider = recorder
     try:
-        rows = []
-        for n, q in enumerate(questions, start=1):
+        rows = kind_eval.evaluate(pipeline, generated, mode, progress)
+        for n, q in enumerate(asked, start=1):
             rows.append(_answer_row(pipeline, recorder, q, grounding, mode))
-            if progress and (n % 10 == 0 or n == len(questions)):
-                progress(n, len(questions))
+            if progress and (n % 10 == 0 or n == len(asked)):
+                progress(n, len(asked))
     finally:
         pipeline.provider = recorder.inner
     return metrics(rows), rows
@@ -94,8 +95,6 @@ def _answer_row(
             seen["raw"] = payload["raw"]
 
     answer = pipeline.ask(q.question, mode, on_event=capture)
-    if q.kind == "kinds":
-        return _kind_row(q, answer, grounding)
     if q.kind == "answerability":
         return abstention_eval.row(q, answer)
     given, raw = seen.get("evidence", []), seen.get("raw")
@@ -133,25 +132,6 @@ def _answer_row(
         found = _DECISION.search(answer.answer)
         row["decision"], row["predicted"] = q.decision, found.group(1).lower() if found else ""
     return row
-
-
-def _kind_row(q: EvalQuestion, answer: Any, grounding: Grounding) -> dict:
-    """A generated kind question: graded on its typed answer (composed from the index, so the generator checks
-    above do not apply to it)."""
-    assert grounding.truth is not None, "kind questions need the index's truth"
-    return {
-        "question_id": q.id,
-        "variant": "kinds",
-        "question": q.question,
-        "answer_kind": answer.kind,
-        "expected_kind": q.extra["kind"],
-        "phrasing": q.extra["phrasing"],
-        "style": q.extra["style"],
-        "absent": q.extra.get("absent") == "true",
-        "kind_pass": grade(answer, q),
-        "latency_ms": answer.timings_ms.get("total", 0.0),
-        "answer": answer.answer[:500],
-    }
 
 
 def _share(numerator: float, denominator: float) -> float:

@@ -33,7 +33,7 @@ def report(settings: FluxSettings) -> None:
     truth = load_truth(graph_driver(settings), engine)
     questions = kind_questions.generate(truth)
     metrics, _ = answer_eval.evaluate(
-        eval_pipeline(settings, index), questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, truth)
+        eval_pipeline(settings, index), questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None)
     )
     print(f"generated kind questions on index {index.version}")
     for name, value in sorted(metrics.items()):
@@ -49,7 +49,7 @@ def report(settings: FluxSettings) -> None:
         _, rows = answer_eval.evaluate(
             eval_pipeline(settings, index),
             plan_questions,
-            answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, truth),
+            answer_eval.Grounding(GroundingRule(1, 1), lambda _: None),
         )
         print(f"plan questions, {label} ({len(rows)}): right {sum(r['right'] for r in rows) / len(rows):.3f}")
         for group in sorted({r["group"] for r in rows}):

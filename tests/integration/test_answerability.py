@@ -74,7 +74,7 @@ def test_the_answerability_gates_fail_on_the_catch_all(
 ) -> None:
     engine = engine_for(demo_platform.platform_database_url)
     questions = abstention_eval.questions(engine)
-    grounding = answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, None)
+    grounding = answer_eval.Grounding(GroundingRule(1, 1), lambda _: None)
     # Quick mode for both (one retrieval pass): the comparison is what is answered and refused, not the judge loop.
     served, _ = answer_eval.evaluate(
         eval_pipeline(demo_platform, current_index(engine)), questions, grounding, mode="quick"

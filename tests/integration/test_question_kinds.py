@@ -1,19 +1,23 @@
 """The generated kind questions on the demo platform: every kind answered from Postgres and Neo4j through the
-serving pipeline, graded against the index read directly; the regression gate fails on a deliberately worse
-parser; gene facts, counts, compounds, set operations and "not found" through `POST /query`."""
+serving pipeline, graded against the index read directly, in bulk with the figures of asking each question; the
+regression gate fails on a deliberately worse parser; gene facts, counts, compounds, set operations and "not found"
+through `POST /query`."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 from fastapi.testclient import TestClient
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.evals import answer_eval, kind_questions
-from dagster_project.evals.answer_eval import eval_pipeline
+from dagster_project.evals import answer_eval, kind_eval, kind_questions
+from dagster_project.evals.answer_eval import eval_pipeline, metrics
 from dagster_project.evals.gate import compare
 from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.kind_truth import Truth, load_truth
+from dagster_project.evals.questions import EvalQuestion
 from retrieval.kinds import registry
 from retrieval.model.index_state import current_index
 from tests.integration.conftest import ask_api as ask
@@ -29,7 +33,7 @@ def _evaluate(settings: FluxSettings, truth: Truth) -> tuple[dict[str, float], l
     pipeline = eval_pipeline(settings, current_index(engine_for(settings.platform_database_url)))
     questions = kind_questions.generate(truth)
     # Kind questions are graded on their typed answers; the grounding rule is not used for them.
-    return answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None, truth))
+    return answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None))
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +92,41 @@ def test_the_gate_fails_on_a_deliberately_worse_parser(
     failed = {c.metric for c in compare("answer", worse, baseline, tolerance=0.02) if c.failed}
     assert {"kinds_pass_rate", "not_found_recall"} <= failed
     assert not [c for c in compare("answer", baseline, baseline, tolerance=0.02) if c.failed]
+
+
+ROW_FIELDS = ("question_id", "expected_kind", "answer_kind", "kind_pass", "absent")
+
+
+def test_bulk_grading_gives_each_question_the_row_asking_it_alone_gives(
+    demo_platform: FluxSettings, truth: Truth, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the served reader and under one that reads most questions as literature searches (graded on their plan
+    in bulk, searched one at a time), three questions of each kind: the same grade, answer kind and figures."""
+    questions = _first_of_each_kind(kind_questions.generate(truth), 3)
+    graded_on_plan = {}
+    for name, reader in (("served", registry.read_question), ("six kinds", six_kinds)):
+        monkeypatch.setattr(registry, "read_question", reader)
+        pipeline = eval_pipeline(demo_platform, current_index(engine_for(demo_platform.platform_database_url)))
+        bulk = kind_eval.evaluate(pipeline, questions)
+        alone = kind_eval.evaluate_one_at_a_time(pipeline, questions)
+        assert [[r[f] for f in ROW_FIELDS] for r in bulk] == [[r[f] for f in ROW_FIELDS] for r in alone], name
+        assert _without_latency(metrics(bulk)) == _without_latency(metrics(alone)), name
+        graded_on_plan[name] = sum(r["graded_on"] == "plan" for r in bulk)
+    assert graded_on_plan["six kinds"] > len(questions) / 2 > graded_on_plan["served"], graded_on_plan
+
+
+def _first_of_each_kind(questions: list[EvalQuestion], n: int) -> list[EvalQuestion]:
+    taken: Counter[str] = Counter()
+    out = []
+    for q in questions:
+        if taken[q.extra["kind"]] < n:
+            taken[q.extra["kind"]] += 1
+            out.append(q)
+    return out
+
+
+def _without_latency(figures: dict[str, float]) -> dict[str, float]:
+    return {k: v for k, v in figures.items() if "latency" not in k}
 
 
 def test_gene_facts_over_http_come_from_the_hgnc_table(query_client: TestClient, truth: Truth) -> None:

@@ -268,7 +268,7 @@ def answer_scorecard(
     metrics, rows = answer_eval.evaluate(
         pipeline,
         questions,
-        answer_eval.Grounding(rule, embed, truth),
+        answer_eval.Grounding(rule, embed),
         lambda n, total: context.log.info(f"answer scorecard {n}/{total}"),
     )
     # The judge on labelled evidence needs real questions with a known study: PubMedQA (absent in the demo,
