@@ -25,7 +25,15 @@ from retrieval.model.llm_budget import QuestionBudget
 from retrieval.model.plan import plan_schema
 from retrieval.model.types import Evidence, ProviderError
 from tests.support.cli import flux
-from tests.support.llm_server import LLMReply, LLMServer, completion, context_length_exceeded, response_format_problem
+from tests.support.clock import ManualClock
+from tests.support.llm_server import (
+    CHAT_PATH,
+    LLMReply,
+    LLMServer,
+    completion,
+    context_length_exceeded,
+    response_format_problem,
+)
 from tests.support.scripted_server import Reply
 
 QUESTION = "What does glycolysis produce?"
@@ -125,11 +133,13 @@ def test_a_server_that_ignores_max_tokens_and_streams_forever_is_cut_at_the_cap(
     budget = QuestionBudget(20.0)
     started = time.monotonic()
     with (
-        _provider(server, tokens=TaskTokens(answer=40)) as provider,
+        _provider(server, timeout=30.0, tokens=TaskTokens(answer=40)) as provider,
         budget.active(),
         pytest.raises(ChatFailed) as failed,
     ):
         provider.generate(QUESTION, EVIDENCE)
+    # Cut at 40 tokens, a few hundredths of a second of stream; a stream read past its cap runs on to the 20 s budget
+    # (the server's own stop, 20,000 chunks in, comes no sooner), so 5 s tells the two apart on any machine.
     assert time.monotonic() - started < 5.0
     assert "went past max_tokens (40)" in str(failed.value) and "FLUX_LLM_MAX_TOKENS_ANSWER" in str(failed.value)
     assert budget.calls[0].outcome == "rejected" and budget.calls[0].attempts == 1
@@ -168,14 +178,21 @@ def test_a_server_that_ignores_stream_and_answers_one_body_is_read(server: LLMSe
 
 # --- one deadline per question -------------------------------------------------------------------------------
 def test_the_calls_of_one_question_share_its_budget(server: LLMServer) -> None:
-    server.script(LLMReply.slow(0.6, json.dumps({"allowed": True, "reason": ""})), LLMReply.slow(0.6, ANSWER))
-    budget = QuestionBudget(1.0)
+    # The answer's reply would take 30 s: only what the screen left of the budget can end its wait sooner.
+    server.script(LLMReply.slow(0.6, json.dumps({"allowed": True, "reason": ""})), LLMReply.slow(30.0, ANSWER))
+    # The budget's clock moves by the screen's 0.6 s alone, not by this machine's overhead around the call, so the
+    # answer is left exactly 0.4 s (above the 0.25 s a call needs to be sent at all).
+    clock = ManualClock()
+    budget = QuestionBudget(1.0, clock=clock)
     started = time.monotonic()
     with _provider(server, timeout=30.0) as provider, budget.active():
         assert provider.screen(QUESTION) is None  # allowed, after 0.6 s
+        clock.advance(0.6)
         with pytest.raises(ChatFailed, match="time budget ran out"):
             provider.generate(QUESTION, EVIDENCE)  # 0.4 s left, not a fresh 30 s
-    assert time.monotonic() - started < 1.5
+    # About 1 s (the screen's 0.6 s, then the answer's 0.4 s); an answer given the 30 s timeout instead of what was
+    # left waits for the 30 s reply.
+    assert time.monotonic() - started < 10.0
     assert [(c.step, c.outcome) for c in budget.calls] == [("screen", "ok"), ("answer", "deadline")]
     assert "LLM answer step ran out of the question's time budget" in budget.warnings()[0]
     assert "slowest step: screen" in budget.warnings()[0]
@@ -183,7 +200,7 @@ def test_the_calls_of_one_question_share_its_budget(server: LLMServer) -> None:
 
 def test_the_answer_reserve_leaves_the_answer_its_time(server: LLMServer) -> None:
     """A server with two slots: the judge's abandoned request runs on in one, the answer gets the other."""
-    server.script(LLMReply.slow(2.0, "{}"), LLMReply.slow(0.3, ANSWER))
+    server.script(LLMReply.slow(30.0, "{}"), LLMReply.slow(0.3, ANSWER))
     budget = QuestionBudget(2.0, answer_reserve=1.4)
     with _provider(server, timeout=30.0, concurrency=2) as provider, budget.active():
         judged = provider.judge(QUESTION, EVIDENCE)  # may use 1 s of the 2 s (a reserve is at most half)
@@ -191,7 +208,12 @@ def test_the_answer_reserve_leaves_the_answer_its_time(server: LLMServer) -> Non
     assert judged.verdict is None and "judge unavailable" in judged.rationale
     assert json.loads(raw)["answer"] == "Pyruvate."
     assert [(c.step, c.outcome) for c in budget.calls] == [("judge", "deadline"), ("answer", "ok")]
-    assert 500 <= budget.calls[0].ms < 1000 and budget.calls[1].queued_ms < 100
+    judge, answer = budget.calls
+    # The judge is cut at 1 s (the 2 s budget less the 1 s kept for the answer); a judge given the whole budget is
+    # cut at 2 s, and one with no deadline waits for the 30 s reply. Half a second either side of 1 s leaves room
+    # for a slow machine's cancellation and still tells 1 s from 2 s.
+    assert 500 <= judge.ms < 1500, judge
+    assert answer.queued_ms == 0, answer  # the second slot was free: the answer did not wait for the judge's
 
 
 def test_an_abandoned_request_holds_the_slot_until_the_server_hears_the_hang_up(server: LLMServer) -> None:
@@ -205,7 +227,12 @@ def test_an_abandoned_request_holds_the_slot_until_the_server_hears_the_hang_up(
     assert json.loads(raw)["answer"] == "Pyruvate."
     judge, answer = budget.calls
     assert judge.outcome == "deadline" and answer.outcome == "ok"
-    assert 300 <= answer.queued_ms < 900, answer  # from the judge's deadline (1.5 s) to its reply (2 s)
+    # The order of events, from the server's arrival times: the answer queued in Flux after the judge's deadline
+    # (1.5 s) and its request was sent only once the server began the judge's reply (2 s after that request came).
+    # It still answered within the 1.5 s left to it, so the slot came free at that reply, not later.
+    judge_request, answer_request = server.hits(CHAT_PATH)
+    assert answer.queued_ms > 0, answer
+    assert answer_request.at - judge_request.at >= 2.0, (judge_request.at, answer_request.at)
     assert server.max_in_flight == 1
 
 
@@ -218,11 +245,13 @@ def test_no_request_is_sent_when_the_budget_is_spent(server: LLMServer) -> None:
 
 
 def test_a_slow_stream_is_cancelled_on_the_server_at_the_timeout(server: LLMServer) -> None:
-    server.script(LLMReply.trickle("word " * 400 + ANSWER, token_delay=0.02))  # its JSON comes too late
+    server.script(LLMReply.trickle("word " * 1500 + ANSWER, token_delay=0.02))  # its JSON would come after 30 s
     started = time.monotonic()
     with _provider(server, timeout=0.5) as provider, pytest.raises(ChatFailed, match=r"FLUX_LLM_TIMEOUT=0\.5s"):
         provider.generate(QUESTION, EVIDENCE)
-    assert time.monotonic() - started < 1.0
+    # Cut at the 0.5 s timeout; a call that read on would take the stream's 30 s. Ten times the timeout leaves room
+    # for a slow machine and is far below 30 s.
+    assert time.monotonic() - started < 5.0
     assert len(server.requests) == 1  # not retried
     assert _eventually(lambda: len(server.disconnects) == 1)  # and the server stopped sending
 
