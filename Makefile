@@ -26,7 +26,7 @@ TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PO
             FLUX_DAGSTER_DAEMON=false FLUX_LINEAGE_GUARD=false
 
 .PHONY: help setup up down status env dagster mlflow run serve test unit integration test-extended \
-        test-reversed lint type-baseline redis-server chromium wheel asset-graph llm-server llm-model
+        lint lint-checks type-baseline redis-server chromium wheel asset-graph llm-server llm-model
 
 help:
 	@echo "make run    set up, start services, materialize everything, print a summary, answer a sample question"
@@ -35,7 +35,6 @@ help:
 	@echo "make integration [T=tests/integration/test_graph.py]   integration tests (one module with T=)"
 	@echo "make test-extended     the slow and resilience tests: faults, restarts, backup/restore, two-node Ray,"
 	@echo "                       the daemon, full re-materializations, the snapshot (CI runs it too)"
-	@echo "make test-reversed     the integration tests in reverse order: no test relies on another"
 	@echo "make llm-server        a local OpenAI-compatible model server (llama.cpp, SmolLM2-135M) in .flux/llm-server"
 	@echo "make wheel [WHEEL_DIR=dist]   a wheel that runs without the checkout (package data, the dbt project)"
 	@echo "make asset-graph       redraw docs/asset-graph.svg from the definitions"
@@ -165,6 +164,10 @@ LINT_PATHS := dagster_project retrieval serving tests benchmarks
 # Whole runs (no cache): an incremental run can report otherwise than a fresh one, and CI always runs fresh (~80 s).
 MYPY := $(BIN)/mypy --no-incremental
 lint: setup
+	@$(MAKE) --no-print-directory lint-checks
+
+# The checks alone, on an installed venv (make test runs them beside the tests).
+lint-checks:
 	$(BIN)/ruff check $(LINT_PATHS)
 	$(BIN)/ruff format --check $(LINT_PATHS)
 	$(BIN)/lint-imports
@@ -173,50 +176,74 @@ lint: setup
 type-baseline: setup
 	$(MYPY) | $(BIN)/mypy-baseline sync --ignore-categories note
 
-# The test stack is started here (and by the tests themselves when run directly) and stopped afterwards. The e2e test
-# (make run's path in a fresh FLUX_HOME, its own services) starts with the unit tests and runs on beside them and
-# then beside the integration tests, which start as soon as the unit tests end. Each session has a pytest basetemp of
-# its own: a session resets the shared /tmp/pytest-of-<user> to 0700, under the services of another one that run as
-# FLUX_SERVICE_USER when started by root (the e2e one is short, under /tmp, for the servers' socket paths). Each
-# session prints its 15 slowest steps. The resilience tests (marked `resilience`: they kill, starve or restart real
-# processes, start a second stack, cluster or daemon) and the slow ones (marked `slow`: a whole stage re-run, the full
-# snapshot, model actors started for a few rows) have a target of their own, which .ci/run runs after this one.
-PYTEST := $(TEST_ENV) $(BIN)/python -m pytest --durations=15
+# `make test`: lint, the unit tests (on every core), the integration tests against the test stack and the e2e test
+# (make run's path in a fresh FLUX_HOME, its own services, from nothing). The e2e test and lint run beside the unit
+# tests (on both cores) and then beside the integration tests. Splitting the integration tests into sessions side by
+# side, or running every phase at once at lower priorities, was measured slower here (927 s against 905-935 s, and
+# 1,604 CPU-seconds against 1,249): on 2 cores the phases together already ask for more CPU than there is. The test stack is started
+# here (and by the tests themselves when run directly) and stopped afterwards. Every pytest session runs in random
+# order (pytest-randomly; the header says `Using --randomly-seed=N`, and PYTEST_ARGS=--randomly-seed=N replays that
+# order) and writes a report log under .flux/test/reports, from which benchmarks/suite_time.py prints each
+# phase's time and the slowest tests and fixtures at the end. Each session has a pytest basetemp of its own: a
+# session resets the shared /tmp/pytest-of-<user> to 0700, under the services of another one that run as
+# FLUX_SERVICE_USER when started by root (the e2e one is short, under /tmp, for the servers' socket paths). The
+# resilience tests (marked `resilience`: they kill, starve or restart real processes, start a second stack, cluster or
+# daemon) and the slow ones (marked `slow`: a whole stage re-run, the full snapshot, model actors started for a few
+# rows) have a target of their own, which .ci/run runs after this one.
+# pytest keeps each test module as rewritten for its assertions in a .pyc beside it; where .pyc files are not written
+# (PYTHONDONTWRITEBYTECODE) every session and worker would rewrite them all again (7.4 s → 4.9 s to collect the unit
+# tests), so the test processes may write them (into __pycache__, which git ignores).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(TEST_ENV) $(BIN)/python -m pytest --durations=15
 FAST := -m "not resilience and not slow"
-test: lint
-	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
-	@set +e; mkdir -p .flux/test; e2e_tmp=$$(mktemp -d /tmp/flux-e2e.XXXXXX); \
-	  $(PYTEST) tests/e2e --basetemp=$$e2e_tmp/t $(PYTEST_ARGS) > .flux/test/e2e.log 2>&1 & e2e=$$!; \
-	  $(PYTEST) tests/unit --basetemp=.flux/test/pytest-unit $(PYTEST_ARGS); unit=$$?; \
-	  $(PYTEST) tests/integration $(FAST) $(PYTEST_ARGS); integration=$$?; \
-	  wait $$e2e; e2e_rc=$$?; echo "--- tests/e2e (ran beside the others) ---"; cat .flux/test/e2e.log; \
-	  rm -rf $$e2e_tmp; \
-	  $(TEST_ENV) $(FLUX) stack down >/dev/null; \
+REPORTS := .flux/test/reports
+# Unit tests on both cores (pytest-xdist): they share no state; `make unit UNIT_WORKERS=0` runs them in one process.
+UNIT_WORKERS ?= 2
+UNIT := tests/unit -n $(UNIT_WORKERS) --basetemp=.flux/test/pytest-unit
+# `timed NAME COMMAND...`: runs COMMAND and appends "NAME start end exit-code" to the phase table.
+TIMED = timed() { local name=$$1 start=$$(date +%s.%N); shift; "$$@"; local rc=$$?; \
+          echo "$$name $$start $$(date +%s.%N) $$rc" >> $(REPORTS)/phases.tsv; return $$rc; }
+test: setup
+	@rm -rf $(REPORTS) && mkdir -p $(REPORTS)
+	@set +e; $(TIMED); \
+	  timed stack env $(TEST_ENV) $(FLUX) stack up || { env $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }; \
+	  tmp=$$(mktemp -d /tmp/flux-test.XXXXXX); \
+	  timed e2e $(PYTEST) tests/e2e --basetemp=$$tmp/e2e --report-log=$(REPORTS)/e2e.jsonl $(PYTEST_ARGS) \
+	    > $(REPORTS)/e2e.log 2>&1 & e2e=$$!; \
+	  timed lint $(MAKE) --no-print-directory lint-checks > $(REPORTS)/lint.log 2>&1 & lint=$$!; \
+	  timed unit $(PYTEST) $(UNIT) --report-log=$(REPORTS)/unit.jsonl $(PYTEST_ARGS); unit=$$?; \
+	  timed integration $(PYTEST) tests/integration $(FAST) --report-log=$(REPORTS)/integration.jsonl $(PYTEST_ARGS); \
+	  integration=$$?; \
+	  wait $$lint; lint_rc=$$?; echo "--- make lint (ran beside the tests) ---"; cat $(REPORTS)/lint.log; \
+	  wait $$e2e; e2e_rc=$$?; echo "--- tests/e2e (ran beside the others) ---"; cat $(REPORTS)/e2e.log; \
+	  rm -rf $$tmp; \
+	  env $(TEST_ENV) $(FLUX) stack down >/dev/null; \
+	  echo "--- where the time went (benchmarks/suite_time.py) ---"; $(BIN)/python benchmarks/suite_time.py $(REPORTS); \
+	  [ $$lint_rc -eq 0 ] || { echo "make lint failed (its output is above)" >&2; exit $$lint_rc; }; \
 	  $(call pytest_verdict,$$unit $$e2e_rc $$integration)
 
 # The fast loop: unit tests only, no services; `make unit PYTEST_ARGS="-k resolution"` narrows it.
 unit: $(STAMP) $(DBT_MANIFEST)
 	@mkdir -p .flux/test
-	$(TEST_ENV) $(BIN)/python -m pytest tests/unit -q --basetemp=.flux/test/pytest-unit $(PYTEST_ARGS)
+	$(PYTEST) $(UNIT) -q $(PYTEST_ARGS)
 
 # The integration tests without the resilience and slow ones, or one module / test whatever its markers: `make
-# integration T=tests/integration/test_graph.py` (or T=tests/integration/test_graph.py::test_name). The tests start the
-# test stack if it is down.
+# integration T=tests/integration/test_graph.py` (or T=tests/integration/test_graph.py::test_name), in one process.
+# The tests start the test stack if it is down.
 T ?= tests/integration
 integration: setup
 	@set +e; $(PYTEST) $(T) $(if $(filter tests/integration tests/integration/,$(T)),$(FAST)) $(PYTEST_ARGS); \
 	  rc=$$?; $(call pytest_verdict,$$rc)
 
+# Its phase is added to make test's reports (.flux/test/reports), so after .ci/run suite_time.py shows both.
 test-extended: setup llm-server
+	@mkdir -p $(REPORTS)
 	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
-	@set +e; $(PYTEST) tests/integration -m "resilience or slow" $(PYTEST_ARGS); \
-	  rc=$$?; $(TEST_ENV) $(FLUX) stack down >/dev/null; $(call pytest_verdict,$$rc)
-
-# The integration tests of `make test` in reverse order (pytest-reverse): finds a test that relies on one run before it.
-test-reversed: setup
-	$(TEST_ENV) $(FLUX) stack up || { $(TEST_ENV) $(FLUX) stack down >/dev/null; exit 1; }
-	@set +e; $(PYTEST) tests/integration $(FAST) --reverse $(PYTEST_ARGS); \
-	  rc=$$?; $(TEST_ENV) $(FLUX) stack down >/dev/null; $(call pytest_verdict,$$rc)
+	@set +e; $(TIMED); \
+	  timed extended $(PYTEST) tests/integration -m "resilience or slow" --report-log=$(REPORTS)/extended.jsonl \
+	    $(PYTEST_ARGS); \
+	  rc=$$?; $(TEST_ENV) $(FLUX) stack down >/dev/null; \
+	  echo "--- where the time went (benchmarks/suite_time.py) ---"; $(BIN)/python benchmarks/suite_time.py $(REPORTS); \
+	  $(call pytest_verdict,$$rc)
 
 # $(1): the exit codes of the pytest sessions, as variables (a `$$?` here would be read after the first command of
 # the macro, not after pytest). Fails when every one collected nothing (5), or on any other failure.

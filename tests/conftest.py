@@ -13,6 +13,7 @@ import pytest
 from psycopg import sql
 
 from dagster_project.core.settings import REPO_ROOT, FluxSettings, get_settings
+from tests.support import suite_clock
 from tests.support.prerequisites import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401
 from tests.support.session import changes_demo_last
 
@@ -31,6 +32,12 @@ TEST_DEFAULTS = {
     "FLUX_DAGSTER_DAEMON": "false",  # the tests that need a daemon start their own (test_nightly.py)
     "FLUX_LINEAGE_GUARD": "false",  # each test reads a raw zone of its own; test_cli_commands.py turns it on
 }
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each test's report names the fixtures set up for it and their seconds (tests/support/suite_clock.py): a
+    plugin, not conftest hooks, so that the session's fixtures are timed too."""
+    config.pluginmanager.register(suite_clock, "flux-suite-clock")
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
-"""A demo platform built once per session in a database of its own: every asset materialized from the bundled
-demo (sources, chunks, Ray embeddings, HNSW index, graph, resolution); and the HTTP API on it, per module."""
+"""A demo platform built once per session in a database of its own: every asset but the eval scorecards materialized
+from the bundled demo (sources, chunks, Ray embeddings, HNSW index, graph, resolution, dbt, the published index); the
+scorecards and what reads them on top, once, for the tests that need them; and the HTTP API on it, per module."""
 
 from __future__ import annotations
 
@@ -13,13 +14,19 @@ import pytest
 from psycopg import sql
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.defs.materialize import materialize_selection
+from dagster_project.defs.materialize import MaterializeOutcome, materialize_selection
 from dagster_project.stack.postgres import admin_conninfo, ensure_databases
 from dagster_project.stack.redis import RedisService
 from tests.support.ports import free_port
 
 if TYPE_CHECKING:
     from fastapi.testclient import TestClient
+
+
+# The eval scorecards (group `evals`) grade ~1,000 questions against the candidate index: most tests need the
+# platform, not its grades, so they are built on top when a test asks for them (`demo_scorecards`).
+WITHOUT_SCORECARDS = "not group:evals"
+SCORECARDS_AND_READERS = "group:evals+"  # the scorecards, the eval_runs table, the trend models, publishing again
 
 
 @pytest.fixture(scope="session")
@@ -30,11 +37,21 @@ def demo_platform(stack: FluxSettings, tmp_path_factory: pytest.TempPathFactory)
         pg_database=database, source_mode="demo", raw_root=str(tmp_path_factory.mktemp("raw")), embedding_batch_size=8
     )  # several write batches even on the small demo
     ensure_databases(settings)
-    outcome = materialize_selection(settings, "*")
+    outcome = materialize_selection(settings, WITHOUT_SCORECARDS)
     assert outcome.success and outcome.checks_passed == outcome.checks_total, outcome
     yield settings
     with psycopg.connect(admin_conninfo(stack), autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
+
+
+@pytest.fixture(scope="session")
+def demo_scorecards(demo_platform: FluxSettings) -> MaterializeOutcome:
+    """The run that recorded the demo platform's four eval scorecards (their blocking checks passed) and materialized
+    what reads them after them (the eval_runs table, the trend models, the published index). Its run id finds its
+    scorecards: a test may record more runs of a scorecard later, with other settings."""
+    outcome = materialize_selection(demo_platform, SCORECARDS_AND_READERS)
+    assert outcome.success and outcome.checks_passed == outcome.checks_total > 0, outcome
+    return outcome
 
 
 @pytest.fixture

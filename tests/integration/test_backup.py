@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.defs.materialize import graph_reprojector
+from dagster_project.defs.materialize import MaterializeOutcome, graph_reprojector
 from dagster_project.ops.backup import BackupError, backup, restore
 from dagster_project.stack import Stack
 from retrieval.caching.cache import Cache
@@ -53,7 +53,10 @@ def fresh_stack(demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.fixture(scope="module")
-def demo_backup(demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_backup(
+    demo_platform: FluxSettings, demo_scorecards: MaterializeOutcome, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A backup of the demo as `make run` leaves it: its scorecards' rows (eval_runs) included."""
     target = tmp_path_factory.mktemp("backup") / "demo"
     manifest = backup(demo_platform, target)
     assert {p.name for p in target.glob("*.dump")} == {"platform.dump", "dagster.dump", "mlflow.dump"}

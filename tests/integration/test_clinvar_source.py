@@ -1,7 +1,8 @@
 """ClinVar on the real stack: the demo load (associations and conditions from the demo file, its three bad rows
 quarantined with their reasons, a second load that changes nothing), the graph's Disease nodes and ASSOCIATED_WITH
 edges, the dbt mart; a changed release replacing the set and a truncated one stopped by its churn check (in a
-database of their own); and, with the shared snapshot, the real file's load figures."""
+database of their own: a replaced ClinVar set on the shared demo would change every condition answer after it); and,
+with the shared snapshot, the real file's load figures."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Dagster materializes the platform assets into dagster-postgres storage, and the run is visible there."""
+"""Dagster materializes the platform assets into dagster-postgres storage, and the run is visible there. On the
+session's own database, not the demo's: the migrations it applies and records are what a new database gets."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from sqlalchemy import text
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
-from dagster_project.defs.materialize import materialize_selection
+from dagster_project.defs.materialize import MaterializeOutcome, materialize_selection
 from dagster_project.evals.store import SCORECARDS
 from dagster_project.graph import loader
 from dagster_project.index.encoder import load_sentence_model
@@ -118,7 +118,9 @@ def test_demo_counterparts_are_resolved_and_explainable(demo_platform: FluxSetti
     assert {"HK1", "GAPDH", "PKM"} <= set(shared)
 
 
-def test_dbt_mart_matches_the_resolution_and_dbt_build_runs_on_its_own(demo_platform: FluxSettings) -> None:
+def test_dbt_mart_matches_the_resolution_and_dbt_build_runs_on_its_own(
+    demo_platform: FluxSettings, demo_scorecards: MaterializeOutcome
+) -> None:
     import os
     import subprocess
     import sys
@@ -131,15 +133,15 @@ def test_dbt_mart_matches_the_resolution_and_dbt_build_runs_on_its_own(demo_plat
         mart = conn.execute(
             text("SELECT count(*), count(*) FILTER (WHERE shared = shared_in_sql) FROM analytics.pathway_equivalences")
         ).one()
-        # The scorecards of the fixture's run (the first; other tests may record more later) and how many of them
-        # the trend mart holds.
+        # The scorecards of the run that recorded them (other tests may record more later) and how many of them the
+        # trend mart holds.
         scorecards, trended = conn.execute(
             text(
                 "SELECT count(*), count(*) FILTER"
                 " (WHERE r.id IN (SELECT eval_run_id FROM analytics.eval_metric_trends))"
-                " FROM eval_runs r WHERE r.dagster_run_id = (SELECT dagster_run_id FROM eval_runs ORDER BY created_at,"
-                " id LIMIT 1)"
-            )
+                " FROM eval_runs r WHERE r.dagster_run_id = :run"
+            ),
+            {"run": demo_scorecards.run_id},
         ).one()
     assert resolved > 0 and tuple(mart) == (resolved, resolved)
     # That run built the trend mart after its scorecards wrote eval_runs, so the mart holds all four.

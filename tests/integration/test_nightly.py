@@ -29,7 +29,7 @@ from dagster_project.core.settings import REPO_ROOT, FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.defs.assets.releases import RELEASE_SOURCES
 from dagster_project.defs.automation import AUTOMATION_SENSOR
-from dagster_project.defs.materialize import materialize_selection
+from dagster_project.defs.materialize import MaterializeOutcome, materialize_selection
 from dagster_project.defs.release_partitions import history_asset_key, sync_release_partitions
 from dagster_project.defs.schedules import NIGHTLY_SCHEDULE
 from dagster_project.defs.sensors import SNAPSHOT_SENSOR
@@ -74,9 +74,10 @@ def _daemon_env(settings: FluxSettings, demo_dir: Path, cron: str = "0 2 * * *")
 
 @pytest.fixture
 def daemon(
-    demo_platform: FluxSettings, tmp_path: Path, request: pytest.FixtureRequest
+    demo_platform: FluxSettings, demo_scorecards: MaterializeOutcome, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[tuple[FluxSettings, Path]]:
-    """`dagster-daemon run` on the demo platform, reading a copy of the demo folder (with the nightly cron that
+    """`dagster-daemon run` on the demo platform as `make run` leaves it (its scorecards recorded, which the nightly
+    run's gates compare against), reading a copy of the demo folder (with the nightly cron that
     `request.param` names, if any); afterwards the demo's
     original openalex pull is served again, whatever the test did — when a later test reads the demo (the test
     is marked to run last, so in a whole-suite run none does and the session drops the database instead)."""

@@ -1,7 +1,8 @@
 """The release history on the real stack and instance: each release the raw zone holds is a partition of
 `<source>_release_history`, materialized with its diff against the release pulled before it and a churn check that
 warns; a rerun writes nothing twice; a partition whose files left the raw zone fails at once with a message that
-says so (and is not retried); a partition key no release has is refused before a run exists."""
+says so (and is not retried); a partition key no release has is refused before a run exists. In a database and raw
+zone of the test's own: it pulls a second release and removes one, which the shared demo must never see."""
 
 from __future__ import annotations
 

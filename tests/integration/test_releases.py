@@ -1,6 +1,7 @@
 """Releases on the real stack: the demo's sources kept as releases (once, however often they load), a truncated KEGG
 release stopped by its blocking churn check while the previous release keeps serving, the same release let through
-when the limit is raised, and `flux releases` reading what was kept."""
+when the limit is raised, and `flux releases` reading what was kept. Each test loads its releases into a database and
+raw zone of its own: a cut release on the shared demo would change what every other test reads."""
 
 from __future__ import annotations
 

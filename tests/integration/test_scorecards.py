@@ -13,7 +13,7 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.core.tuning import tuning_record
-from dagster_project.defs.materialize import materialize_selection
+from dagster_project.defs.materialize import MaterializeOutcome, materialize_selection
 from dagster_project.evals import judge_calibration, retrieval_eval
 from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.baseline_vectors import document_vectors, query_vectors
@@ -30,9 +30,13 @@ SCORECARDS = "key:retrieval_scorecard or key:answer_scorecard or key:resolution_
 VARIANTS = ("dense", "bm25", "hybrid", "hybrid_rerank", "baseline_dense", "baseline_bm25")
 
 
-def test_each_scorecard_is_stored_logged_and_in_range(demo_platform: FluxSettings) -> None:
+def test_each_scorecard_is_stored_logged_and_in_range(
+    demo_platform: FluxSettings, demo_scorecards: MaterializeOutcome
+) -> None:
     engine = engine_for(demo_platform.platform_database_url)
-    retrieval, answer, resolution = (latest(engine, s) for s in ("retrieval", "answer", "resolution"))
+    retrieval, answer, resolution = (
+        latest(engine, s, demo_scorecards.run_id) for s in ("retrieval", "answer", "resolution")
+    )
     assert retrieval and answer and resolution
     m = retrieval.metrics
     # The demo has no PubMedQA: its tasks are keywords → paper (gated) and the title lookup (reported).

@@ -1,4 +1,5 @@
-"""Snapshot ingest end to end: raw pulls → documents and structured tables, idempotent by construction."""
+"""Snapshot ingest end to end: raw pulls → documents and structured tables, idempotent by construction. The full
+snapshot (../shared/data) loads into a database of its own: the shared demo platform holds the bundled demo."""
 
 from __future__ import annotations
 
