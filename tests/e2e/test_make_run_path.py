@@ -19,9 +19,9 @@ import pytest
 from neo4j import GraphDatabase
 
 from dagster_project.core.settings import REPO_ROOT
+from tests.support.makefile import SAMPLE_QUESTION
 from tests.support.ports import free_port
 
-SAMPLE_QUESTION = re.search(r"^SAMPLE_QUESTION \?= (.+)$", (REPO_ROOT / "Makefile").read_text(), re.M).group(1)
 FLUX = [sys.executable, "-m", "dagster_project.cli"]
 DEMO = REPO_ROOT / "dagster_project" / "sources" / "demo_data"
 # One process reads the instance: the run `make run` queued (its code location, trigger and status), then the release

@@ -5,7 +5,6 @@ with its citations. (tests/e2e/ runs `make run` itself from nothing: its stack, 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import time
@@ -17,9 +16,9 @@ import pytest
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
 from tests.support.cli import flux
 from tests.support.location import location_env
+from tests.support.makefile import SAMPLE_QUESTION
 from tests.support.ports import free_port
 
-SAMPLE_QUESTION = re.search(r"^SAMPLE_QUESTION \?= (.+)$", (REPO_ROOT / "Makefile").read_text(), re.M).group(1)
 SERVE_START_S = 180  # the encoder's load and the first index read, on a loaded 2-core machine
 
 
