@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import fcntl
+import json
+import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -22,3 +25,18 @@ def changes_demo_last(items: list[Any]) -> None:
 
 def _fixtures(item: Any) -> Sequence[str]:
     return getattr(item, "fixturenames", ())
+
+
+def once_per_session(tmp_path_factory: pytest.TempPathFactory, name: str, compute: Callable[[], Any]) -> Any:
+    """`compute()` (JSON-serialisable) run once in a pytest session: under pytest-xdist the first worker to ask runs it
+    and the others read its result (a module's tests may be split between workers, and each would set up its module
+    fixtures again). Without xdist it is simply called."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return compute()
+    shared = tmp_path_factory.getbasetemp().parent  # one folder per session, shared by its workers
+    result = shared / f"{name}.json"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not result.is_file():
+            result.write_text(json.dumps(compute()))
+        return json.loads(result.read_text())

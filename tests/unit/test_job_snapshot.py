@@ -1,7 +1,8 @@
 """One code, one job snapshot id: two processes that load the code location (the UI's, the daemon's, `flux
 materialize`'s code servers) must agree on the asset job's snapshot, or the UI calls every run's job "a different
-version" on re-execution. Loaded here under two hash seeds; with Dagster's own `@asset_check` (every check's output
-named "result") the order of an asset's blocking checks, and so the id, changed between such loads."""
+version" on re-execution. Loaded here under two hash seeds (this process's and another in a fresh interpreter); with
+Dagster's own `@asset_check` (every check's output named "result") the order of an asset's blocking checks, and so
+the id, changed between such loads."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from dagster_project.core.settings import REPO_ROOT
+from dagster_project.core.settings import REPO_ROOT, get_settings
 
 SNAPSHOT_ID = """
 from dagster._core.snap import JobSnap
@@ -20,7 +21,16 @@ print(JobSnap.from_job_def(job).snapshot_id)
 """
 
 
-def _snapshot_id(hash_seed: str) -> str:
+def _snapshot_id_here() -> str:
+    from dagster._core.snap import JobSnap
+
+    from dagster_project.defs.definitions import build_definitions
+
+    job = build_definitions(get_settings()).resolve_implicit_global_asset_job_def()
+    return JobSnap.from_job_def(job).snapshot_id
+
+
+def _snapshot_id_in_a_new_process(hash_seed: str) -> str:
     env = dict(os.environ) | {"PYTHONHASHSEED": hash_seed}
     result = subprocess.run(
         [sys.executable, "-c", SNAPSHOT_ID],
@@ -35,5 +45,7 @@ def _snapshot_id(hash_seed: str) -> str:
 
 
 def test_the_asset_job_has_the_same_snapshot_id_in_every_process() -> None:
-    first, second = _snapshot_id("1"), _snapshot_id("2")
-    assert len(first) == 40 and first == second
+    # This process's seed is random unless PYTHONHASHSEED fixes it; the other process's is fixed and differs from it.
+    other_seed = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
+    here, there = _snapshot_id_here(), _snapshot_id_in_a_new_process(other_seed)
+    assert len(here) == 40 and here == there

@@ -16,6 +16,7 @@ import pytest
 import dagster_project
 import retrieval
 import serving
+from tests.support.session import once_per_session
 
 # Every module of the core, then the query path on top of it, then the rest of the Dagster-free packages.
 DAGSTER_ONLY = ("dagster_project.defs", "dagster_project.cli")
@@ -63,9 +64,7 @@ print(json.dumps(loaded))
 """
 
 
-@pytest.fixture(scope="module")
-def loaded() -> dict[str, list[str]]:
-    """What each module, imported in that order in one fresh interpreter, had loaded of Dagster/dbt by then."""
+def _probe() -> dict[str, list[str]]:
     result = subprocess.run(
         [sys.executable, "-c", PROBE, *QUERY_PATH, *DAGSTER_FREE, WITH_DAGSTER],
         capture_output=True,
@@ -73,7 +72,16 @@ def loaded() -> dict[str, list[str]]:
         timeout=300,
         check=True,
     )
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    loaded: dict[str, list[str]] = json.loads(result.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """What each module, imported in that order in one fresh interpreter, had loaded of Dagster/dbt by then (one
+    probe per session, whichever workers run this module's tests)."""
+    probed: dict[str, list[str]] = once_per_session(tmp_path_factory, "layers-probe", _probe)
+    return probed
 
 
 @pytest.mark.parametrize("module", QUERY_PATH)

@@ -20,6 +20,7 @@ from retrieval.kinds import pubmed_search
 from retrieval.model.literature import LiteratureRequest
 from retrieval.pubmed.tools import LiteratureTools
 from retrieval.question.literature_questions import read_request
+from tests.support.clock import paced_in_virtual_time
 from tests.support.contract_server import Reply
 from tests.support.contracts.eutils import KEY
 from tests.support.contracts.eutils_tools import EUtilsToolsContractServer
@@ -30,8 +31,11 @@ CITING = ["36000001", "37000002", "35000003"]
 
 
 @pytest.fixture
-def server() -> Iterator[EUtilsToolsContractServer]:
-    started = EUtilsToolsContractServer(50, citations={CITED: CITING}).start()
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[EUtilsToolsContractServer]:
+    """NCBI's rates kept in virtual time: the clients made after this pace on the clock the server counts arrivals
+    on, so a client that sends too fast is refused as in real time and the pacing costs no seconds."""
+    virtual = paced_in_virtual_time(monkeypatch)
+    started = EUtilsToolsContractServer(50, citations={CITED: CITING}, clock=virtual).start()
     yield started
     started.stop()
 

@@ -43,6 +43,8 @@ import calendar
 import datetime as dt
 import json
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -148,9 +150,11 @@ class EUtilsContractServer(ContractServer):
         term: str = QUERY,
         crowded_day: dt.date | None = None,
         first_pmid: int = 30_000_001,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`records` PMIDs from `first_pmid` on, their publication dates spread evenly over the years given (all on
-        `crowded_day` when one is named); `term` is the one query the corpus answers."""
+        `crowded_day` when one is named); `term` is the one query the corpus answers; `clock` times arrivals for
+        the rate limits (a test's VirtualTime, which the client's pacing moves)."""
         super().__init__()
         start = dt.date(first_year, 1, 1)
         days = (dt.date(last_year, 12, 31) - start).days + 1
@@ -167,7 +171,7 @@ class EUtilsContractServer(ContractServer):
         self.newest_first = sorted(self.papers, key=lambda p: (p.low, int(p.pmid)), reverse=True)
         self.term = term
         self.keys = set(keys)
-        self.windows = {False: RateWindow(KEYLESS_LIMIT), True: RateWindow(KEYED_LIMIT)}
+        self.windows = {False: RateWindow(KEYLESS_LIMIT, clock=clock), True: RateWindow(KEYED_LIMIT, clock=clock)}
 
     # --- the front door: key, rate, identity ----------------------------------------------------------------------
     @staticmethod
