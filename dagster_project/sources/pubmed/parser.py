@@ -84,21 +84,22 @@ def _paper_from_article(article: ET.Element, citation: ET.Element, pmid: str) ->
     )
 
 
+def _xml(element: ET.Element) -> str:
+    return ET.tostring(element, encoding="unicode")
+
+
 def _parse_article(article: ET.Element, index: int, raw_ref: str, seen: set[str]) -> PaperRecord | Quarantined:
-    # The article is serialized only for quarantine: writing every kept one back out was half the parse time.
+    # The article is written back to text only for quarantine: doing it for every kept one was half the parse time.
     citation = article.find("MedlineCitation")
     pmid = _text(citation.find("PMID")) if citation is not None else ""
     if citation is None or not (pmid.isascii() and pmid.isdigit()):
         reason = "missing PMID" if not pmid else f"non-numeric PMID {pmid!r}"
-        return _quarantine(f"article[{index}]", raw_ref, reason, ET.tostring(article, encoding="unicode"))
+        return _quarantine(f"article[{index}]", raw_ref, reason, _xml(article))
     if pmid in seen:
-        return _quarantine(
-            pmid, raw_ref, "duplicate PMID in the same document", ET.tostring(article, encoding="unicode")
-        )
+        return _quarantine(pmid, raw_ref, "duplicate PMID in the same document", _xml(article))
     paper = _paper_from_article(article, citation, pmid)
     if not paper.title and not paper.abstract:
-        reason = "article has neither a title nor an abstract"
-        return _quarantine(pmid, raw_ref, reason, ET.tostring(article, encoding="unicode"))
+        return _quarantine(pmid, raw_ref, "article has neither a title nor an abstract", _xml(article))
     seen.add(pmid)
     return paper
 
@@ -124,9 +125,7 @@ def parse_pubmed_xml(xml_text: str, raw_ref: str) -> ParseResult:
         if child.tag == "PubmedArticle":
             parsed = _parse_article(child, index, raw_ref, seen)
         elif child.tag == "PubmedBookArticle":
-            parsed = _quarantine(
-                f"article[{index}]", raw_ref, "book articles are not supported", ET.tostring(child, encoding="unicode")
-            )
+            parsed = _quarantine(f"article[{index}]", raw_ref, "book articles are not supported", _xml(child))
         else:
             continue  # DeleteCitation and other set-level bookkeeping are not records
         (result.papers if isinstance(parsed, PaperRecord) else result.quarantined).append(parsed)
