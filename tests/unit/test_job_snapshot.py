@@ -12,22 +12,19 @@ import sys
 
 from dagster_project.core.settings import REPO_ROOT, get_settings
 
-SNAPSHOT_ID = """
-from dagster._core.snap import JobSnap
-from dagster_project.core.settings import get_settings
-from dagster_project.defs.definitions import build_definitions
-job = build_definitions(get_settings()).resolve_implicit_global_asset_job_def()
-print(JobSnap.from_job_def(job).snapshot_id)
-"""
 
-
-def _snapshot_id_here() -> str:
+def snapshot_id() -> str:
+    """The asset job's snapshot id, as this process loads the definitions."""
     from dagster._core.snap import JobSnap
 
     from dagster_project.defs.definitions import build_definitions
 
     job = build_definitions(get_settings()).resolve_implicit_global_asset_job_def()
     return JobSnap.from_job_def(job).snapshot_id
+
+
+# The same function in a fresh interpreter (run from the repository root, where `tests` is a package).
+SNAPSHOT_ID = "from tests.unit.test_job_snapshot import snapshot_id; print(snapshot_id())"
 
 
 def _snapshot_id_in_a_new_process(hash_seed: str) -> str:
@@ -47,5 +44,5 @@ def _snapshot_id_in_a_new_process(hash_seed: str) -> str:
 def test_the_asset_job_has_the_same_snapshot_id_in_every_process() -> None:
     # This process's seed is random unless PYTHONHASHSEED fixes it; the other process's is fixed and differs from it.
     other_seed = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
-    here, there = _snapshot_id_here(), _snapshot_id_in_a_new_process(other_seed)
+    here, there = snapshot_id(), _snapshot_id_in_a_new_process(other_seed)
     assert len(here) == 40 and here == there
