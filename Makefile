@@ -198,9 +198,8 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE $(TEST_ENV) $(BIN)/python -m pytest --d
 FAST := -m "not resilience and not slow"
 REPORTS := .flux/test/reports
 # Unit tests on both cores (pytest-xdist): they share no state; `make unit UNIT_WORKERS=0` runs them in one process.
-# A module marked xdist_group (the one that imports torch) stays on one worker, so only one pays for the import.
 UNIT_WORKERS ?= 2
-UNIT := tests/unit -n $(UNIT_WORKERS) --dist loadgroup --basetemp=.flux/test/pytest-unit
+UNIT := tests/unit -n $(UNIT_WORKERS) --basetemp=.flux/test/pytest-unit
 # `timed NAME COMMAND...`: runs COMMAND and appends "NAME start end exit-code" to the phase table.
 TIMED = timed() { local name=$$1 start=$$(date +%s.%N); shift; "$$@"; local rc=$$?; \
           echo "$$name $$start $$(date +%s.%N) $$rc" >> $(REPORTS)/phases.tsv; return $$rc; }

@@ -8,7 +8,6 @@ the fallback here because no cross-encoder weights can be downloaded offline. An
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
@@ -50,9 +49,6 @@ def _load_cross_encoder(model: str) -> CrossEncoder:
 
 class CrossEncoderReranker:
     def __init__(self, model: str, batch_size: int = 32) -> None:
-        if _names_a_path(model) and not Path(model).exists():
-            # Said before torch and sentence-transformers are imported (seconds) only to report a missing folder.
-            raise FluxConfigError("FLUX_RERANKER_MODEL", f"cross-encoder {model!r} could not be loaded: no such folder")
         try:
             self.model = _load_cross_encoder(model)
         except (OSError, ValueError) as exc:
@@ -71,11 +67,6 @@ class CrossEncoderReranker:
             for ev, s in zip(candidates, scores, strict=True)
         ]
         return sorted(scored, key=lambda e: (-e.score, e.id))
-
-
-def _names_a_path(model: str) -> bool:
-    """An absolute or explicitly relative path; `org/name` is a model name for the Hugging Face cache."""
-    return model.startswith(("/", "./", "../"))
 
 
 def build_reranker(settings: FluxSettings) -> Reranker:
