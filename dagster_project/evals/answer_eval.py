@@ -42,6 +42,8 @@ from retrieval.pipeline import Pipeline
 
 Progress = Callable[[int, int], None]
 _DECISION = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
+# The verdict of the question a denied statement negates: its polarity was lost ("True"/"False" answer it).
+_UNNEGATED_VERDICT = re.compile(r"(?:Yes|No)\b")
 
 
 def eval_pipeline(settings: FluxSettings, index: IndexState) -> Pipeline:
@@ -207,6 +209,10 @@ def _kind_metrics(rows: list[dict]) -> dict[str, float]:
     absent = [r for r in rows if r["absent"]]
     out["not_found_precision"] = _share(sum(r["absent"] for r in said_absent), len(said_absent))
     out["not_found_recall"] = _share(sum(r["answer_kind"] == "not_found" for r in absent), len(absent))
+    denied = [r for r in rows if r["phrasing"].endswith("_denied")]
+    if denied:  # statements that deny their relation, answered "Yes"/"No" as if they asserted it
+        out["denied_statements"] = float(len(denied))
+        out["wrong_polarity"] = float(sum(bool(_UNNEGATED_VERDICT.match(r["answer"])) for r in denied))
     return out
 
 

@@ -243,6 +243,19 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "Is {src_a} {a} within {src_b} {b}?",
         "{src_a} {a} belongs to {src_b} {b}, right?",
     ),
+    # Statements that deny the relation: the verdict answers them as written ("False" when it holds).
+    "check:part_of_denied": (
+        "True or false: {src_a} {a} is not part of {src_b} {b}.",
+        "{src_a} {a} does not fall under {src_b} {b}, right?",
+        "Is it true that {src_a} '{a}' is not a sub-pathway of {src_b} '{b}'?",
+        "Is {src_a} {a} not within {src_b} {b}?",
+    ),
+    "check:member_denied": (
+        "True or false: {gene} is not in {src} {name}.",
+        "{gene} is not a member of the {src} {name} pathway, right?",
+        "Is it true that {src} {name} does not include {gene}?",
+        "Can you confirm that {gene} doesn't belong to {src} {name}?",
+    ),
     "check:member": (
         "Is {gene} in {src} '{name}'?",
         "Is {gene} a member of the {src} {name} pathway?",

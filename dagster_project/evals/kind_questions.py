@@ -112,6 +112,7 @@ def generate(truth: Truth, per_kind: int = PER_KIND, seed: int = SEED) -> list[E
         add_reaction_questions(b, b.truth.reactions, per_kind)
     if b.truth.conditions is not None:
         add_condition_questions(b, b.truth.conditions, per_kind)
+    _denied_checks(b, per_kind)
     return b.out
 
 
@@ -321,6 +322,33 @@ def _check_kinds(b: _Builder, per_kind: int) -> None:
             subject=b.truth.genes[symbol].hgnc_id,
             object=pid,
             verdict="yes" if held else "no",
+        )
+
+
+def _denied_checks(b: _Builder, per_kind: int) -> None:
+    """A quarter as many of each yes/no question as a statement that denies the relation, graded on "True" /
+    "False" (generated last, so every other question stays the one the same seed gave before)."""
+    above = {pid: b.truth.ancestors(pid) for pid in b.named}
+    named = set(b.named)
+    under = [(child, top) for child in b.named for top in sorted(above[child]) if top in named]
+    for child, top in _pick(b.rng, under, per_kind // 4):
+        b.add("check:part_of_denied", _pair(b, child, top), (), subject=child, object=top, verdict="yes", negated="yes")
+    for x, y in _pick(b.rng, _apart(b, above), per_kind // 4):
+        b.add("check:part_of_denied", _pair(b, x, y), (), subject=x, object=y, verdict="no", negated="yes")
+    genes = sorted(s for s in b.truth.genes if len(s) >= 3 and s.upper() not in COMMON_WORDS)
+    with_genes = [pid for pid in b.named if b.truth.pathways[pid].genes]
+    for pid in _pick(b.rng, with_genes, per_kind // 4):
+        members = sorted(b.truth.pathways[pid].genes & set(genes))
+        held = b.rng.random() < 0.5 and members
+        symbol = b.rng.choice(members if held else sorted(set(genes) - b.truth.pathways[pid].genes))
+        denied = {"verdict": "yes" if held else "no", "negated": "yes"}
+        b.add(
+            "check:member_denied",
+            {**b.pathway(pid), "gene": symbol},
+            (),
+            subject=b.truth.genes[symbol].hgnc_id,
+            object=pid,
+            **denied,
         )
 
 

@@ -17,6 +17,7 @@ from retrieval.question.disease_questions import (
     holds_conditions,
 )
 from retrieval.question.gene_questions import unknown_gene_tokens
+from retrieval.question.polarity import verdict
 from retrieval.question.reading import EXPLAINS, Read, is_yes_no
 from retrieval.retrievers.disease_facts import DiseaseReader
 from retrieval.retrievers.graph_facts import gene_ref
@@ -65,7 +66,7 @@ def facts(plan: Plan, stores: Stores) -> AssociationCheckData | AssociationAbsen
         rows = reader.of_pair(gene.id, entity.id)
         if rows:
             return AssociationCheckData(
-                gene=rows[0].gene, condition=rows[0].condition, associations=rows, release=release
+                gene=rows[0].gene, condition=rows[0].condition, associations=rows, release=release, negated=plan.negated
             )
     condition = reader.condition(plan.objects[0].id)
     assert condition is not None, f"{plan.objects[0].id} left the diseases table"
@@ -78,7 +79,8 @@ def facts(plan: Plan, stores: Stores) -> AssociationCheckData | AssociationAbsen
 def statements(data: AssociationCheckData) -> list[Statement]:
     g, c = data.gene, data.condition
     rows = "; ".join(said(a) for a in data.associations)
-    return [(f"Yes: ClinVar (release {data.release}) links {g.symbol} ({g.id}) to {rows}.", [g.id, c.id])]
+    head = verdict(True, data.negated)  # a held link: "Yes", or "False" for a sentence that denies it
+    return [(f"{head}: ClinVar (release {data.release}) links {g.symbol} ({g.id}) to {rows}.", [g.id, c.id])]
 
 
 def data_table(data: AssociationCheckData) -> DataTable:
@@ -97,11 +99,13 @@ def refers_to(data: AssociationCheckData) -> Referents:
 
 
 def grade(answer: FinalAnswer, expected: Expected) -> bool:
-    """A held link: Yes, for the gene and condition asked. (A link not held is graded by association_absent.)"""
+    """A held link: Yes (False for a sentence that denies it), for the gene and condition asked. (A link not held is
+    graded by association_absent.)"""
     data = answer.data
     return (
         isinstance(data, AssociationCheckData)
-        and answer.answer.startswith("Yes")
+        and data.negated == (expected.get("negated") == "yes")
+        and answer.answer.startswith(verdict(True, data.negated))
         and data.gene.id == expected.get("subject")
         and data.condition.id == expected.get("object")
     )

@@ -20,6 +20,7 @@ from retrieval.model.pathways import PathwayRef
 from retrieval.model.plan import Entity, Plan
 from retrieval.model.spelling import fold
 from retrieval.question.gene_questions import unknown_gene_tokens
+from retrieval.question.polarity import verdict
 from retrieval.question.reading import (
     PATHWAY_WORD,
     REQUEST,
@@ -322,7 +323,7 @@ def facts(plan: Plan, stores: Stores) -> CheckData:
     relation = plan.relation
     check = {"member_of": _member, "part_of": _part_of, "in_category": _in_category, "corresponds_to": _same}[relation]  # type: ignore[index]
     items = [check(subject, obj, stores) for obj in plan.objects for subject in plan.subjects]
-    return CheckData(relation=relation, items=items)  # type: ignore[arg-type]
+    return CheckData(relation=relation, items=items, negated=plan.negated)  # type: ignore[arg-type]
 
 
 def _member(subject: Entity, pathway: Entity, stores: Stores) -> CheckItem:
@@ -414,10 +415,10 @@ def _lineage(path: list[NodeRef]) -> str:
     return " > ".join(short_name(n) for n in path)
 
 
-def _item_statement(relation: str, item: CheckItem) -> Statement:
+def _item_statement(relation: str, item: CheckItem, negated: bool) -> Statement:
     s, o = item.subject, item.object
     cited = list(dict.fromkeys([s.id, *(n.id for n in item.path), *([o.id] if o.source != "" else [])]))
-    head = "Yes" if item.holds else "No"
+    head = verdict(item.holds, negated)
     if relation == "member_of":
         what = item.detail or "genes"
         text = (
@@ -489,12 +490,13 @@ def _same_text(head: str, item: CheckItem) -> str:
 
 
 def statements(data: CheckData) -> list[Statement]:
-    out = [_item_statement(data.relation, item) for item in data.items]
+    out = [_item_statement(data.relation, item, data.negated) for item in data.items]
     if len(data.items) > 1:
         held = sum(item.holds for item in data.items)
-        verdict = "Yes" if held == len(data.items) else "No"
+        # "X and Y are in Z" holds when all do; "X and Y are not in Z" is false when any is
+        head = verdict(held > 0, True) if data.negated else verdict(held == len(data.items), False)
         cited = list(dict.fromkeys(c for _, ids in out for c in ids))
-        out.insert(0, (f"{verdict}: {held} of the {len(data.items)} hold.", cited))
+        out.insert(0, (f"{head}: {held} of the {len(data.items)} hold.", cited))
     return out
 
 
@@ -517,12 +519,13 @@ def grade(answer: FinalAnswer, expected: Expected) -> bool:
     data = answer.data
     if not isinstance(data, CheckData) or len(data.items) != 1:
         return False
-    item, verdict = data.items[0], expected.get("verdict", "")
+    item, expected_verdict = data.items[0], expected.get("verdict", "")
     return (
         item.subject.id == expected.get("subject")
         and item.object.id == expected.get("object")
-        and (not verdict or item.holds == (verdict == "yes"))
-        and answer.answer.startswith("Yes" if item.holds else "No")
+        and (not expected_verdict or item.holds == (expected_verdict == "yes"))
+        and data.negated == (expected.get("negated") == "yes")
+        and answer.answer.startswith(verdict(item.holds, data.negated))
     )
 
 

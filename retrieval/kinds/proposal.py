@@ -39,6 +39,7 @@ from retrieval.model.plan import Entity as Resolved
 from retrieval.model.plan import EntityType as ProposedType
 from retrieval.model.spelling import canonical_words, fold
 from retrieval.model.types import LLMProvider, ProviderError
+from retrieval.question.polarity import polarity
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 # Entity types whose facts come from a source that may not be loaded: without it, the missing fact type.
@@ -94,7 +95,11 @@ def propose(
         return rules, [] if llm_budget.mark_rejected(f"plan not used: {exc}") else [
             f"the model's plan was not used ({exc}); read by the rules"
         ]
-    return (rules, []) if proposed.kind == "literature" else (proposed, [])
+    if proposed.kind == "literature":
+        return rules, []
+    if proposed.operation == "check":  # the polarity is the sentence's, read the same way for every reader
+        proposed = proposed.model_copy(update={"negated": polarity(question).negated})
+    return proposed, []
 
 
 def read_proposal(question: str, raw: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Plan:

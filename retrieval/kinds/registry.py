@@ -45,7 +45,8 @@ from retrieval.model.pathways import PathwayLexicon
 from retrieval.model.plan import Plan, validate
 from retrieval.model.types import Evidence
 from retrieval.question.followup import TurnContext
-from retrieval.question.reading import Read
+from retrieval.question.polarity import polarity
+from retrieval.question.reading import Read, is_yes_no
 
 KINDS: tuple[QuestionKind, ...] = (
     members.KIND,
@@ -92,7 +93,20 @@ def is_typed(name: str) -> bool:
 
 
 def read_question(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Plan:
-    """The question as a plan: the first kind whose recogniser reads it, else a literature search."""
+    """The question as a plan: the first kind whose recogniser reads it, else a literature search. A yes/no
+    question or statement that denies its relation is read without the negation, and its check plan keeps it
+    (`negated`: the verdict answers the sentence as written); one that only leans ("Isn't X in Y?") is read as the
+    positive question it asks."""
+    sentence = polarity(question)
+    if sentence.changed and is_yes_no(sentence.positive):
+        plan = read_as_written(sentence.positive, genes, pathways)
+        if plan.operation == "check":
+            return plan.model_copy(update={"negated": sentence.negated})
+    return read_as_written(question, genes, pathways)
+
+
+def read_as_written(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Plan:
+    """The recognisers alone on the words as written (a negation included)."""
     read = Read.of(question, genes, pathways)
     for _, recognise in RECOGNISERS:
         plan = recognise(read)

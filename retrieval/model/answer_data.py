@@ -215,6 +215,7 @@ class CheckData(BaseModel):
     kind: Literal["check"] = "check"
     relation: Literal["member_of", "part_of", "in_category", "corresponds_to"]
     items: list[CheckItem]
+    negated: bool = Field(default=False, description="The sentence asked denies the relation: True/False answer it.")
 
 
 class GraphPath(BaseModel):

@@ -57,6 +57,7 @@ class AssociationCheckData(BaseModel):
     condition: ConditionRef
     associations: list[Association] = Field(description="The ClinVar rows linking them (never empty here).")
     release: str = ""
+    negated: bool = Field(default=False, description="The sentence asked denies the link: it is false.")
 
 
 class AssociationAbsentData(BaseModel):

@@ -137,6 +137,11 @@ class Plan(BaseModel):
     scope: FactType | None = Field(default=None, description="abstain: the fact type Flux does not hold.")
     absent: Absent | None = Field(default=None, description="abstain: the entity Flux does not hold.")
     reason: str = ""
+    negated: bool = Field(
+        default=False,
+        description='check: the sentence denies the relation ("X is not part of Y, right?"); the verdict '
+        "answers the sentence as written.",
+    )
     proposed_by: Literal["rules", "llm"] = "rules"
     corrections: list[tuple[str, str]] = Field(default_factory=list, description="Typos read as name words.")
     literature: LiteratureRequest | None = Field(
@@ -170,7 +175,7 @@ class Plan(BaseModel):
 
     def explain(self) -> str:
         """One line a person can check: `check part_of R-HSA-70171 'Glycolysis' → R-HSA-1430728 'Metabolism'`."""
-        parts: list[str] = [self.operation, self.relation or ""]
+        parts: list[str] = [self.operation, "not" if self.negated else "", self.relation or ""]
         if self.subjects:
             parts.append(", ".join(e.label() for e in self.subjects))
         if self.objects:

@@ -29,9 +29,9 @@ def truth(demo_platform: FluxSettings) -> Truth:
     return load_truth(graph_driver(demo_platform), engine_for(demo_platform.platform_database_url))
 
 
-def _evaluate(settings: FluxSettings, truth: Truth) -> tuple[dict[str, float], list[dict]]:
+def _evaluate(settings: FluxSettings, truth: Truth, only: str = "") -> tuple[dict[str, float], list[dict]]:
     pipeline = eval_pipeline(settings, current_index(engine_for(settings.platform_database_url)))
-    questions = kind_questions.generate(truth)
+    questions = [q for q in kind_questions.generate(truth) if q.extra["phrasing"].endswith(only)]
     # Kind questions are graded on their typed answers; the grounding rule is not used for them.
     return answer_eval.evaluate(pipeline, questions, answer_eval.Grounding(GroundingRule(1, 1), lambda _: None))
 
@@ -92,6 +92,23 @@ def test_the_gate_fails_on_a_deliberately_worse_parser(
     failed = {c.metric for c in compare("answer", worse, baseline, tolerance=0.02) if c.failed}
     assert {"kinds_pass_rate", "not_found_recall"} <= failed
     assert not [c for c in compare("answer", baseline, baseline, tolerance=0.02) if c.failed]
+
+
+def test_a_statement_that_denies_its_relation_is_answered_as_written_and_a_reader_that_drops_it_fails_the_gate(
+    demo_platform: FluxSettings, truth: Truth, kind_scorecard: tuple[dict, list], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    metrics, rows = kind_scorecard
+    denied = [r for r in rows if r["phrasing"].endswith("_denied")]
+    assert metrics["denied_statements"] == len(denied) >= 10 and metrics["wrong_polarity"] == 0
+    assert {r["answer"].split(":")[0] for r in denied} == {"True", "False"}  # both verdicts asked
+    assert all(r["kind_pass"] for r in denied), [
+        (r["question"], r["answer"][:100]) for r in denied if not r["kind_pass"]
+    ]
+    # A deliberately worse reader: the recognisers on the words as written, the negation ignored.
+    monkeypatch.setattr(registry, "read_question", registry.read_as_written)
+    worse, _ = _evaluate(demo_platform, truth, only="_denied")
+    assert worse["wrong_polarity"] >= len(denied) // 2, worse
+    assert "wrong_polarity" in {c.metric for c in compare("answer", worse, metrics, tolerance=0.02) if c.failed}
 
 
 ROW_FIELDS = ("question_id", "expected_kind", "answer_kind", "kind_pass", "absent")
