@@ -31,6 +31,7 @@ from dagster_project.core.text import BROAD_STOPWORDS
 from retrieval.caching import semantic_index
 from retrieval.caching.memory_store import MemoryStore
 from retrieval.caching.semantic_index import banding_for, decode_entry, encode_entry, unit_vector
+from retrieval.model.polarity import polarity
 from retrieval.model.types import Filters
 
 if TYPE_CHECKING:
@@ -70,7 +71,8 @@ def query_key(q: str) -> str:
 
 
 def distinctive_tokens(q: str) -> frozenset[str]:
-    """Case-folded tokens with a digit, capitalised in the original text, or not common words.
+    """Case-folded tokens with a digit, capitalised in the original text, or not common words; and "not" when the
+    sentence denies what it names (retrieval/model/polarity.py), so two sentences of opposite polarity never match.
 
     A common word capitalised only because it starts a sentence ("What is ...") is not distinctive, otherwise a
     case-only change would defeat the semantic cache; all-caps words (MET, CAT) and mid-sentence capitals are.
@@ -87,6 +89,8 @@ def distinctive_tokens(q: str) -> frozenset[str]:
         sentence_start = match.start() == 0 or bool(_SENTENCE_END.search(q[: match.start()]))
         if any(c.isupper() for c in token[1:]) or not sentence_start:
             out.add(folded)
+    if polarity(q).negated:  # "X is not part of Y, right?" never reuses the answer to "X is part of Y, right?"
+        out.add("not")
     return frozenset(out)
 
 

@@ -10,6 +10,7 @@ from retrieval.kinds.not_found import not_found_plan
 from retrieval.model.answer import DataTable, FinalAnswer
 from retrieval.model.disease_data import AssociationAbsentData, AssociationCheckData
 from retrieval.model.plan import Plan
+from retrieval.model.polarity import verdict
 from retrieval.question.disease_questions import (
     condition_entities,
     condition_of,
@@ -17,7 +18,6 @@ from retrieval.question.disease_questions import (
     holds_conditions,
 )
 from retrieval.question.gene_questions import unknown_gene_tokens
-from retrieval.question.polarity import verdict
 from retrieval.question.reading import EXPLAINS, Read, is_yes_no
 from retrieval.retrievers.disease_facts import DiseaseReader
 from retrieval.retrievers.graph_facts import gene_ref

@@ -18,9 +18,9 @@ from retrieval.model.answer_data import CheckData, CheckItem, NodeRef
 from retrieval.model.genes import Gene
 from retrieval.model.pathways import PathwayRef
 from retrieval.model.plan import Entity, Plan
+from retrieval.model.polarity import verdict
 from retrieval.model.spelling import fold
 from retrieval.question.gene_questions import unknown_gene_tokens
-from retrieval.question.polarity import verdict
 from retrieval.question.reading import (
     PATHWAY_WORD,
     REQUEST,

@@ -37,9 +37,9 @@ from retrieval.model.plan import (
 )
 from retrieval.model.plan import Entity as Resolved
 from retrieval.model.plan import EntityType as ProposedType
+from retrieval.model.polarity import polarity
 from retrieval.model.spelling import canonical_words, fold
 from retrieval.model.types import LLMProvider, ProviderError
-from retrieval.question.polarity import polarity
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 # Entity types whose facts come from a source that may not be loaded: without it, the missing fact type.

@@ -43,9 +43,9 @@ from retrieval.model.answer_data import AnswerData
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.pathways import PathwayLexicon
 from retrieval.model.plan import Plan, validate
+from retrieval.model.polarity import polarity
 from retrieval.model.types import Evidence
 from retrieval.question.followup import TurnContext
-from retrieval.question.polarity import polarity
 from retrieval.question.reading import Read, is_yes_no
 
 KINDS: tuple[QuestionKind, ...] = (

@@ -59,6 +59,9 @@ def test_query_key_is_sha256_of_the_normalized_query() -> None:
         ("What causes type 1 diabetes?", "What causes type 2 diabetes?"),
         ("Which genes drive ALL relapse?", "Which genes drive all relapse?"),  # all-caps: a disease, not "all"
         ("What is R-HSA-70171?", "What is R-HSA-70263?"),
+        # opposite polarity: "not" is a filler word, but a sentence that denies is another question
+        ("True or false: GCK is associated with diabetes", "True or false: GCK is not associated with diabetes"),
+        ("Glycolysis is part of Metabolism, right?", "Glycolysis is not part of Metabolism, right?"),
     ],
 )
 def test_distinctive_tokens_separate_near_identical_questions(a: str, b: str) -> None:
@@ -145,6 +148,10 @@ def test_semantic_hit_needs_cosine_at_threshold_and_equal_tokens() -> None:
     assert cache.get_answer("v1", "quick", "What does BRCA2 do?", vec()) is None
     # No vector: only exact hits are possible.
     assert cache.get_answer("v1", "quick", "What does BRCA1 do", None) is None
+    # Identical vector, the same words but for a negation: never the answer of the opposite statement.
+    cache.set_answer("v1", "quick", "Glycolysis is part of Metabolism, right?", vec(), {"answer": "Yes: …"})
+    assert cache.get_answer("v1", "quick", "Glycolysis is not part of Metabolism, right?", vec()) is None
+    assert cache.get_answer("v1", "quick", "glycolysis is part of metabolism right", vec(0.97)) is not None
 
 
 def test_semantic_hit_picks_the_closest_answer() -> None:

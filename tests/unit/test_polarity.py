@@ -17,8 +17,8 @@ from retrieval.model.disease_data import Association, AssociationCheckData, Cond
 from retrieval.model.diseases import Condition, DiseaseLexicon
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.pathways import PathwayLexicon
+from retrieval.model.polarity import polarity, verdict
 from retrieval.model.refs import GeneRef
-from retrieval.question.polarity import polarity, verdict
 from tests.unit.test_clinvar_parser import SNAPSHOT, needs_snapshot
 from tests.unit.test_condition_kinds import GENES, PATHWAYS
 
