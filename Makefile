@@ -30,7 +30,7 @@ TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PO
 
 help:
 	@echo "make run    set up, start services, materialize everything, print a summary, answer a sample question"
-	@echo "make test   set up, start the test stack, run the unit, integration and e2e tests (~17 min)"
+	@echo "make test   set up, start the test stack, run the unit, integration and e2e tests (~16 min)"
 	@echo "make unit   the unit tests alone: no services"
 	@echo "make integration [T=tests/integration/test_graph.py]   integration tests (one module with T=)"
 	@echo "make test-extended     the slow and resilience tests: faults, restarts, backup/restore, two-node Ray,"
