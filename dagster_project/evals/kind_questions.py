@@ -301,54 +301,38 @@ def _apart(b: _Builder, above: dict[str, set[str]]) -> RowPairs:
 def _check_kinds(b: _Builder, per_kind: int) -> None:
     """Yes/no questions: a pathway under another at any depth (and one that is not), a gene in a pathway (and one
     that is not)."""
-    above = {pid: b.truth.ancestors(pid) for pid in b.named}
-    named = set(b.named)
-    under = [(child, top) for child in b.named for top in sorted(above[child]) if top in named]
-    for child, top in _pick(b.rng, under, per_kind // 2):
-        b.add("check:part_of", _pair(b, child, top), (), subject=child, object=top, verdict="yes")
-    for x, y in _pick(b.rng, _apart(b, above), per_kind // 2):
-        b.add("check:part_of", _pair(b, x, y), (), subject=x, object=y, verdict="no")
-    genes = sorted(s for s in b.truth.genes if len(s) >= 3 and s.upper() not in COMMON_WORDS)
-    with_genes = [pid for pid in b.named if b.truth.pathways[pid].genes]
-    for pid in _pick(b.rng, with_genes, per_kind):
-        members = sorted(b.truth.pathways[pid].genes & set(genes))
-        outside = sorted(set(genes) - b.truth.pathways[pid].genes)
-        held = b.rng.random() < 0.5 and members
-        symbol = b.rng.choice(members if held else outside)
-        b.add(
-            "check:member",
-            {**b.pathway(pid), "gene": symbol},
-            (),
-            subject=b.truth.genes[symbol].hgnc_id,
-            object=pid,
-            verdict="yes" if held else "no",
-        )
+    _yes_no_checks(b, pairs=per_kind // 2, memberships=per_kind)
 
 
 def _denied_checks(b: _Builder, per_kind: int) -> None:
     """A quarter as many of each yes/no question as a statement that denies the relation, graded on "True" /
     "False" (generated last, so every other question stays the one the same seed gave before)."""
+    _yes_no_checks(b, pairs=per_kind // 4, memberships=per_kind // 4, suffix="_denied", negated="yes")
+
+
+def _yes_no_checks(b: _Builder, pairs: int, memberships: int, suffix: str = "", **extra: str) -> None:
     above = {pid: b.truth.ancestors(pid) for pid in b.named}
     named = set(b.named)
     under = [(child, top) for child in b.named for top in sorted(above[child]) if top in named]
-    for child, top in _pick(b.rng, under, per_kind // 4):
-        b.add("check:part_of_denied", _pair(b, child, top), (), subject=child, object=top, verdict="yes", negated="yes")
-    for x, y in _pick(b.rng, _apart(b, above), per_kind // 4):
-        b.add("check:part_of_denied", _pair(b, x, y), (), subject=x, object=y, verdict="no", negated="yes")
+    for child, top in _pick(b.rng, under, pairs):
+        b.add(f"check:part_of{suffix}", _pair(b, child, top), (), subject=child, object=top, verdict="yes", **extra)
+    for x, y in _pick(b.rng, _apart(b, above), pairs):
+        b.add(f"check:part_of{suffix}", _pair(b, x, y), (), subject=x, object=y, verdict="no", **extra)
     genes = sorted(s for s in b.truth.genes if len(s) >= 3 and s.upper() not in COMMON_WORDS)
     with_genes = [pid for pid in b.named if b.truth.pathways[pid].genes]
-    for pid in _pick(b.rng, with_genes, per_kind // 4):
+    for pid in _pick(b.rng, with_genes, memberships):
         members = sorted(b.truth.pathways[pid].genes & set(genes))
+        outside = sorted(set(genes) - b.truth.pathways[pid].genes)
         held = b.rng.random() < 0.5 and members
-        symbol = b.rng.choice(members if held else sorted(set(genes) - b.truth.pathways[pid].genes))
-        denied = {"verdict": "yes" if held else "no", "negated": "yes"}
+        symbol = b.rng.choice(members if held else outside)
         b.add(
-            "check:member_denied",
+            f"check:member{suffix}",
             {**b.pathway(pid), "gene": symbol},
             (),
             subject=b.truth.genes[symbol].hgnc_id,
             object=pid,
-            **denied,
+            verdict="yes" if held else "no",
+            **extra,
         )
 
 
