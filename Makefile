@@ -142,7 +142,7 @@ env: setup
 
 # The UI. The daemon (schedule, sensors, automation, run queue) is the one `make up` started, not a second one.
 dagster: up
-	eval "$$($(FLUX) env)" && $(BIN)/dagster-webserver -w workspace.yaml -h 127.0.0.1 -p $${FLUX_DAGSTER_PORT:-53000}
+	eval "$$($(FLUX) env)" && $(BIN)/dagster-webserver -w "$$DAGSTER_HOME/workspace.yaml" -h 127.0.0.1 -p $${FLUX_DAGSTER_PORT:-53000}
 
 mlflow: up
 	eval "$$($(FLUX) env)" && mkdir -p .flux/mlflow/artifacts && \

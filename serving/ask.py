@@ -62,7 +62,7 @@ class Session:
     @classmethod
     def open(cls, settings: FluxSettings, status: Console) -> Session:
         from dagster_project.core.stores import engine_for
-        from dagster_project.stack import check_postgres
+        from dagster_project.stack.checks import check_postgres
 
         install_log_redaction()
         check_postgres(settings)  # Neo4j may be down: answers then come from text evidence, with a warning

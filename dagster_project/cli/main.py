@@ -80,6 +80,17 @@ def main() -> None:
             soft_wrap=True,
         )
         sys.exit(2)
+    except Exception as exc:  # anything else: one line, the traceback on request
+        if os.environ.get("FLUX_DEBUG", "").lower() in {"1", "true", "yes"}:
+            raise
+        first = next((line for line in str(exc).splitlines() if line.strip()), "")
+        err_console.print(
+            f"flux: error: {type(exc).__name__}: {first} (FLUX_DEBUG=1 prints the traceback)",
+            highlight=False,
+            soft_wrap=True,
+            markup=False,
+        )
+        sys.exit(1)
 
 
 if __name__ == "__main__":

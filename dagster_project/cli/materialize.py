@@ -15,6 +15,7 @@ from dagster_project.core.settings import FluxSettings, get_settings
 
 if TYPE_CHECKING:
     from dagster_project.defs.launch import StepEvent
+    from dagster_project.defs.lineage import Lineage
 
 
 def materialize(
@@ -36,15 +37,21 @@ def materialize(
     ),
 ) -> None:
     """Materialize assets into the Dagster instance: a run of the Flux code location, shown in the UI."""
+    from dagster_project.core.run_settings import StackSettingsMismatch
     from dagster_project.defs.launch import CodeLocationError, RunNotDequeued
-    from dagster_project.defs.materialize import SelectionError, launch_selection, materialize_selection
+    from dagster_project.defs.materialize import (
+        RunSettingsError,
+        SelectionError,
+        launch_selection,
+        materialize_selection,
+    )
     from dagster_project.stack import check_neo4j, check_postgres
 
     settings = get_settings()
     check_postgres(settings)
     check_neo4j(settings)
     started = time.monotonic()
-    _prepare_instance(settings, new_lineage)
+    lineage = _prepare_instance(settings, new_lineage)
     try:
         if in_process:
             result = materialize_selection(settings, select, trigger=trigger, partition=partition)
@@ -55,9 +62,14 @@ def materialize(
                 )
     except SelectionError as exc:  # before any run starts: an empty selection would run every asset
         raise typer.BadParameter(str(exc), param_hint="--select") from None
-    except (CodeLocationError, RunNotDequeued) as exc:
+    except (CodeLocationError, StackSettingsMismatch, RunSettingsError) as exc:  # no run was created
         err_console.print(f"error: {exc}", markup=False, highlight=False)
         raise typer.Exit(1) from None
+    except RunNotDequeued as exc:
+        _record_lineage(settings, lineage)
+        err_console.print(f"error: {exc}", markup=False, highlight=False)
+        raise typer.Exit(1) from None
+    _record_lineage(settings, lineage)
     print(
         f"run {result.run_id} ({result.submitted}): {'success' if result.success else 'FAILED'} — "
         f"{len(result.materialized)} assets materialized, checks passed {result.checks_passed}/{result.checks_total} "
@@ -67,22 +79,34 @@ def materialize(
         raise typer.Exit(1)
 
 
-def _prepare_instance(settings: FluxSettings, new_lineage: bool) -> None:
-    """Before a run: runs whose process died are marked failed, and this run's lineage is checked."""
+def _prepare_instance(settings: FluxSettings, new_lineage: bool) -> Lineage | None:
+    """Before a run: runs whose process died are marked failed, and this run's lineage is checked (None when
+    the guard is off). It is recorded once the run exists (`_record_lineage`)."""
     import dagster as dg
 
-    from dagster_project.defs.lineage import LineageMismatchError, claim_lineage
+    from dagster_project.defs.lineage import LineageMismatchError, check_lineage
     from dagster_project.ops.instance import render_dagster_home
 
     with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
         report_dead_runs(instance, settings)
         if not settings.ops.lineage_guard:
-            return
+            return None
         try:
-            claim_lineage(instance, settings, new_lineage)
+            return check_lineage(instance, settings, new_lineage)
         except LineageMismatchError as exc:
             err_console.print(f"error: {exc}", markup=False, highlight=False)
             raise typer.Exit(2) from None
+
+
+def _record_lineage(settings: FluxSettings, lineage: Lineage | None) -> None:
+    import dagster as dg
+
+    from dagster_project.defs.lineage import record_lineage
+    from dagster_project.ops.instance import render_dagster_home
+
+    if lineage is not None:
+        with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
+            record_lineage(instance, lineage)
 
 
 def report_dead_runs(instance: object, settings: FluxSettings) -> None:

@@ -339,6 +339,11 @@ class OpsSettings(_Group):
         description="How runs execute their steps: all in the run's own process (one code "
         "load per run) or a process per step (parallel, but each step loads the code location again).",
     )
+    debug: bool = Field(
+        default=False,
+        description="A `flux` command that fails unexpectedly prints its traceback, not one line (read by the CLI's "
+        "entry point before any setting parses).",
+    )
     lineage_guard: bool = Field(
         default=True,
         description="`flux materialize` refuses a run whose source mode or raw root differs from the "

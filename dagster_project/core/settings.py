@@ -173,11 +173,11 @@ class FluxSettings(BaseSettings):
     @property
     def resolved_serving_database_url(self) -> str:
         """What the query path connects as: FLUX_SERVING_DATABASE_URL; else, on the embedded server, the role the
-        migrations create (read the index, write answers only); on a server named by URL, the platform role (set
-        FLUX_SERVING_DATABASE_URL to a read-only role there)."""
+        migrations create (read the index, write answers only), also when FLUX_DATABASE_URL names it (`flux env`);
+        on a server of the user's, the platform role (set FLUX_SERVING_DATABASE_URL to a read-only role there)."""
         if self.serving.serving_database_url:
             return _with_driver(self.serving.serving_database_url, "psycopg")
-        if self.postgres.database_url:
+        if self.postgres_external:
             return self.platform_database_url
         url = make_url(self.platform_database_url).set(
             username=self.serving.serving_role, password=self.serving.serving_password.get_secret_value()
@@ -257,6 +257,25 @@ def _with_driver(url: str, driver: str) -> str:
     if parsed.get_backend_name() != "postgresql":
         raise FluxConfigError("FLUX_DATABASE_URL", f"not a PostgreSQL URL: {parsed.drivername}")
     return parsed.set(drivername=f"postgresql+{driver}").render_as_string(hide_password=False)
+
+
+def as_environment(settings: FluxSettings, base: dict[str, str] | None = None) -> dict[str, str]:
+    """An environment from which `FluxSettings()` reads exactly `settings`: `base` (default: this process's)
+    with every FLUX_ variable replaced by the object's values (an unset optional is left out). A server started by
+    `flux stack up` gets it, so it serves the settings object the command holds, not whatever its variables say."""
+    env = {k: v for k, v in (os.environ if base is None else base).items() if not k.startswith("FLUX_")}
+    values: dict[str, Any] = {
+        name: getattr(settings, name) for name in type(settings).model_fields if name not in GROUPS
+    }
+    for group in GROUPS:
+        values |= dict(getattr(settings, group))
+    for name, value in values.items():
+        if value is None:
+            continue
+        if hasattr(value, "get_secret_value"):
+            value = value.get_secret_value()
+        env[f"FLUX_{name.upper()}"] = str(value).lower() if isinstance(value, bool) else str(value)
+    return env
 
 
 @lru_cache(maxsize=1)

@@ -13,6 +13,7 @@ from types import ModuleType
 
 import dagster as dg
 
+from dagster_project.core.run_settings import LOCATION_SETTINGS_KEY, location_settings
 from dagster_project.core.settings import FluxSettings, get_settings
 from dagster_project.defs import assets, checks
 from dagster_project.defs.assets import raw_pulls
@@ -49,6 +50,8 @@ def build_definitions(settings: FluxSettings) -> dg.Definitions:
         jobs=[nightly_pulls],
         resources=build_resources(settings),
         executor=EXECUTORS[settings.ops.dagster_executor],
+        # What this location was loaded with: a command compares its own before it submits a run (launch.py).
+        metadata={LOCATION_SETTINGS_KEY: dg.MetadataValue.json(location_settings(settings))},
     )
     return apply_ownership(apply_nightly_policies(definitions, settings))
 

@@ -1,9 +1,10 @@
 """Runs submitted through the Flux code location, as the Dagster UI and the daemon submit them.
 
-The run is created from the location's remote job (so it has a repository origin: the Overview timeline shows it
-and the UI re-executes it without a version warning), tagged with what started it, and handed to the instance's
-run coordinator when a daemon is there to dequeue it, otherwise straight to the run launcher. The caller waits for
-the run and gets its steps as they finish.
+The location is read from the stack's code server when one runs (the one the daemon and the UI read), else from a
+code server of the command's own. The run is created from the location's remote job (so it has a repository
+origin: the Overview timeline shows it and the UI re-executes it without a version warning), tagged with what
+started it and the settings it carries, and handed to the instance's run coordinator when a daemon is there to
+dequeue it, otherwise straight to the run launcher. The caller waits for the run and gets its steps as they finish.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from dagster._core.definitions.selector import JobSubsetSelector
 from dagster._core.events import DagsterEventType
 from dagster._core.remote_representation.code_location import CodeLocation
 from dagster._core.workspace.context import BaseWorkspaceRequestContext, WorkspaceProcessContext
-from dagster._core.workspace.load_target import ModuleTarget
+from dagster._core.workspace.load_target import GrpcServerTarget, ModuleTarget
 from dagster._daemon.controller import get_daemon_statuses
 from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
 from dagster._utils.error import SerializableErrorInfo
 
+from dagster_project.core.run_settings import LOCATION_SETTINGS_KEY
+from dagster_project.core.settings import FluxSettings
 from dagster_project.ops.instance import DEFINITIONS_MODULE, LOCATION_NAME
+from dagster_project.stack.code_server import CodeServerService
 
 ASSET_JOB = "__ASSET_JOB"
 # A daemon whose queue heartbeat is older than this is taken for gone: the run goes to the launcher instead of
@@ -65,11 +69,20 @@ StepListener = Callable[[StepEvent], None]
 
 
 @contextmanager
-def code_location(instance: dg.DagsterInstance) -> Iterator[tuple[BaseWorkspaceRequestContext, CodeLocation]]:
-    """The Flux location served by a code server of its own (as `dagster dev` serves it), for one command."""
-    target = ModuleTarget(
-        module_name=DEFINITIONS_MODULE, attribute=None, working_directory=None, location_name=LOCATION_NAME
-    )
+def code_location(
+    instance: dg.DagsterInstance, settings: FluxSettings | None = None
+) -> Iterator[tuple[BaseWorkspaceRequestContext, CodeLocation]]:
+    """The Flux location: from the stack's code server when it runs (reloaded first if the code changed since it
+    loaded), else served by a code server of this command's own (as `dagster dev` serves it)."""
+    server = CodeServerService(settings) if settings is not None else None
+    target: GrpcServerTarget | ModuleTarget
+    if server is not None and server.is_running():
+        server.reload_if_changed()
+        target = GrpcServerTarget(host="localhost", port=None, socket=str(server.socket), location_name=LOCATION_NAME)
+    else:
+        target = ModuleTarget(
+            module_name=DEFINITIONS_MODULE, attribute=None, working_directory=None, location_name=LOCATION_NAME
+        )
     # A load error is reported once, below, in one line: not as the code server's traceback and Dagster's warning.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -80,6 +93,13 @@ def code_location(instance: dg.DagsterInstance) -> Iterator[tuple[BaseWorkspaceR
         if error is not None:
             raise CodeLocationError(f"the Flux code location did not load: {_root_cause(error)}")
         yield workspace, workspace.get_code_location(LOCATION_NAME)
+
+
+def published_settings(location: CodeLocation) -> dict[str, str]:
+    """The settings the location was loaded with, as its definitions publish them (core/run_settings.py)."""
+    repository = next(iter(location.get_repositories().values()))
+    entry = (repository.repository_snap.metadata or {}).get(LOCATION_SETTINGS_KEY)
+    return dict(getattr(entry, "data", None) or {})
 
 
 def _root_cause(error: SerializableErrorInfo) -> str:

@@ -1,8 +1,8 @@
 """Which pulls an instance's lineage is of: the source mode and raw root its runs read. The first `flux materialize`
 records them in the instance; a later one with another mode or raw root would put other data's materializations on
 the same assets (the UI would call the served ones stale, the automation would carry the other data downstream), so
-it is refused unless it says it means to start a new lineage there. The daemon and the UI's runs read the stack's
-own environment, so only the command line can differ."""
+it is refused unless it says it means to start a new lineage there. A run of the code location reads the command's
+source mode and raw root (they travel with it as run settings), so the command's lineage is the run's."""
 
 from __future__ import annotations
 
@@ -45,19 +45,17 @@ def record_lineage(instance: dg.DagsterInstance, lineage: Lineage) -> None:
     instance.run_storage.set_cursor_values({LINEAGE_KEY: json.dumps(lineage.__dict__, sort_keys=True)})
 
 
-def claim_lineage(instance: dg.DagsterInstance, settings: FluxSettings, new_lineage: bool = False) -> Lineage:
-    """The lineage this run belongs to: recorded when the instance holds none (or `new_lineage` says to replace
-    it); a different one is refused, naming both and the ways out."""
+def check_lineage(instance: dg.DagsterInstance, settings: FluxSettings, new_lineage: bool = False) -> Lineage:
+    """The lineage a run of `settings` belongs to: the instance's when it holds none (or `new_lineage` says to
+    replace it) or the same; a different one is refused, naming both and the ways out. Nothing is recorded until
+    `record_lineage`, once the run exists: a command refused later leaves the instance's lineage as it was."""
     wanted = lineage_of(settings)
     held = recorded_lineage(instance)
-    if held is None or new_lineage:
-        record_lineage(instance, wanted)
+    if held is None or new_lineage or held == wanted:
         return wanted
-    if held != wanted:
-        raise LineageMismatchError(
-            f"this Dagster instance ({settings.dagster_home}) holds the lineage of {held.describe()}; this run would "
-            f"read {wanted.describe()} and record its materializations over it. Give it a FLUX_HOME of its own "
-            "(its own instance and databases), set FLUX_SOURCE_MODE / FLUX_RAW_ROOT back, or pass --new-lineage to "
-            "make it this instance's lineage from now on"
-        )
-    return held
+    raise LineageMismatchError(
+        f"this Dagster instance ({settings.dagster_home}) holds the lineage of {held.describe()}; this run would "
+        f"read {wanted.describe()} and record its materializations over it. Give it a FLUX_HOME of its own "
+        "(its own instance and databases), set FLUX_SOURCE_MODE / FLUX_RAW_ROOT back, or pass --new-lineage to "
+        "make it this instance's lineage from now on"
+    )

@@ -3,19 +3,35 @@ materialize`, `make run`: launch.py) or in this process (`flux materialize --in-
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import dagster as dg
 from dagster._core.definitions.assets.graph.base_asset_graph import BaseAssetGraph
 from dagster._core.events import DagsterEventType
 from dagster._core.storage.tags import PARTITION_NAME_TAG
 
+from dagster_project.core.run_settings import check_stack_settings, setting_tags
 from dagster_project.core.settings import FluxSettings
-from dagster_project.defs.launch import StepListener, code_location, create_asset_run, submit, wait_for_run
+from dagster_project.defs.launch import (
+    StepListener,
+    code_location,
+    create_asset_run,
+    published_settings,
+    submit,
+    wait_for_run,
+)
 from dagster_project.defs.run_tags import command_tags
 from dagster_project.ops.instance import render_dagster_home
+
+
+class RunSettingsError(ValueError):
+    """Settings a run would fail on at its first step (a live pull without a contact address, a raw root that
+    cannot be written): refused before the run exists."""
 
 
 class SelectionError(ValueError):
@@ -39,16 +55,19 @@ def launch_selection(
     on_step: StepListener | None = None,
     partition: str | None = None,
 ) -> MaterializeOutcome:
-    """Run `selection` (one `partition` of it, for partitioned assets) through the Flux code location (the
-    location's code server reads the same environment as `settings`), into the instance under its DAGSTER_HOME;
-    waits for the run to finish."""
+    """Run `selection` (one `partition` of it, for partitioned assets) through the Flux code location, into the
+    instance under its DAGSTER_HOME; waits for the run to finish. The run carries the settings of `settings` that
+    differ from the location's; one it cannot carry (a connection, a secret) is refused before any run exists."""
     with (
         dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance,
-        code_location(instance) as (workspace, location),
+        code_location(instance, settings) as (workspace, location),
     ):
         repository = next(iter(location.get_repositories().values()))
         keys = selected_keys(repository.asset_graph, selection, partition)
-        tags = command_tags(settings, trigger)
+        loaded_with = published_settings(location)
+        check_stack_settings(settings, loaded_with)
+        check_run_settings(settings, repository.asset_graph, keys)
+        tags = command_tags(settings, trigger) | setting_tags(settings, loaded_with)
         if partition is not None:
             check_partition(instance, repository.asset_graph, keys, partition)
             tags = {**tags, PARTITION_NAME_TAG: partition}
@@ -88,6 +107,29 @@ def materialize_selection(
             checks_passed=sum(1 for c in checks if c.passed),
             checks_total=len(checks),
         )
+
+
+def check_run_settings(settings: FluxSettings, graph: BaseAssetGraph[Any], keys: set[dg.AssetKey]) -> None:
+    """What the selected raw pulls need from the command's settings, checked before the run is created."""
+    from dagster_project.defs.assets.raw_pulls import RAW_GROUP
+    from dagster_project.sources.source import SourceSetupError, live_contact_email
+
+    if not any(graph.get(key).group_name == RAW_GROUP for key in keys):
+        return
+    if settings.sources.source_mode == "live":
+        try:
+            live_contact_email(settings)
+        except SourceSetupError as exc:
+            raise RunSettingsError(str(exc)) from None
+    root = settings.raw_root_path
+    if "://" not in root or root.startswith("file://"):
+        local = Path(root.removeprefix("file://"))
+        existing = next((p for p in (local, *local.parents) if p.exists()), None)
+        if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+            raise RunSettingsError(
+                f"FLUX_RAW_ROOT {root} cannot be written ({existing or local} is not a folder this user can write): "
+                "point FLUX_RAW_ROOT at a folder you can write, or unset it (the default is <FLUX_HOME>/raw)"
+            )
 
 
 def _outcome(instance: dg.DagsterInstance, run: dg.DagsterRun, submitted: str) -> MaterializeOutcome:

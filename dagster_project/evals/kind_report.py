@@ -15,7 +15,7 @@ from dagster_project.evals.answer_eval import eval_pipeline
 from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.heldout import DEV_FILE, HELDOUT_FILE, load_heldout, score
 from dagster_project.evals.kind_truth import load_truth
-from dagster_project.stack import check_neo4j, check_postgres
+from dagster_project.stack.checks import check_neo4j, check_postgres
 from retrieval.kinds.registry import read_question
 from retrieval.model.genes import load_lexicon
 from retrieval.model.index_state import NoPublishedIndexError, current_index

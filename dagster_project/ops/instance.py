@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
 import yaml
 from sqlalchemy.engine import make_url
 
@@ -14,6 +19,7 @@ POOL_SLOTS = 1
 # One run at a time from the queue: on a small machine two runs only share the cores (the release history's
 # automated runs, requested while `make run`'s run is still going, made it 20 s slower); the others wait, queued.
 MAX_CONCURRENT_RUNS = 1
+MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
 
 
 def dagster_yaml(settings: FluxSettings) -> dict:
@@ -55,9 +61,20 @@ def dagster_yaml(settings: FluxSettings) -> dict:
     }
 
 
-def workspace_yaml() -> dict:
-    """The Flux code location by module (the daemon's workspace; workspace.yaml in a checkout says the same)."""
-    return {"load_from": [{"python_module": {"module_name": DEFINITIONS_MODULE, "location_name": LOCATION_NAME}}]}
+def code_server_socket(settings: FluxSettings) -> Path:
+    """The Unix socket the stack's code server listens on: under FLUX_HOME, or, where that path is longer than a
+    socket address may be, in the temporary folder under a name derived from FLUX_HOME."""
+    path = settings.run_dir / "code-server.sock"
+    if len(str(path)) <= MAX_SOCKET_PATH:
+        return path
+    digest = hashlib.sha256(str(settings.home).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"flux-{os.getuid()}-{digest}.sock"
+
+
+def workspace_yaml(settings: FluxSettings) -> dict:
+    """The Flux code location as the stack's code server serves it (the daemon's and the UI's workspace)."""
+    server = {"socket": str(code_server_socket(settings)), "location_name": LOCATION_NAME}
+    return {"load_from": [{"grpc_server": server}]}
 
 
 def render_dagster_home(settings: FluxSettings) -> str:
@@ -67,5 +84,5 @@ def render_dagster_home(settings: FluxSettings) -> str:
     home.mkdir(parents=True, exist_ok=True)
     header = "# Written by `flux stack up` from FLUX_ settings; edits are overwritten.\n"
     write_private(home / "dagster.yaml", header + yaml.safe_dump(dagster_yaml(settings), sort_keys=False))
-    write_private(home / "workspace.yaml", header + yaml.safe_dump(workspace_yaml(), sort_keys=False))
+    write_private(home / "workspace.yaml", header + yaml.safe_dump(workspace_yaml(settings), sort_keys=False))
     return str(home)

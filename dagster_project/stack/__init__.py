@@ -6,11 +6,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 
-from dagster_project.core.settings import FluxConfigError, FluxSettings, dbt_env
+from dagster_project.core.settings import FluxSettings, dbt_env
 from dagster_project.stack.base import LocalService, ServiceState, ServiceStatus
+from dagster_project.stack.checks import check_neo4j, check_postgres
+from dagster_project.stack.code_server import CodeServerService
 from dagster_project.stack.daemon import DagsterDaemonService
 from dagster_project.stack.neo4j import Neo4jService
-from dagster_project.stack.postgres import PostgresService, connect_or_explain, ensure_databases
+from dagster_project.stack.postgres import PostgresService, ensure_databases
 from dagster_project.stack.process import ServiceStartError, stack_lock
 from dagster_project.stack.redis import RedisService
 
@@ -24,61 +26,34 @@ __all__ = [
 ]
 
 
-def check_postgres(settings: FluxSettings) -> None:
-    """Open and close one connection to the platform database, or raise a one-line FluxConfigError."""
-    from sqlalchemy.engine import make_url
-
-    conninfo = make_url(settings.platform_database_url).set(drivername="postgresql")
-    with connect_or_explain(conninfo.render_as_string(hide_password=False)) as conn:
-        conn.execute("SELECT 1")
-
-
-def check_neo4j(settings: FluxSettings) -> None:
-    """Verify Bolt connectivity and credentials, or raise a one-line FluxConfigError."""
-    from neo4j import GraphDatabase
-    from neo4j import exceptions as neo4j_errors
-
-    auth = settings.neo4j_auth
-    try:
-        with GraphDatabase.driver(
-            settings.resolved_neo4j_uri, auth=auth, connection_timeout=5, notifications_min_severity="OFF"
-        ) as driver:
-            driver.verify_connectivity()
-    except neo4j_errors.AuthError:
-        raise FluxConfigError("FLUX_NEO4J_PASSWORD", "Neo4j rejected the credentials") from None
-    except (neo4j_errors.ServiceUnavailable, neo4j_errors.DriverError, OSError, ValueError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise FluxConfigError(
-            "FLUX_NEO4J_URI", f"Neo4j is not reachable at {settings.resolved_neo4j_uri}: {first}"
-        ) from None
-
-
 class Stack:
-    """Embedded Postgres, Neo4j and Redis, started only where no external URL names a server, and the Dagster
-    daemon (last: it keeps its state in Postgres and its runs reach the others)."""
+    """Embedded Postgres, Neo4j and Redis, started only where no external URL names a server, the code location's
+    code server, and the Dagster daemon (last: it keeps its state in Postgres, reads the location from the code
+    server, and its runs reach the others)."""
 
     def __init__(self, settings: FluxSettings) -> None:
         self.settings = settings
         self.postgres = PostgresService(settings)
         self.neo4j = Neo4jService(settings)
         self.redis = RedisService(settings)
+        self.code_server = CodeServerService(settings)
         self.daemon = DagsterDaemonService(settings)
 
     @property
     def services(self) -> list[LocalService]:
-        return [self.postgres, self.neo4j, self.redis, self.daemon]
+        return [self.postgres, self.neo4j, self.redis, self.code_server, self.daemon]
 
     def up(self) -> list[ServiceStatus]:
         """Start what is not running, adopt what runs untracked, verify what is external; return each service's
         state and start time. One `up` or `down` per FLUX_HOME at a time (a second waits, then finds them running).
-        The daemon needs only Postgres, so it starts beside Neo4j and Redis (its code location load takes as long
-        as a Neo4j start)."""
+        The code server and then the daemon need only Postgres, so they start beside Neo4j and Redis (the location's
+        load takes as long as a Neo4j start)."""
         with self._lock():
             results = [self._up_one(self.postgres)]
             with ThreadPoolExecutor(max_workers=1) as pool:
-                daemon = pool.submit(self._up_one, self.daemon)
+                dagster = pool.submit(lambda: [self._up_one(self.code_server), self._up_one(self.daemon)])
                 results += [self._up_one(self.neo4j), self._up_one(self.redis)]
-                results.append(daemon.result())  # its ServiceStartError, if any, is raised here
+                results += dagster.result()  # their ServiceStartError, if any, is raised here
         return results
 
     def _lock(self) -> AbstractContextManager[None]:
@@ -102,6 +77,8 @@ class Stack:
                 elapsed, detail = time.monotonic() - started, "started"
         elif status.state is ServiceState.CONFLICT:
             raise ServiceStartError(f"{service.name}: {status.detail}")
+        elif (refreshed := service.refresh()) is not None:
+            detail = refreshed
         self._verify(service)
         final_state = ServiceState.EXTERNAL if service.external else ServiceState.RUNNING
         return ServiceStatus(service.name, final_state, service.redacted_url, detail, elapsed)

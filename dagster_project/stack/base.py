@@ -89,6 +89,11 @@ class LocalService(ABC):
         (its port held by another program): one line naming what holds it and the variable to change."""
         return None
 
+    def refresh(self) -> str | None:
+        """For a server that already runs: bring it in line with the settings (and code) it should serve; what it
+        did, or None when it was current."""
+        return None
+
     def adopt(self) -> bool:
         """Before a start: take over a server of ours for this FLUX_HOME that runs untracked (True), or raise
         ServiceStartError naming what holds the port or data folder (False: free to start)."""

@@ -1,13 +1,13 @@
 """The Dagster daemon: the nightly schedule, the sensors, declarative automation, freshness, and the run queue.
 
 `flux stack up` starts it beside the databases (FLUX_DAGSTER_DAEMON=false leaves it out), so a platform set up by
-`make run` refreshes itself at night and the UI (`make dagster`) shows its ticks. It serves the Flux code location
-from the workspace file written next to dagster.yaml, and runs with the environment of the command that started it.
+`make run` refreshes itself at night and the UI (`make dagster`) shows its ticks. It reads the Flux code location
+from the stack's code server (the workspace file written next to dagster.yaml names its socket), so it loads no
+code of its own; the runs it launches go through that server.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psutil
 
+from dagster_project.core.settings import as_environment
 from dagster_project.ops.instance import render_dagster_home
 from dagster_project.stack.base import ProcessService
 from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
@@ -23,7 +24,7 @@ from dagster_project.stack.process import PidFile, ServiceStartError, spawn_deta
 class DagsterDaemonService(ProcessService):
     name = "dagster-daemon"
     url_variable = "DAGSTER_HOME"
-    stop_timeout = 60.0  # it finishes a tick and stops its code server
+    stop_timeout = 60.0  # it finishes a tick
 
     @property
     def pidfile(self) -> PidFile:
@@ -79,7 +80,7 @@ class DagsterDaemonService(ProcessService):
         return stopped
 
     def _env(self) -> dict[str, str]:
-        return dict(os.environ) | {"DAGSTER_HOME": str(self.settings.dagster_home)}
+        return as_environment(self.settings) | {"DAGSTER_HOME": str(self.settings.dagster_home)}
 
     def _live(self, env: dict[str, str]) -> bool:
         """Dagster's own check: every daemon the instance needs (scheduler, sensors, queue, freshness…) has sent

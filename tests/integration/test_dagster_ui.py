@@ -40,9 +40,12 @@ def _up(url: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def webserver(demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    # One run through the code location, so the timeline has one with the location's origin.
-    assert launch_selection(demo_platform, "group:platform", trigger="test").success
+def webserver(
+    stack: FluxSettings, demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    # One run through the stack's code location (on the session's databases: a run cannot move the location's
+    # connections to the demo's), so the timeline has one with the location's origin.
+    assert launch_selection(stack, "group:platform", trigger="test").success
     port = free_port()
     log = (tmp_path_factory.mktemp("webserver") / "webserver.log").open("w")
     process = subprocess.Popen(

@@ -175,3 +175,22 @@ def test_keys_new_prints_a_key_whose_printed_hash_the_api_key_check_accepts(tmp_
 def test_keys_new_gives_a_different_key_each_time() -> None:
     first, second = _keys_new(), _keys_new()
     assert first[0] != second[0] and first[1] != second[1]
+
+
+def test_an_unexpected_failure_is_one_line_and_the_traceback_only_on_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dagster_project.stack import Stack
+
+    def broken(self: Stack) -> list[object]:
+        raise RuntimeError("the pid file is unreadable\n  File 'x.py', line 1")
+
+    monkeypatch.setattr(Stack, "status", broken)
+    result = flux("stack", "status")
+    assert result.code == 1
+    assert result.flux_lines == [
+        "flux: error: RuntimeError: the pid file is unreadable (FLUX_DEBUG=1 prints the traceback)"
+    ]
+    assert "Traceback" not in result.stderr and "x.py" not in result.stderr
+    with pytest.raises(pytest.fail.Exception, match="crashed with a traceback: RuntimeError"):
+        flux("stack", "status", env={"FLUX_DEBUG": "1"})  # the exception escapes main, as the user asked

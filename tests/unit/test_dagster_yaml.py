@@ -1,6 +1,7 @@
 """The dagster.yaml `flux stack up` writes is one Dagster accepts (its own schema and conflict checks, which refuse
 for instance a run limit set in two places), with the queue, run limit and pool slots the docs describe, and a
-workspace that names the `flux` location the repository's workspace.yaml names."""
+workspace that reads the `flux` location (the one the repository's workspace.yaml names) from the stack's code
+server."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import yaml
 from dagster._core.instance.config import dagster_instance_config
 
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
-from dagster_project.ops.instance import render_dagster_home
+from dagster_project.ops.instance import MAX_SOCKET_PATH, code_server_socket, render_dagster_home
 
 
 def test_the_rendered_instance_config_is_valid_and_limits_runs_and_pools(tmp_path: Path) -> None:
@@ -25,7 +26,22 @@ def test_the_rendered_instance_config_is_valid_and_limits_runs_and_pools(tmp_pat
     assert (home / "dagster.yaml").stat().st_mode & 0o777 == 0o600  # it holds the database password
 
 
-def test_the_daemon_workspace_names_the_location_the_repository_workspace_names(tmp_path: Path) -> None:
-    home = Path(render_dagster_home(FluxSettings(home=tmp_path)))
-    rendered = yaml.safe_load((home / "workspace.yaml").read_text())
-    assert rendered == yaml.safe_load((REPO_ROOT / "workspace.yaml").read_text())
+def test_the_daemon_workspace_reads_the_stack_s_code_server_for_the_repository_s_location(tmp_path: Path) -> None:
+    settings = FluxSettings(home=tmp_path)
+    home = Path(render_dagster_home(settings))
+    (entry,) = yaml.safe_load((home / "workspace.yaml").read_text())["load_from"]
+    (repository_entry,) = yaml.safe_load((REPO_ROOT / "workspace.yaml").read_text())["load_from"]
+    assert entry == {
+        "grpc_server": {
+            "socket": str(tmp_path / "run" / "code-server.sock"),
+            "location_name": repository_entry["python_module"]["location_name"],
+        }
+    }
+
+
+def test_a_home_too_deep_for_a_socket_address_gets_one_in_the_temporary_folder(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    socket = code_server_socket(FluxSettings(home=deep))
+    assert len(str(socket)) <= MAX_SOCKET_PATH and socket.name.endswith(".sock")
+    assert socket != code_server_socket(FluxSettings(home=deep / "other"))  # one per FLUX_HOME
+    assert code_server_socket(FluxSettings(home=tmp_path)).parent == tmp_path / "run"

@@ -86,7 +86,7 @@ def test_every_resource_comes_from_the_one_settings_object() -> None:
     settings = FluxSettings(pg_port=54999, pg_database="elsewhere", embedding_batch_size=7)
     resources = build_definitions(settings).resources or {}
     assert set(resources) == {"settings", "postgres", "neo4j", "embedder", "ray", "dbt"}
-    assert resources["settings"] is settings
+    assert isinstance(resources["settings"], dg.ResourceDefinition)  # the run's settings: test_run_settings.py
     for name, resource in resources.items():
         if name != "settings":
             assert isinstance(resource, dg.ConfigurableResource), name

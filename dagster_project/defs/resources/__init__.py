@@ -7,6 +7,7 @@ from dagster_project.defs.resources.embedder import EmbedderResource
 from dagster_project.defs.resources.neo4j import Neo4jResource
 from dagster_project.defs.resources.postgres import PostgresResource
 from dagster_project.defs.resources.ray import RayResource
+from dagster_project.defs.resources.settings import run_settings_resource
 
 __all__ = [
     "EmbedderResource",
@@ -18,14 +19,15 @@ __all__ = [
 
 
 def build_resources(settings: FluxSettings) -> dict[str, object]:
-    """Every resource, from one settings object: `settings` itself (assets, checks and sensors read it) and the
-    services, which derive their connections from it (so no URL or password is resource config in the UI)."""
+    """Every resource, from one settings object: `settings` (assets, checks and sensors read it; a run reads them
+    with the values its tags carry) and the services, which derive their connections from it (so no URL or
+    password is resource config in the UI)."""
     # Imported here: dagster-dbt and dbt take over a second to load, and the assets that import this package for its
     # other resources do not need them (assets/dbt.py imports resources/dbt.py itself).
     from dagster_project.defs.resources.dbt import FluxDbtResource
 
     return {
-        "settings": settings,
+        "settings": run_settings_resource(settings),
         "postgres": PostgresResource(settings=settings),
         "neo4j": Neo4jResource(settings=settings),
         "embedder": EmbedderResource(
