@@ -140,6 +140,8 @@ def test_make_run_from_nothing_then_the_sample_question(fresh_home: dict[str, st
     env = fresh_home
     started = _flux(env, "stack", "up", timeout=300)
     assert re.search(r"^dagster-daemon\s+running\b.*started", started, re.M), started
+    # The location's one code server, which the daemon reads and which launches the run below.
+    assert re.search(r"^code-server\s+running\s+unix://\S+code-server\.sock\b.*started", started, re.M), started
     materialized = _flux(env, "materialize", "--trigger", "make-run")
     # The daemon that `stack up` started dequeues the run: it goes through the code location, as the UI's would.
     run_id = re.search(

@@ -56,7 +56,7 @@ def webserver(
             "-p",
             str(port),
             "-w",
-            str(REPO_ROOT / "workspace.yaml"),
+            str(stack.dagster_home / "workspace.yaml"),  # the stack's code server, as `make dagster` reads it
         ],
         cwd=REPO_ROOT,
         env=location_env(demo_platform),
