@@ -388,28 +388,38 @@ def replace_kegg_uniprot(engine: Engine, mapping: dict[str, list[str]]) -> int:
 
 
 def record_quarantine(engine: Engine, items: list[Quarantined], run_id: str) -> int:
-    """One row per (source, record, reason); seeing it again only moves last_seen_at."""
+    """One row per (source, record, reason), written when it is first met, and one sighting per raw pull that held
+    it: a rerun over the same pull changes no row."""
     if not items:
         return 0
+    rows = [
+        {
+            "source": q.source,
+            "record_key": q.record_key,
+            "raw_ref": q.raw_ref,
+            "reason": q.reason,
+            "payload": q.payload,
+            "run_id": run_id,
+        }
+        for q in items
+    ]
     with engine.begin() as conn:
         conn.execute(
             text("""
             INSERT INTO quarantine (source, record_key, raw_ref, reason, payload, run_id)
             VALUES (:source, :record_key, :raw_ref, :reason, :payload, :run_id)
-            ON CONFLICT (source, record_key, reason) DO UPDATE SET
-                last_seen_at = now(), run_id = EXCLUDED.run_id, raw_ref = EXCLUDED.raw_ref
+            ON CONFLICT (source, record_key, reason) DO NOTHING
         """),
-            [
-                {
-                    "source": q.source,
-                    "record_key": q.record_key,
-                    "raw_ref": q.raw_ref,
-                    "reason": q.reason,
-                    "payload": q.payload,
-                    "run_id": run_id,
-                }
-                for q in items
-            ],
+            rows,
+        )
+        conn.execute(
+            text("""
+            INSERT INTO quarantine_sightings (quarantine_id, raw_ref, run_id)
+            SELECT id, :raw_ref, :run_id FROM quarantine
+            WHERE source = :source AND record_key = :record_key AND reason = :reason
+            ON CONFLICT (quarantine_id, raw_ref) DO NOTHING
+        """),
+            rows,
         )
     return len(items)
 

@@ -12,7 +12,9 @@ from sqlalchemy import text
 from dagster_project.core.settings import FluxConfigError, FluxSettings
 from dagster_project.core.stores import engine_for
 from dagster_project.index.tables import build_chunk_table, drop_chunk_table, hnsw_definition, table_rows
+from dagster_project.sources.model import Quarantined
 from dagster_project.stack import ServiceState, Stack, check_neo4j
+from dagster_project.storage.loaders import record_quarantine
 from dagster_project.storage.migrate import apply_neo4j, apply_postgres
 from tests.support.cli import flux
 from tests.support.prerequisites import under_ci
@@ -192,3 +194,28 @@ def test_neo4j_refusing_logins_after_wrong_passwords_is_one_line_naming_the_caus
         except FluxConfigError:
             assert time.monotonic() < deadline, "Neo4j still refuses the right password after 60 s"
             time.sleep(1)
+
+
+def test_a_bad_record_met_again_adds_a_sighting_per_raw_pull_and_never_rewrites_its_row(migrated: FluxSettings) -> None:
+    engine = engine_for(migrated.platform_database_url)
+    bad = Quarantined(source="sightings-test", record_key="k1", raw_ref="pull-1", reason="no id", payload="{}")
+    rows = "SELECT raw_ref, run_id, first_seen_at FROM quarantine WHERE source = 'sightings-test'"
+    sightings = (
+        "SELECT s.raw_ref, s.run_id FROM quarantine_sightings s JOIN quarantine q ON q.id = s.quarantine_id"
+        " WHERE q.source = 'sightings-test' ORDER BY s.seen_at, s.raw_ref"
+    )
+    try:
+        record_quarantine(engine, [bad], "run-1")
+        with engine.connect() as conn:
+            first = conn.execute(text(rows)).all()
+        record_quarantine(engine, [bad], "run-2")  # a rerun over the same pull
+        with engine.connect() as conn:
+            assert conn.execute(text(rows)).all() == first
+            assert [tuple(r) for r in conn.execute(text(sightings))] == [("pull-1", "run-1")]
+        record_quarantine(engine, [Quarantined("sightings-test", "k1", "pull-2", "no id", "{}")], "run-3")
+        with engine.connect() as conn:
+            assert conn.execute(text(rows)).all() == first  # still the first sighting's pull and run
+            assert [tuple(r) for r in conn.execute(text(sightings))] == [("pull-1", "run-1"), ("pull-2", "run-3")]
+    finally:
+        with engine.begin() as conn:
+            conn.execute(text("DELETE FROM quarantine WHERE source = 'sightings-test'"))  # sightings cascade
