@@ -4,8 +4,9 @@ Dagster's own run monitoring cannot see them: the default run launcher has no wo
 executed in the `flux` process (`--in-process`, restore) was never launched at all, so a killed one stays STARTED
 for ever and the UI shows it running. Every run records the process that executes its steps (the executor's
 engine event carries its pid); `flux materialize` and `flux stack up` look each in-flight run's process up on this
-machine and report the runs whose process no longer exists as failed. Runs started on another host (their
-`flux/host` tag) and runs of a launcher that monitors its own workers (Kubernetes, Docker) are left to that
+machine and report the runs whose process no longer exists as failed; a run not yet reported started is never
+judged by a pid (the daemon's run monitoring fails one that does not start in time). Runs started on another host
+(their `flux/host` tag) and runs of a launcher that monitors its own workers (Kubernetes, Docker) are left to that
 launcher.
 """
 
@@ -65,9 +66,13 @@ def mark_dead_runs_failed(instance: dg.DagsterInstance, flux_home: Path) -> list
         run = record.dagster_run
         if run.tags.get(HOST_TAG, host) != host:
             continue
+        # A run its worker has not yet reported started is being launched: its worker may be younger than the run
+        # (a queued run's worker starts when it is dequeued), so no pid judges it. One that never starts is failed
+        # by Dagster's run monitoring (dagster.yaml: `run_monitoring.start_timeout_seconds`).
+        if record.start_time is None:
+            continue
         pid = run_pid(instance, run.run_id)
-        started_at = record.start_time or record.create_timestamp.timestamp()
-        if pid is None or not process_gone(pid, started_at):
+        if pid is None or not process_gone(pid, record.start_time):
             continue
         instance.report_run_failed(
             run, message=f"the run's process (pid {pid}) is gone: it was killed or its machine restarted"

@@ -19,6 +19,7 @@ POOL_SLOTS = 1
 # One run at a time from the queue: on a small machine two runs only share the cores (the release history's
 # automated runs, requested while `make run`'s run is still going, made it 20 s slower); the others wait, queued.
 MAX_CONCURRENT_RUNS = 1
+RUN_START_TIMEOUT_S = 180  # a run worker loads the location before it reports STARTED (~7 s here)
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
 
 
@@ -51,6 +52,15 @@ def dagster_yaml(settings: FluxSettings) -> dict:
         "concurrency": {
             "pools": {"default_limit": POOL_SLOTS, "granularity": "op"},
             "runs": {"max_concurrent_runs": MAX_CONCURRENT_RUNS},
+        },
+        # The daemon fails a run that does not reach STARTED in time (its worker never came up) and one stuck
+        # cancelling, without any command being run. The default launcher has no worker health check, so runs
+        # that have started are judged by `flux materialize` and `flux stack up` (defs/dead_runs.py).
+        "run_monitoring": {
+            "enabled": True,
+            "start_timeout_seconds": RUN_START_TIMEOUT_S,
+            "cancel_timeout_seconds": RUN_START_TIMEOUT_S,
+            "poll_interval_seconds": 30,
         },
         "telemetry": {"enabled": False},
         "local_artifact_storage": {

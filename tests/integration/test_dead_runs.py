@@ -16,9 +16,10 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from dagster._core.events import EngineEventData
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.defs.dead_runs import mark_dead_runs_failed, run_pid
+from dagster_project.defs.dead_runs import PID_REUSE_SLACK_S, mark_dead_runs_failed, run_pid
 from dagster_project.defs.run_tags import HOST_TAG
 from dagster_project.ops.instance import render_dagster_home
 
@@ -113,3 +114,33 @@ def test_flux_materialize_reports_the_dead_run_it_marks(stack: FluxSettings, ins
     assert out.returncode == 0, out.stderr
     assert f"run {killed_id} marked failed: its process (pid {killed.pid}) is gone" in out.stderr
     assert instance.get_run_by_id(killed_id).status is dg.DagsterRunStatus.FAILURE
+
+
+def test_a_run_being_launched_is_never_failed_by_the_sweep(stack: FluxSettings, instance: dg.DagsterInstance) -> None:
+    """The race of a sweep and a launch: a queued run was dequeued late, its worker (younger than the run) has
+    recorded its pid but not yet reported the run started. The sweep leaves it alone, though the process started
+    well after the run was created; Dagster's run monitoring (dagster.yaml) fails it if it never starts."""
+
+    @dg.op
+    def nothing() -> None: ...
+
+    @dg.job
+    def launched_late() -> None:
+        nothing()
+
+    run = instance.create_run_for_job(
+        launched_late, status=dg.DagsterRunStatus.STARTING, tags={HOST_TAG: socket.gethostname()}
+    )
+    time.sleep(2 * PID_REUSE_SLACK_S + 1)  # dequeued well after the run was created (past the pid-reuse slack)
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        instance.report_engine_event(
+            "Started process for run", run, EngineEventData(metadata={"pid": dg.MetadataValue.text(str(worker.pid))})
+        )
+        assert run_pid(instance, run.run_id) == worker.pid
+        assert mark_dead_runs_failed(instance, stack.home) == []
+        assert instance.get_run_by_id(run.run_id).status is dg.DagsterRunStatus.STARTING
+    finally:
+        worker.kill()
+        worker.wait(timeout=30)
+        instance.report_run_failed(instance.get_run_by_id(run.run_id), message="ended by the test")
