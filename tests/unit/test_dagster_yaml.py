@@ -5,6 +5,7 @@ server."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -33,15 +34,16 @@ def test_the_daemon_workspace_reads_the_stack_s_code_server_for_the_repository_s
     (repository_entry,) = yaml.safe_load((REPO_ROOT / "workspace.yaml").read_text())["load_from"]
     assert entry == {
         "grpc_server": {
-            "socket": str(tmp_path / "run" / "code-server.sock"),
+            "socket": str(code_server_socket(settings)),
             "location_name": repository_entry["python_module"]["location_name"],
         }
     }
 
 
-def test_a_home_too_deep_for_a_socket_address_gets_one_in_the_temporary_folder(tmp_path: Path) -> None:
-    deep = tmp_path / ("d" * 60) / ("e" * 60)
-    socket = code_server_socket(FluxSettings(home=deep))
-    assert len(str(socket)) <= MAX_SOCKET_PATH and socket.name.endswith(".sock")
-    assert socket != code_server_socket(FluxSettings(home=deep / "other"))  # one per FLUX_HOME
-    assert code_server_socket(FluxSettings(home=tmp_path)).parent == tmp_path / "run"
+def test_the_socket_is_under_flux_home_unless_that_path_is_too_long_for_a_socket_address() -> None:
+    with tempfile.TemporaryDirectory(prefix="f", dir="/tmp") as short:
+        assert code_server_socket(FluxSettings(home=Path(short))) == Path(short) / "run" / "code-server.sock"
+        deep = Path(short) / ("d" * 60) / ("e" * 60)
+        socket = code_server_socket(FluxSettings(home=deep))
+        assert len(str(socket)) <= MAX_SOCKET_PATH and socket.name.endswith(".sock")
+        assert socket != code_server_socket(FluxSettings(home=deep / "other"))  # one per FLUX_HOME
