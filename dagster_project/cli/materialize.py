@@ -172,7 +172,15 @@ def summary() -> None:
         table.add_row("neo4j", label, str(count))
     console.print(table)
     if result.per_source:
-        by_source = Table("source", "documents (active)", "documents (gone)", "genes", "associations", "quarantined")
+        by_source = Table(
+            "source",
+            "documents (active)",
+            "documents (gone)",
+            "genes",
+            "associations",
+            "quarantined",
+            "latest pull's mode",
+        )
         for source, counts in sorted(result.per_source.items()):
             by_source.add_row(
                 source,
@@ -180,6 +188,7 @@ def summary() -> None:
                     str(counts.get(k, 0))
                     for k in ("documents_active", "documents_gone", "genes", "associations", "quarantined")
                 ),
+                result.latest_pulls.get(source, "-"),
             )
         console.print(by_source)
     _print_nightly(settings)

@@ -33,6 +33,7 @@ class PlatformSummary:
     node_labels: dict[str, int]
     per_source: dict[str, dict[str, int]]
     equivalences: list[dict[str, object]]
+    latest_pulls: dict[str, str]  # source → the mode of its latest raw pull (live, snapshot, demo)
 
 
 def collect_summary(settings: FluxSettings) -> PlatformSummary:
@@ -49,12 +50,23 @@ def collect_summary(settings: FluxSettings) -> PlatformSummary:
             tables["chunks (with a vector)"] = conn.execute(text("SELECT count(embedding) FROM chunks")).scalar_one()
         per_source = _per_source(conn) if {"documents", "quarantine"} <= present else {}
         equivalences = _equivalences(conn) if "pathway_mappings" in present else []
+        latest_pulls = _latest_pulls(conn) if "raw_pulls" in present else {}
     driver = graph_driver(settings)
     records = driver.execute_query(
         "MATCH (n) UNWIND labels(n) AS label WITH label WHERE label <> 'FluxMigration'"
         " RETURN label, count(*) AS n ORDER BY label"
     ).records
-    return PlatformSummary(tables, {rec["label"]: rec["n"] for rec in records}, per_source, equivalences)
+    labels = {rec["label"]: rec["n"] for rec in records}
+    return PlatformSummary(tables, labels, per_source, equivalences, latest_pulls)
+
+
+def _latest_pulls(conn) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The mode each source's latest raw pull read (a run carries its command's mode, so this is where the data
+    came from, whatever the stack was started with)."""
+    rows = conn.execute(
+        text("SELECT DISTINCT ON (source) source, mode FROM raw_pulls ORDER BY source, retrieved_at DESC")
+    )
+    return {row.source: row.mode for row in rows}
 
 
 def _equivalences(conn, limit: int = 15) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]

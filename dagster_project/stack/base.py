@@ -144,6 +144,21 @@ class ProcessService(LocalService):
     def serves_this_home(self, process: psutil.Process) -> bool:
         """True for a process of ours that serves this FLUX_HOME's data (on whatever port)."""
 
+    @property
+    def store(self) -> Path | None:
+        """The folder its data lives in, when it has one (it must outlive the process)."""
+        return None
+
+    def store_gone(self, pid: int) -> str | None:
+        """Why a running server of ours cannot be used: its data folder was deleted under it (`rm -rf .flux` while
+        it ran). It would still answer, from files that no longer exist, and refuse the new store's credentials."""
+        if self.store is None or self.store.exists():
+            return None
+        return (
+            f"{describe_pid(pid)} still serves {self.settings.home}, but its data folder {self.store} was deleted "
+            f"under it: stop it (`kill {pid}`), then `flux stack up` starts a new one"
+        )
+
     def is_running(self) -> bool:
         return self.pidfile.live_pid() is not None
 
@@ -159,6 +174,8 @@ class ProcessService(LocalService):
 
     def conflict(self) -> str | None:
         pid = self.pidfile.live_pid() or self.home_holder()
+        if pid is not None and (gone := self.store_gone(pid)):
+            return gone
         if self.port is None:
             return None
         owner = port_owner(self.port)
@@ -188,6 +205,8 @@ class ProcessService(LocalService):
                     f"or set {self.port_variable} to a free port"
                 )
             return False
+        if gone := self.store_gone(holder):
+            raise ServiceStartError(f"{self.name}: {gone}")
         if self.port is not None and port_owner(self.port) != holder:
             raise ServiceStartError(
                 f"{self.name}: {describe_pid(holder)} serves this FLUX_HOME ({self.settings.home}) but does not "

@@ -59,6 +59,10 @@ class Neo4jService(ProcessService):
     port_variable = "FLUX_NEO4J_BOLT_PORT"
 
     @property
+    def store(self) -> Path:
+        return self.data_dir
+
+    @property
     def data_dir(self) -> Path:
         return self.settings.home / "neo4j"
 

@@ -28,6 +28,10 @@ class RedisService(ProcessService):
         return PidFile(self.settings.run_dir / "redis.pid", (f"127.0.0.1:{port}", f"--port {port}"))
 
     @property
+    def store(self) -> Path:
+        return self.data_dir
+
+    @property
     def data_dir(self) -> Path:
         return self.settings.home / "redis"
 

@@ -45,7 +45,7 @@ print(*counts)
 """
 RELEASE_HISTORY_WAIT_S = 240
 ROW = re.compile(r"^│\s*([^│]+?)\s*│\s*([^│]+?)\s*│\s*(\d+)\s*│$")
-SOURCE_ROW = re.compile(r"^│\s*(\w+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│$")
+SOURCE_ROW = re.compile(r"^│\s*(\w+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\d+)\s*│\s*(\w+|-)\s*│$")
 
 
 @pytest.fixture(scope="module")
@@ -87,14 +87,14 @@ def _demo_counts() -> dict[str, int]:
     }
 
 
-def _summary_tables(summary: str) -> tuple[dict[tuple[str, str], int], dict[str, list[int]]]:
-    """`flux summary`'s tables: (store, table / label) → count, and source → its per-source counts (documents
-    active, documents gone, genes, associations, quarantined)."""
+def _summary_tables(summary: str) -> tuple[dict[tuple[str, str], int], dict[str, list[int]], dict[str, str]]:
+    """`flux summary`'s tables: (store, table / label) → count, source → its per-source counts (documents
+    active, documents gone, genes, associations, quarantined), and source → the mode of its latest raw pull."""
     counts = {(m[1], m[2]): int(m[3]) for line in summary.splitlines() if (m := ROW.match(line.strip()))}
-    sources = {
-        m[1]: [int(m[i]) for i in range(2, 7)] for line in summary.splitlines() if (m := SOURCE_ROW.match(line.strip()))
-    }
-    return counts, sources
+    rows = [m for line in summary.splitlines() if (m := SOURCE_ROW.match(line.strip()))]
+    sources = {m[1]: [int(m[i]) for i in range(2, 7)] for m in rows}
+    pulls = {m[1]: m[7] for m in rows}
+    return counts, sources, pulls
 
 
 def _shared_in_graph(env: dict[str, str], left: str, right: str) -> set[str]:
@@ -149,7 +149,8 @@ def test_make_run_from_nothing_then_the_sample_question(fresh_home: dict[str, st
     )
     assert run_id, materialized
     summary = _flux(env, "summary")
-    counts, sources = _summary_tables(summary)
+    counts, sources, pulls = _summary_tables(summary)
+    assert set(pulls.values()) == {"demo"}, pulls  # what each source's latest raw pull read
     demo = _demo_counts()
     # Per source: documents (active), documents (gone), genes, associations, quarantined; every demo record is one or
     # the other.

@@ -1,8 +1,9 @@
 """The Dagster UI as a data engineer opens it, in a real browser: `dagster-webserver` on the test instance and the
-Flux code location (workspace.yaml), Debian's chromium driven by Playwright. The asset page of the dbt mart
-`pathway_equivalences` shows its owner, its tags, its row count and typed columns with their lineage; a Python
-asset's page links to its file and line; a release-history asset lists its release partitions; the Overview
-timeline lists the runs that went through the code location. Screenshots go to <FLUX_HOME>/screenshots/dagster-ui."""
+stack's code server (the workspace `make dagster` reads), Debian's chromium driven by Playwright. The asset page of
+the dbt mart `pathway_equivalences` shows its owner, its tags, its row count and typed columns with their lineage; a
+Python asset's page links to its file and line; a release-history asset lists its release partitions; the Overview
+timeline lists the runs that went through the code location; a run's page shows the settings its command gave.
+Screenshots go to <FLUX_HOME>/screenshots/dagster-ui."""
 
 from __future__ import annotations
 
@@ -40,12 +41,19 @@ def _up(url: str) -> bool:
 
 
 @pytest.fixture(scope="module")
+def launched_run(stack: FluxSettings) -> str:
+    """One run through the stack's code location (on the session's databases: a run cannot move the location's
+    connections to the demo's), so the timeline has one with the location's origin; its command changed one run
+    setting, which the run carries."""
+    outcome = launch_selection(stack.evolve(churn_max_genes_lost=0.5), "group:platform", trigger="test")
+    assert outcome.success
+    return outcome.run_id
+
+
+@pytest.fixture(scope="module")
 def webserver(
-    stack: FluxSettings, demo_platform: FluxSettings, tmp_path_factory: pytest.TempPathFactory
+    stack: FluxSettings, demo_platform: FluxSettings, launched_run: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
-    # One run through the stack's code location (on the session's databases: a run cannot move the location's
-    # connections to the demo's), so the timeline has one with the location's origin.
-    assert launch_selection(stack, "group:platform", trigger="test").success
     port = free_port()
     log = (tmp_path_factory.mktemp("webserver") / "webserver.log").open("w")
     process = subprocess.Popen(
@@ -165,3 +173,16 @@ def _visible(page: Any, waits_for: str) -> str:
 
     expect(page.get_by_text(waits_for, exact=False).first).to_be_visible(timeout=60_000)
     return page.locator("body").inner_text()
+
+
+def test_a_run_page_shows_the_settings_its_command_gave(
+    page: Any, webserver: str, launched_run: str, shots: Path
+) -> None:
+    _open(page, f"{webserver}/runs/{launched_run}", "View tags and config")
+    _dismiss_dialogs(page)
+    page.get_by_text("View tags and config").first.click()
+    body = _visible(page, "flux/setting/FLUX_CHURN_MAX_GENES_LOST")
+    page.wait_for_timeout(1000)  # the dialog fades in
+    page.screenshot(path=shots / "run-carried-settings.png", full_page=False)
+    assert "flux/trigger" in body and "flux/source_mode" in body, body[:2000]
+    assert re.search(r"flux/setting/FLUX_CHURN_MAX_GENES_LOST\W+0\.5\b", body), body[:2000]

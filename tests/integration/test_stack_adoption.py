@@ -47,6 +47,21 @@ def test_a_redis_whose_pid_file_was_lost_is_adopted_not_started_twice(redis_serv
     assert redis_service.pidfile.live_pid() == first and _servers_of(redis_service) == [first]
 
 
+def test_a_server_whose_data_folder_was_deleted_under_it_is_named_not_used(redis_service: RedisService) -> None:
+    """`rm -rf` of a store while its server runs: the server still answers, from files that are gone. Status and
+    `up` name the process and the folder in one line; `down` still stops it."""
+    pid = redis_service.pidfile.live_pid()
+    assert pid is not None
+    shutil.rmtree(redis_service.data_dir)
+    status = redis_service.status()
+    assert status.state is ServiceState.CONFLICT
+    assert f"pid {pid}" in status.detail and f"{redis_service.data_dir} was deleted" in status.detail
+    assert "\n" not in status.detail
+    with pytest.raises(ServiceStartError, match=f"redis: .*pid {pid}.* was deleted under it"):
+        Stack(redis_service.settings)._up_one(redis_service)
+    assert redis_service.stop() is True
+
+
 def test_down_stops_a_server_whose_pid_file_was_lost(redis_service: RedisService) -> None:
     pid = redis_service.pidfile.live_pid()
     assert pid is not None
