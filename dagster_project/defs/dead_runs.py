@@ -20,6 +20,7 @@ from pathlib import Path
 import dagster as dg
 import psutil
 from dagster._core.launcher import DefaultRunLauncher
+from dagster._core.storage.dagster_run import RunRecord
 
 from dagster_project.defs.run_tags import HOST_TAG
 
@@ -56,32 +57,36 @@ def process_gone(pid: int, run_started_at: float) -> bool:
         return True
 
 
+def gone_worker(instance: dg.DagsterInstance, record: RunRecord) -> int | None:
+    """The pid of the run's process when that process is gone; None while it lives, or when nothing here can judge
+    it: a run of another machine (its `flux/host` tag), one not yet reported started (its worker may be younger
+    than the run: a queued run's worker starts when it is dequeued), or one whose process never recorded its pid."""
+    if record.dagster_run.tags.get(HOST_TAG, socket.gethostname()) != socket.gethostname():
+        return None
+    if record.start_time is None:
+        return None
+    pid = run_pid(instance, record.dagster_run.run_id)
+    return pid if pid is not None and process_gone(pid, record.start_time) else None
+
+
 def mark_dead_runs_failed(instance: dg.DagsterInstance, flux_home: Path) -> list[DeadRun]:
     """Report each in-flight run of this machine whose process is gone as failed; remove its dbt target folders."""
     if not isinstance(instance.run_launcher, DefaultRunLauncher):
         return []
-    host = socket.gethostname()
     dead: list[DeadRun] = []
     for record in instance.get_run_records(dg.RunsFilter(statuses=IN_FLIGHT)):
         run = record.dagster_run
-        if run.tags.get(HOST_TAG, host) != host:
-            continue
-        # A run its worker has not yet reported started is being launched: its worker may be younger than the run
-        # (a queued run's worker starts when it is dequeued), so no pid judges it. One that never starts is failed
-        # by Dagster's run monitoring (dagster.yaml: `run_monitoring.start_timeout_seconds`).
-        if record.start_time is None:
-            continue
-        pid = run_pid(instance, run.run_id)
-        if pid is None or not process_gone(pid, record.start_time):
+        pid = gone_worker(instance, record)
+        if pid is None:
             continue
         instance.report_run_failed(
             run, message=f"the run's process (pid {pid}) is gone: it was killed or its machine restarted"
         )
-        dead.append(DeadRun(run.run_id, pid, _remove_dbt_targets(flux_home, run.run_id)))
+        dead.append(DeadRun(run.run_id, pid, remove_dbt_targets(flux_home, run.run_id)))
     return dead
 
 
-def _remove_dbt_targets(flux_home: Path, run_id: str) -> int:
+def remove_dbt_targets(flux_home: Path, run_id: str) -> int:
     """The run's dbt target folders (`<run id[:8]>-<invocation>` under FLUX_HOME/dbt/target: resources/dbt.py)."""
     folders = list((flux_home / "dbt" / "target").glob(f"{run_id[:8]}-*"))
     for folder in folders:

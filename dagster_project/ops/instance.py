@@ -53,9 +53,10 @@ def dagster_yaml(settings: FluxSettings) -> dict:
             "pools": {"default_limit": POOL_SLOTS, "granularity": "op"},
             "runs": {"max_concurrent_runs": MAX_CONCURRENT_RUNS},
         },
-        # The daemon fails a run that does not reach STARTED in time (its worker never came up) and one stuck
-        # cancelling, without any command being run. The default launcher has no worker health check, so runs
-        # that have started are judged by `flux materialize` and `flux stack up` (defs/dead_runs.py).
+        # Dagster's launcher with the worker health check its run monitoring needs (defs/run_launcher.py).
+        "run_launcher": {"module": "dagster_project.defs.run_launcher", "class": "FluxRunLauncher"},
+        # The daemon fails, without any command being run, a run that does not reach STARTED in time (its worker
+        # never came up), one stuck cancelling, and a started one whose process is gone (checked every 30 s).
         "run_monitoring": {
             "enabled": True,
             "start_timeout_seconds": RUN_START_TIMEOUT_S,

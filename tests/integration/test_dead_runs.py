@@ -1,9 +1,11 @@
-"""A run whose process was killed is marked failed by the next `flux materialize`, with its dbt target folders
-removed; a run whose process is alive, or that another machine executes, is left alone. Real processes (a job run
-in a child Python process, killed with SIGKILL) against the session's Postgres-backed Dagster instance."""
+"""A run whose process was killed is marked failed by the next `flux materialize` (its dbt target folders removed)
+and by the daemon's run monitoring; a run whose process is alive, that is being launched, or that another machine
+executes, is left alone. Real processes (a job run in a child Python process, killed with SIGKILL) against the
+session's Postgres-backed Dagster instance."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import socket
@@ -17,6 +19,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from dagster._core.events import EngineEventData
+from dagster._daemon.monitoring.run_monitoring import monitor_started_run
 
 from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.dead_runs import PID_REUSE_SLACK_S, mark_dead_runs_failed, run_pid
@@ -144,3 +147,31 @@ def test_a_run_being_launched_is_never_failed_by_the_sweep(stack: FluxSettings, 
         worker.kill()
         worker.wait(timeout=30)
         instance.report_run_failed(instance.get_run_by_id(run.run_id), message="ended by the test")
+
+
+def test_the_daemon_s_run_monitoring_fails_a_killed_run_with_no_command_run(
+    stack: FluxSettings, instance: dg.DagsterInstance
+) -> None:
+    """What the daemon's run monitoring does every 30 s (dagster.yaml), called here as the daemon calls it: Dagster's
+    own monitor asks the instance's launcher (defs/run_launcher.py) whether each started run's worker lives. The
+    killed run is failed with its pid named; the live one is left running."""
+    home = render_dagster_home(stack)
+    killed, killed_id = _start_run(instance, home, socket.gethostname())
+    alive, alive_id = _start_run(instance, home, socket.gethostname())
+    try:
+        os.kill(killed.pid, signal.SIGKILL)
+        killed.wait(timeout=30)
+        for run_id in (killed_id, alive_id):
+            (record,) = instance.get_run_records(dg.RunsFilter(run_ids=[run_id]))
+            monitor_started_run(instance, None, record, logging.getLogger("run-monitoring"))  # type: ignore[arg-type]
+        assert instance.get_run_by_id(killed_id).status is dg.DagsterRunStatus.FAILURE
+        failure = instance.get_records_for_run(killed_id, of_type=dg.DagsterEventType.RUN_FAILURE).records
+        assert f"pid {killed.pid}" in str(failure[0].event_log_entry.dagster_event.message)
+        assert instance.get_run_by_id(alive_id).status is dg.DagsterRunStatus.STARTED
+    finally:
+        for child in (killed, alive):
+            child.kill()
+            child.wait(timeout=30)
+        run = instance.get_run_by_id(alive_id)
+        if run is not None and not run.is_finished:
+            instance.report_run_failed(run, message="ended by the test")

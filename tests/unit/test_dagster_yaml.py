@@ -5,11 +5,13 @@ server."""
 
 from __future__ import annotations
 
+import importlib
 import tempfile
 from pathlib import Path
 
 import yaml
 from dagster._core.instance.config import dagster_instance_config
+from dagster._core.launcher import DefaultRunLauncher
 
 from dagster_project.core.settings import REPO_ROOT, FluxSettings
 from dagster_project.ops.instance import MAX_SOCKET_PATH, code_server_socket, render_dagster_home
@@ -25,6 +27,13 @@ def test_the_rendered_instance_config_is_valid_and_limits_runs_and_pools(tmp_pat
         "runs": {"max_concurrent_runs": 1},
     }
     assert (home / "dagster.yaml").stat().st_mode & 0o777 == 0o600  # it holds the database password
+
+
+def test_the_daemon_monitors_runs_through_a_launcher_that_checks_its_workers(tmp_path: Path) -> None:
+    config, _ = dagster_instance_config(render_dagster_home(FluxSettings(home=tmp_path)))
+    launcher = getattr(importlib.import_module(config["run_launcher"]["module"]), config["run_launcher"]["class"])
+    assert issubclass(launcher, DefaultRunLauncher) and launcher().supports_check_run_worker_health
+    assert config["run_monitoring"]["enabled"] and config["run_monitoring"]["poll_interval_seconds"] <= 30
 
 
 def test_the_daemon_workspace_reads_the_stack_s_code_server_for_the_repository_s_location(tmp_path: Path) -> None:
