@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import psycopg
 from psycopg import sql
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
@@ -146,6 +147,10 @@ def restore(settings: FluxSettings, source: Path, reproject_graph: Callable[[str
     ensure_databases(settings)
     urls = _databases(settings)
     _refuse_non_empty(settings)
+    replace = {
+        name: name == "dagster" and _restore_over_empty_dagster_schema(settings, urls[name])
+        for name in manifest["databases"]  # type: ignore[union-attr]
+    }
     for name in manifest["databases"]:  # type: ignore[union-attr]
         _run(
             [
@@ -153,6 +158,7 @@ def restore(settings: FluxSettings, source: Path, reproject_graph: Callable[[str
                 "--no-owner",
                 "--no-privileges",
                 "--exit-on-error",
+                *(["--clean", "--if-exists"] if replace[name] else []),
                 f"--dbname={urls[name]}",
                 str(source / f"{name}.dump"),
             ],
@@ -203,6 +209,21 @@ def _read_manifest(source: Path) -> dict[str, object]:
     if manifest.get("format") != FORMAT:
         raise BackupError(f"{source} has backup format {manifest.get('format')}; this Flux reads format {FORMAT}")
     return manifest
+
+
+def _restore_over_empty_dagster_schema(settings: FluxSettings, url: str) -> bool:
+    """True when the database holds Dagster's schema and no run: what a stack's code server or daemon creates as it
+    starts on a new instance. The restore then replaces those tables; a Dagster database with runs is refused."""
+    with psycopg.connect(url) as conn:
+        if conn.execute("SELECT to_regclass('runs')").fetchone() in (None, (None,)):
+            return False
+        runs = conn.execute("SELECT count(*) FROM runs").fetchone()
+    if runs and runs[0]:
+        raise BackupError(
+            f"the Dagster database {settings.postgres.dagster_database} already holds {runs[0]} runs; restore goes "
+            "into a new instance (set FLUX_DAGSTER_DATABASE to a new name, or drop it first)"
+        )
+    return True
 
 
 def _refuse_non_empty(settings: FluxSettings) -> None:
