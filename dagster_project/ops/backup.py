@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 import psycopg
 from psycopg import sql
@@ -147,11 +148,12 @@ def restore(settings: FluxSettings, source: Path, reproject_graph: Callable[[str
     ensure_databases(settings)
     urls = _databases(settings)
     _refuse_non_empty(settings)
+    databases = cast(list[str], manifest["databases"])
+    bm25 = cast(list[str], manifest["bm25"])
     replace = {
-        name: name == "dagster" and _restore_over_empty_dagster_schema(settings, urls[name])
-        for name in manifest["databases"]  # type: ignore[union-attr]
+        name: name == "dagster" and _restore_over_empty_dagster_schema(settings, urls[name]) for name in databases
     }
-    for name in manifest["databases"]:  # type: ignore[union-attr]
+    for name in databases:
         _run(
             [
                 _pg_bin("pg_restore"),
@@ -178,7 +180,7 @@ def restore(settings: FluxSettings, source: Path, reproject_graph: Callable[[str
                 )
                 conn.execute(text(as_sql(grant)))
             root = bm25_root(settings)
-            for name in manifest["bm25"]:  # type: ignore[union-attr]
+            for name in bm25:
                 shutil.copytree(source / "bm25" / name, root / name, dirs_exist_ok=True)
                 conn.execute(
                     text("UPDATE index_versions SET bm25_path = :new WHERE bm25_path LIKE :old"),
@@ -193,8 +195,8 @@ def restore(settings: FluxSettings, source: Path, reproject_graph: Callable[[str
     expected: dict[str, dict[str, object]] = manifest["tables"]  # type: ignore[assignment]
     differing = sorted(t for t in expected if tables.get(t) != expected[t])
     return RestoreReport(
-        sorted(manifest["databases"]),
-        len(manifest["bm25"]),  # type: ignore[arg-type]
+        sorted(databases),
+        len(bm25),
         len(expected) - len(differing),
         differing,
         graph == manifest["graph"],
