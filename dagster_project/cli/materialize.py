@@ -65,11 +65,10 @@ def materialize(
     except (CodeLocationError, StackSettingsMismatch, RunSettingsError) as exc:  # no run was created
         err_console.print(f"error: {exc}", markup=False, highlight=False)
         raise typer.Exit(1) from None
-    except RunNotDequeued as exc:
-        _record_lineage(settings, lineage)
+    except RunNotDequeued as exc:  # nothing pulled yet: the lineage stays as it was
         err_console.print(f"error: {exc}", markup=False, highlight=False)
         raise typer.Exit(1) from None
-    _record_lineage(settings, lineage)
+    _record_lineage(settings, lineage, result.run_id)
     print(
         f"run {result.run_id} ({result.submitted}): {'success' if result.success else 'FAILED'} — "
         f"{len(result.materialized)} assets materialized, checks passed {result.checks_passed}/{result.checks_total} "
@@ -81,7 +80,7 @@ def materialize(
 
 def _prepare_instance(settings: FluxSettings, new_lineage: bool) -> Lineage | None:
     """Before a run: runs whose process died are marked failed, and this run's lineage is checked (None when
-    the guard is off). It is recorded once the run exists (`_record_lineage`)."""
+    the guard is off). What the run pulled is recorded after it (`_record_lineage`)."""
     import dagster as dg
 
     from dagster_project.defs.lineage import LineageMismatchError, check_lineage
@@ -98,15 +97,28 @@ def _prepare_instance(settings: FluxSettings, new_lineage: bool) -> Lineage | No
             raise typer.Exit(2) from None
 
 
-def _record_lineage(settings: FluxSettings, lineage: Lineage | None) -> None:
+def _record_lineage(settings: FluxSettings, checked: Lineage | None, run_id: str) -> None:
+    """After the run: the lineage of what its raw pulls read becomes the instance's (`checked` is None when the guard
+    is off). A run that pulled nothing leaves it as it was."""
     import dagster as dg
 
-    from dagster_project.defs.lineage import record_lineage
+    from dagster_project.defs.lineage import pulled_lineage, record_lineage
     from dagster_project.ops.instance import render_dagster_home
 
-    if lineage is not None:
-        with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
-            record_lineage(instance, lineage)
+    if checked is None:
+        return
+    with dg.DagsterInstance.from_config(render_dagster_home(settings)) as instance:
+        pulled = pulled_lineage(instance, run_id)
+        if pulled is None:
+            return
+        record_lineage(instance, pulled)
+    if pulled != checked:
+        err_console.print(
+            f"warning: run {run_id} read {pulled.describe()}, not {checked.describe()} as its command said; "
+            "the instance's lineage is what it read",
+            markup=False,
+            highlight=False,
+        )
 
 
 def report_dead_runs(instance: object, settings: FluxSettings) -> None:

@@ -2,7 +2,8 @@
 records them in the instance; a later one with another mode or raw root would put other data's materializations on
 the same assets (the UI would call the served ones stale, the automation would carry the other data downstream), so
 it is refused unless it says it means to start a new lineage there. A run of the code location reads the command's
-source mode and raw root (they travel with it as run settings), so the command's lineage is the run's."""
+source mode and raw root (they travel with it as run settings); what is recorded is what the run's raw pulls say
+they read (their materializations' `mode` and `raw_root`), so a run that pulled nothing changes no lineage."""
 
 from __future__ import annotations
 
@@ -10,10 +11,14 @@ import json
 from dataclasses import dataclass
 
 import dagster as dg
+from dagster._core.events import DagsterEventType
 
 from dagster_project.core.settings import FluxSettings
 
 LINEAGE_KEY = "flux/lineage"
+# The metadata a raw pull's materialization records (assets/raw_pulls.py): the lineage of what it read.
+MODE_METADATA = "mode"
+RAW_ROOT_METADATA = "raw_root"
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,24 @@ class LineageMismatchError(RuntimeError):
 
 def lineage_of(settings: FluxSettings) -> Lineage:
     return Lineage(settings.sources.source_mode, settings.raw_root_path)
+
+
+def pulled_lineage(instance: dg.DagsterInstance, run_id: str) -> Lineage | None:
+    """The lineage of what a run's raw pulls read, from their materializations; None when it pulled nothing. Pulls
+    of one run share its settings, so they name one lineage; more than one is an error, never a guess."""
+    records = instance.get_records_for_run(run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION).records
+    pulled: set[Lineage] = set()
+    for record in records:
+        materialization = record.asset_materialization
+        metadata = materialization.metadata if materialization is not None else {}
+        mode, root = metadata.get(MODE_METADATA), metadata.get(RAW_ROOT_METADATA)
+        if mode is not None and root is not None:
+            pulled.add(Lineage(str(mode.value), str(root.value)))
+    if len(pulled) > 1:
+        raise LineageMismatchError(
+            f"run {run_id} pulled from more than one lineage: {', '.join(sorted(p.describe() for p in pulled))}"
+        )
+    return next(iter(pulled), None)
 
 
 def recorded_lineage(instance: dg.DagsterInstance) -> Lineage | None:

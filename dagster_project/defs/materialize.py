@@ -3,11 +3,9 @@ materialize`, `make run`: launch.py) or in this process (`flux materialize --in-
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -25,6 +23,7 @@ from dagster_project.defs.launch import (
     submit,
     wait_for_run,
 )
+from dagster_project.defs.pull_settings import PullSettingsError, check_pull_settings
 from dagster_project.defs.run_tags import command_tags
 from dagster_project.ops.instance import render_dagster_home
 
@@ -110,26 +109,16 @@ def materialize_selection(
 
 
 def check_run_settings(settings: FluxSettings, graph: BaseAssetGraph[Any], keys: set[dg.AssetKey]) -> None:
-    """What the selected raw pulls need from the command's settings, checked before the run is created."""
+    """What the selected raw pulls need from the command's settings, checked before the run is created (a snapshot
+    pull names its own missing files: a selection may pull one source of an incomplete snapshot)."""
     from dagster_project.defs.assets.raw_pulls import RAW_GROUP
-    from dagster_project.sources.source import SourceSetupError, live_contact_email
 
     if not any(graph.get(key).group_name == RAW_GROUP for key in keys):
         return
-    if settings.sources.source_mode == "live":
-        try:
-            live_contact_email(settings)
-        except SourceSetupError as exc:
-            raise RunSettingsError(str(exc)) from None
-    root = settings.raw_root_path
-    if "://" not in root or root.startswith("file://"):
-        local = Path(root.removeprefix("file://"))
-        existing = next((p for p in (local, *local.parents) if p.exists()), None)
-        if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-            raise RunSettingsError(
-                f"FLUX_RAW_ROOT {root} cannot be written ({existing or local} is not a folder this user can write): "
-                "point FLUX_RAW_ROOT at a folder you can write, or unset it (the default is <FLUX_HOME>/raw)"
-            )
+    try:
+        check_pull_settings(settings, snapshot_files=False)
+    except PullSettingsError as exc:
+        raise RunSettingsError(str(exc)) from None
 
 
 def _outcome(instance: dg.DagsterInstance, run: dg.DagsterRun, submitted: str) -> MaterializeOutcome:

@@ -9,6 +9,8 @@ from dagster._utils.schedules import is_valid_cron_string
 
 from dagster_project.core.settings import FluxConfigError, FluxSettings
 from dagster_project.defs.assets.raw_pulls import RAW_GROUP
+from dagster_project.defs.pull_settings import check_pull_settings
+from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.defs.run_tags import run_tags
 
 NIGHTLY_SCHEDULE = "nightly_refresh"
@@ -30,13 +32,20 @@ def nightly_refresh_schedule(settings: FluxSettings, job: UnresolvedAssetJobDefi
         ZoneInfo(settings.ops.nightly_timezone)
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise FluxConfigError("FLUX_NIGHTLY_TIMEZONE", f"unknown time zone: {settings.ops.nightly_timezone!r}") from exc
+
     # RUNNING by default: "nightly refreshes" should not depend on someone clicking a toggle in the UI.
-    return dg.ScheduleDefinition(
+    @dg.schedule(
         name=NIGHTLY_SCHEDULE,
         job=job,
         cron_schedule=settings.ops.nightly_cron,
         execution_timezone=settings.ops.nightly_timezone,
         default_status=dg.DefaultScheduleStatus.RUNNING,
-        tags=run_tags(settings, "schedule"),
         description="Nightly raw pulls; the rest of the platform follows by automation.",
     )
+    def _nightly(context: dg.ScheduleEvaluationContext, settings: FluxSettingsParam) -> dg.RunRequest:
+        # Settings that stopped holding since the location loaded (a raw root made read-only, a snapshot folder
+        # emptied) fail this tick in one line instead of starting pulls that fail; the next tick checks again.
+        check_pull_settings(settings)
+        return dg.RunRequest(tags=run_tags(settings, "schedule"))
+
+    return _nightly

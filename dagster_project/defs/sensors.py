@@ -8,6 +8,7 @@ import dagster as dg
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from dagster_project.core.settings import FluxSettings
+from dagster_project.defs.pull_settings import check_pull_settings
 from dagster_project.defs.resources.settings import FluxSettingsParam
 from dagster_project.defs.run_tags import run_tags
 from dagster_project.sources import registry
@@ -88,6 +89,8 @@ def evaluate_snapshot_sensor(
         )
     if current == context.cursor:
         return dg.SkipReason("source files unchanged")
+    # The cursor moves only with a request: a tick failed on its settings is asked again at the next tick.
+    check_pull_settings(settings, snapshot_files=False)
     tags = run_tags(settings, "sensor") | {"flux/snapshot_hash": current}
     return dg.SensorResult(run_requests=[dg.RunRequest(run_key=current, tags=tags)], cursor=current)
 

@@ -227,33 +227,43 @@ def test_materialize_of_an_unknown_selection_is_rejected_and_runs_nothing(
 def test_materialize_from_another_mode_or_raw_root_is_refused_until_it_claims_the_lineage(
     migrated: FluxSettings, tmp_path: Path
 ) -> None:
-    """The instance records the lineage (source mode, raw root) of its first `flux materialize`; a run with others
-    is refused in one message naming both and creates no run; `--new-lineage` makes it the instance's lineage."""
+    """The instance records the lineage (source mode, raw root) that its first `flux materialize`'s raw pulls read;
+    a run with others is refused in one message naming both and creates no run; `--new-lineage` makes what that
+    run pulls the instance's lineage, and a run that pulls nothing changes no lineage."""
     guard = {"FLUX_LINEAGE_GUARD": "true"}
-    other = guard | {"FLUX_SOURCE_MODE": "live", "FLUX_RAW_ROOT": str(tmp_path / "other-raw")}
+    other = guard | {"FLUX_RAW_ROOT": str(tmp_path / "other-raw")}
+    pull = "key:postgres_schema or key:kegg_raw"
     with dg.DagsterInstance.from_config(render_dagster_home(migrated)) as instance:
         saved = instance.run_storage.get_cursor_values({LINEAGE_KEY}).get(LINEAGE_KEY, "")
         instance.run_storage.set_cursor_values({LINEAGE_KEY: ""})
-    try:
-        first = flux("materialize", "--select", "group:platform", "--in-process", env=guard)
-        assert first.code == 0, first.said
+
+    def held() -> Lineage | None:
         with dg.DagsterInstance.from_config(render_dagster_home(migrated)) as instance:
-            held = recorded_lineage(instance)
-        assert held is not None and held.raw_root != other["FLUX_RAW_ROOT"]
+            return recorded_lineage(instance)
+
+    try:
+        assert flux("materialize", "--select", "group:platform", "--in-process", env=guard).code == 0
+        assert held() is None, "a run that pulled nothing records no lineage"
+        first = flux("materialize", "--select", pull, "--in-process", env=guard)
+        assert first.code == 0, first.said
+        assert held() == Lineage("demo", migrated.raw_root_path)
 
         runs = _run_count(migrated)
-        refused = flux("materialize", "--select", "group:platform", env=other)
-        assert refused.code == 2 and refused.stdout == ""
-        assert f"holds the lineage of {held.source_mode} pulls under {held.raw_root}" in refused.said
-        assert f"would read live pulls under {other['FLUX_RAW_ROOT']}" in refused.said
-        assert "FLUX_HOME of its own" in refused.said and "--new-lineage" in refused.said
+        live = guard | {"FLUX_SOURCE_MODE": "live", "FLUX_RAW_ROOT": other["FLUX_RAW_ROOT"]}
+        for env, wanted in ((other, "demo"), (live, "live")):
+            refused = flux("materialize", "--select", pull, env=env)
+            assert refused.code == 2 and refused.stdout == ""
+            assert f"holds the lineage of demo pulls under {migrated.raw_root_path}" in refused.said
+            assert f"would read {wanted} pulls under {other['FLUX_RAW_ROOT']}" in refused.said
+            assert "FLUX_HOME of its own" in refused.said and "--new-lineage" in refused.said
         assert _run_count(migrated) == runs, "a refused run is never created"
 
-        claimed = flux("materialize", "--select", "group:platform", "--in-process", "--new-lineage", env=other)
+        nothing = flux("materialize", "--select", "group:platform", "--in-process", "--new-lineage", env=other)
+        assert nothing.code == 0 and held() == Lineage("demo", migrated.raw_root_path), nothing.said
+        claimed = flux("materialize", "--select", pull, "--in-process", "--new-lineage", env=other)
         assert claimed.code == 0, claimed.said
-        with dg.DagsterInstance.from_config(render_dagster_home(migrated)) as instance:
-            assert recorded_lineage(instance) == Lineage("live", other["FLUX_RAW_ROOT"])
-        assert flux("materialize", "--select", "group:platform", "--in-process", env=guard).code == 2
+        assert held() == Lineage("demo", other["FLUX_RAW_ROOT"])
+        assert flux("materialize", "--select", pull, "--in-process", env=guard).code == 2
     finally:
         with dg.DagsterInstance.from_config(render_dagster_home(migrated)) as instance:
             instance.run_storage.set_cursor_values({LINEAGE_KEY: saved})

@@ -7,6 +7,7 @@ import dagster as dg
 
 from dagster_project.core.http import HttpRequestError
 from dagster_project.core.settings import FluxSettings
+from dagster_project.defs.lineage import MODE_METADATA, RAW_ROOT_METADATA
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.postgres import platform_tables_required
 from dagster_project.defs.resources.settings import FluxSettingsParam
@@ -69,7 +70,8 @@ def build_raw_asset(source: str, retry_policy: dg.RetryPolicy) -> dg.AssetsDefin
             data_version=dg.DataVersion(manifest.dataset_version),
             metadata={
                 "changed": previous is None,
-                "mode": settings.sources.source_mode,
+                MODE_METADATA: settings.sources.source_mode,
+                RAW_ROOT_METADATA: settings.raw_root_path,
                 "release": manifest.release,
                 "retrieved_at": manifest.retrieved_at,
                 "dataset_version": manifest.dataset_version,
