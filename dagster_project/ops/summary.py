@@ -24,6 +24,7 @@ SUMMARY_TABLES = [
     "pathway_mappings",
     "diseases",
     "disease_associations",
+    "condition_synonyms",
 ]
 
 

@@ -5,12 +5,22 @@ deleted), so loading the same release twice changes nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, text
 
 from dagster_project.sources.model import DiseaseAssociationRecord, DiseaseRecord, GeneRecord, content_hash
 from dagster_project.storage.bulk import copy_into_temp
+from dagster_project.vocabularies.mondo import ConditionSynonym
+
+
+@dataclass(frozen=True)
+class SynonymSource:
+    """Where the loaded conditions' synonyms come from: a vocabulary's version, and the synonyms of given conditions."""
+
+    version: str
+    for_conditions: Callable[[list[DiseaseRecord]], list[ConditionSynonym]]
 
 
 @dataclass(frozen=True)
@@ -47,10 +57,15 @@ def _association_hash(a: DiseaseAssociationRecord) -> str:
 
 
 def replace_associations(
-    engine: Engine, diseases: list[DiseaseRecord], associations: list[DiseaseAssociationRecord], dataset_version: str
-) -> tuple[TableCounts, TableCounts]:
-    """(diseases, associations) counts. Nothing is deleted when no association is given: an empty parse is a broken
-    file, not a release without associations."""
+    engine: Engine,
+    diseases: list[DiseaseRecord],
+    associations: list[DiseaseAssociationRecord],
+    dataset_version: str,
+    synonyms: SynonymSource | None = None,
+) -> tuple[TableCounts, TableCounts, TableCounts]:
+    """(diseases, associations, condition synonyms) counts. Nothing is deleted when no association is given: an
+    empty parse is a broken file, not a release without associations. `synonyms` gives the synonyms of the loaded
+    conditions; they are made exactly those in the same transaction (None: left as they are)."""
     with engine.begin() as conn:
         copy_into_temp(
             conn,
@@ -104,10 +119,50 @@ def replace_associations(
             if associations
             else 0
         )
+        synonym_counts = (
+            _replace_synonyms(conn, synonyms.version, synonyms.for_conditions(diseases))
+            if synonyms is not None
+            else TableCounts()
+        )
     return (
         TableCounts(disease_counts.inserted, disease_counts.updated, disease_counts.unchanged, gone_diseases),
         association_counts,
+        synonym_counts,
     )
+
+
+def _replace_synonyms(conn: Connection, version: str, synonyms: list[ConditionSynonym]) -> TableCounts:
+    """condition_synonyms becomes exactly `rows` (of one vocabulary version): new pairs inserted, pairs whose MONDO
+    term or vocabulary changed updated, pairs gone deleted; an unchanged pair is never rewritten."""
+    copy_into_temp(
+        conn,
+        "synonyms_in",
+        [("concept_id", "text"), ("synonym", "text"), ("mondo_id", "text")],
+        ((s.concept_id, s.synonym, s.mondo_id) for s in synonyms),
+    )
+    deleted = conn.execute(
+        text(
+            "DELETE FROM condition_synonyms c WHERE NOT EXISTS (SELECT 1 FROM synonyms_in i"
+            " WHERE (i.concept_id, i.synonym) = (c.concept_id, c.synonym))"
+        )
+    ).rowcount
+    written = conn.execute(
+        text("""
+        WITH up AS (
+            INSERT INTO condition_synonyms (concept_id, synonym, mondo_id, vocabulary_version)
+            SELECT i.concept_id, i.synonym, i.mondo_id, :version FROM synonyms_in i
+            JOIN diseases d ON d.concept_id = i.concept_id
+            ON CONFLICT (concept_id, synonym) DO UPDATE SET
+                mondo_id = EXCLUDED.mondo_id, vocabulary_version = EXCLUDED.vocabulary_version
+            WHERE (condition_synonyms.mondo_id, condition_synonyms.vocabulary_version)
+                <> (EXCLUDED.mondo_id, EXCLUDED.vocabulary_version)
+            RETURNING (xmax = 0) AS inserted)
+        SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM up
+    """),
+        {"version": version},
+    ).one()
+    inserted, updated = int(written[0]), int(written[1])
+    return TableCounts(inserted, updated, len(synonyms) - inserted - updated, deleted)
 
 
 def _upsert_diseases(conn: Connection, dataset_version: str, given: int) -> TableCounts:

@@ -72,9 +72,15 @@ def facts(plan: Plan, stores: Stores) -> ConditionGenesData:
     reader = DiseaseReader(stores.engine)
     conditions = [c for c in (reader.condition(e.id) for e in plan.objects) if c is not None]
     asked = plan.objects[0].asked_as or plan.objects[0].name
-    exact = any(normalise(e.name) == asked for e in plan.objects) or not plan.objects[0].asked_as
+    named = any(normalise(e.name) == asked for e in plan.objects) or not plan.objects[0].asked_as
+    synonym = not named and any(asked in {normalise(s) for s in reader.synonyms(e.id)} for e in plan.objects)
     data = ConditionGenesData(
-        asked=asked, exact=exact, conditions=conditions, release=reader.release(), count=plan.count
+        asked=asked,
+        exact=named or synonym,
+        synonym=synonym,
+        conditions=conditions,
+        release=reader.release(),
+        count=plan.count,
     )
     if len(conditions) == 1:
         data.associations = reader.of_conditions([conditions[0].id])
@@ -98,7 +104,9 @@ def statements(data: ConditionGenesData) -> list[Statement]:
     if not data.conditions:
         return [(f"Flux holds no ClinVar condition named '{data.asked}'.", [])]
     c = data.conditions[0]
-    closest = "" if data.exact else f" (the closest name to '{data.asked}')"
+    closest = (
+        f" (MONDO's '{data.asked}')" if data.synonym else "" if data.exact else f" (the closest name to '{data.asked}')"
+    )
     if not data.associations:
         return [(f"ClinVar (release {data.release}) links no gene to {named(c)}{closest}.", [c.id])]
     symbols = sorted({a.gene.symbol for a in data.associations})

@@ -42,6 +42,9 @@ class ConditionGenesData(BaseModel):
     kind: Literal["condition_genes"] = "condition_genes"
     asked: str = Field(description="The words of the question that named the condition.")
     exact: bool = Field(description="The words are the condition's name (else the closest name, a typo away).")
+    synonym: bool = Field(
+        default=False, description="The words are one of the condition's MONDO synonyms, not ClinVar's name for it."
+    )
     conditions: list[ConditionRef] = Field(description="The conditions the words name; several: the candidates.")
     associations: list[Association] = Field(
         default_factory=list,

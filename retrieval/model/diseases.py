@@ -6,6 +6,11 @@ numbers, so "Diabetes Mellitus, Type II" is "diabetes mellitus type 2". A questi
 its words is a condition's whole name; failing that, when a span is within a small edit distance of one (typos), by
 rapidfuzz's ratio. Spans scoring the same against several conditions are all returned, so an answer can list the
 candidates rather than pick one. ClinVar's placeholders ("not provided", "not specified") are never matched.
+
+A condition is also named by its MONDO synonyms (`condition_synonyms`, loaded with the conditions: "Hay-Wells
+syndrome" names ClinVar's "Ankyloblepharon-ectodermal defects-cleft lip/palate syndrome"), matched whole and never
+fuzzily: the longest span wins, and where a span is a ClinVar name and a synonym of another condition as long, the
+name wins. A synonym that names several conditions gives them all, as candidates.
 """
 
 from __future__ import annotations
@@ -73,7 +78,9 @@ class ConditionMatch:
 @dataclass
 class DiseaseLexicon:
     conditions: dict[str, Condition] = field(default_factory=dict)
+    synonyms: dict[str, list[str]] = field(default_factory=dict)  # concept id → its MONDO synonyms
     _by_name: dict[str, list[str]] = field(default_factory=dict)  # normalised name → concept ids
+    _by_synonym: dict[str, list[str]] = field(default_factory=dict)  # normalised synonym → concept ids
     _names: list[str] = field(default_factory=list)
     _match: Callable[[str, frozenset[str]], ConditionMatch | None] = field(init=False, repr=False)
 
@@ -90,6 +97,13 @@ class DiseaseLexicon:
                 by_name.setdefault(short, []).append(condition.id)
         self._by_name = {k: sorted(set(v)) for k, v in by_name.items()}
         self._names = list(self._by_name)
+        by_synonym: dict[str, set[str]] = {}
+        for concept_id, synonyms in self.synonyms.items():
+            for synonym in synonyms:
+                key = normalise(synonym)
+                if key and key not in self._by_name and concept_id in self.conditions:
+                    by_synonym.setdefault(key, set()).add(concept_id)
+        self._by_synonym = {k: sorted(v) for k, v in by_synonym.items()}
         # Several recognisers read one question (and serving shares a lexicon between requests): match once.
         self._match = lru_cache(maxsize=MATCH_CACHE)(self._match_once)
 
@@ -109,10 +123,16 @@ class DiseaseLexicon:
             for j in range(min(len(words), i + MAX_SPAN), i, -1)
             if not set(words[i:j]) <= ignore
         ]
-        exact = [(j - i, " ".join(words[i:j])) for i, j in spans if " ".join(words[i:j]) in self._by_name]
+        # (length, a ClinVar name over a synonym, the words): the longest span, a name where one is as long.
+        exact = [
+            (j - i, span in self._by_name, span)
+            for i, j in spans
+            if (span := " ".join(words[i:j])) in self._by_name or span in self._by_synonym
+        ]
         if exact:
-            _, name = max(exact)
-            return ConditionMatch(self._conditions(self._by_name[name]), name, True)
+            _, is_name, name = max(exact)
+            ids = self._by_name[name] if is_name else self._by_synonym[name]
+            return ConditionMatch(self._conditions(ids), name, True)
         return self._fuzzy([" ".join(words[i:j]) for i, j in spans])
 
     def _fuzzy(self, spans: list[str]) -> ConditionMatch | None:
@@ -140,8 +160,14 @@ class DiseaseLexicon:
 
 _MEDGEN = re.compile(r"^CN?\d+$")
 READ = "SELECT concept_id, name FROM diseases ORDER BY concept_id"
+READ_SYNONYMS = "SELECT concept_id, synonym FROM condition_synonyms ORDER BY concept_id, synonym"
 
 
 def read_diseases(conn: Connection) -> DiseaseLexicon:
     rows = conn.execute(text(READ)).all()
-    return DiseaseLexicon({r.concept_id: Condition(r.concept_id, r.name) for r in rows if _MEDGEN.match(r.concept_id)})
+    synonyms: dict[str, list[str]] = {}
+    if conn.execute(text("SELECT to_regclass('condition_synonyms') IS NOT NULL")).scalar_one():
+        for row in conn.execute(text(READ_SYNONYMS)):
+            synonyms.setdefault(row.concept_id, []).append(row.synonym)
+    conditions = {r.concept_id: Condition(r.concept_id, r.name) for r in rows if _MEDGEN.match(r.concept_id)}
+    return DiseaseLexicon(conditions, synonyms)

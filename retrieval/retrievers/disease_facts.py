@@ -36,6 +36,7 @@ CONDITION = (
     "SELECT concept_id, name, coalesce(mondo_id, '') AS mondo, coalesce(omim_id, '') AS omim FROM diseases "
     "WHERE concept_id = :condition"
 )
+SYNONYMS = "SELECT synonym FROM condition_synonyms WHERE concept_id = :condition"
 RELEASE = (
     "SELECT release_key FROM source_releases WHERE source = 'clinvar' AND served_at IS NOT NULL "
     "ORDER BY served_at DESC LIMIT 1"
@@ -81,6 +82,10 @@ class DiseaseReader:
 
     def counts(self, hgnc_id: str, concept_id: str) -> tuple[int, int]:
         return (self._rows(COUNT_GENE, gene=hgnc_id)[0][0], self._rows(COUNT_CONDITION, condition=concept_id)[0][0])
+
+    def synonyms(self, concept_id: str) -> list[str]:
+        """The condition's MONDO synonyms (condition_synonyms), as loaded with it."""
+        return [r.synonym for r in self._rows(SYNONYMS, condition=concept_id)]
 
     def condition(self, concept_id: str) -> ConditionRef | None:
         rows = self._rows(CONDITION, condition=concept_id)

@@ -64,6 +64,23 @@ def test_a_conditions_genes_even_misspelt(query_client: TestClient, engine: Engi
     assert "closest name" in typo["answer"]
 
 
+def test_a_condition_named_by_its_mondo_synonym(query_client: TestClient, engine: Engine) -> None:
+    """The ClinVar load kept MONDO's synonyms of the demo's conditions; "adult onset diabetes" is one of Type 2
+    diabetes mellitus's, and the answer shows the words read beside ClinVar's name."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text("SELECT concept_id, mondo_id FROM condition_synonyms WHERE synonym = 'adult onset diabetes'")
+        ).all()
+        total = conn.execute(text("SELECT count(*) FROM condition_synonyms")).scalar_one()
+    assert [tuple(r) for r in rows] == [("C0011860", "MONDO:0005148")] and total > 100
+    answer = ask(query_client, "Which genes are associated with adult onset diabetes?")
+    assert answer["kind"] == "condition_genes", answer["answer"][:200]
+    assert answer["data"]["asked"] == "adult onset diabetes" and answer["data"]["synonym"]
+    assert {a["gene"]["symbol"] for a in answer["data"]["associations"]} == _genes_of(engine, "C0011860")
+    assert "Type 2 diabetes mellitus [C0011860] (MONDO's 'adult onset diabetes')" in answer["answer"]
+    assert answer["confidence"] > 0.9 and "closest" not in answer["answer"]
+
+
 def test_a_genes_conditions_and_a_yes_no_either_way(query_client: TestClient, truth: Truth) -> None:
     assert truth.conditions is not None
     answer = ask(query_client, "Which diseases is CHEK2 associated with?")

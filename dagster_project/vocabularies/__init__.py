@@ -1,0 +1,1 @@
+"""Maintained vocabularies Flux grounds names against (read offline from pinned files)."""
