@@ -4,8 +4,10 @@ with the pathway lexicon), so a question is read without the graph.
 Names are compared normalised: case and punctuation folded, Roman numerals after "type" (and ii…ix anywhere) read as
 numbers, so "Diabetes Mellitus, Type II" is "diabetes mellitus type 2". A question names a condition when a span of
 its words is a condition's whole name; failing that, when a span is within a small edit distance of one (typos), by
-rapidfuzz's ratio. Spans scoring the same against several conditions are all returned, so an answer can list the
-candidates rather than pick one. ClinVar's placeholders ("not provided", "not specified") are never matched.
+rapidfuzz's ratio, and is a typo of it word by word (`typo_of`: "Laron syndrome" is not "Larsen syndrome", nor
+"polycystic kidney disease 1" type 2, nor "syndrome" "C syndrome"). Spans scoring the same against several
+conditions are all returned, so an answer can list the candidates rather than pick one. ClinVar's placeholders
+("not provided", "not specified") are never matched.
 
 A condition is also named by its MONDO synonyms (`condition_synonyms`, loaded with the conditions: "Hay-Wells
 syndrome" names ClinVar's "Ankyloblepharon-ectodermal defects-cleft lip/palate syndrome"), matched whole and never
@@ -46,11 +48,26 @@ _TYPE_WORDS = frozenset({"type", "types", "class", "grade", "group", "stage", "f
 PLACEHOLDERS = frozenset({"not provided", "not specified", "see cases", "none provided"})
 FUZZY_CUTOFF = 88.0  # rapidfuzz ratio (0-100): one or two letters off in a name of a dozen
 MIN_FUZZY_LENGTH = 8  # shorter spans match only exactly: "MODY" is no typo of "MODS"
+WORD_TYPO = 80.0  # rapidfuzz ratio of two words: one letter off in five ("diabets" / "diabetes" is 93)
 MAX_SPAN = 12  # words
 MATCH_CACHE = 64  # questions whose reading is kept
 _EDGE_STOPS = QUESTION_STOPWORDS - {"type", "types", "one", "two"}  # words a condition's name may start or end with
 # A name is also read without a last generic word, where no other name is that shorter form.
 GENERIC_END = re.compile(r"\s+(?:syndrome|disease|disorder)$")
+
+
+def typo_of(asked: list[str], name: list[str]) -> bool:
+    """Whether the words asked are the name's with typos: the same words but for letters (each pair at least
+    WORD_TYPO alike; "type" and the like ignored), and the same numbers, or none asked where the name ends with
+    one (its subtypes, listed as candidates)."""
+    asked = [w for w in asked if w not in _TYPE_WORDS]
+    name = [w for w in name if w not in _TYPE_WORDS]
+    asked_numbers = [w for w in asked if w.isdigit()]
+    name_numbers = [w for w in name if w.isdigit()]
+    if asked_numbers != name_numbers and not (not asked_numbers and name_numbers == name[-1:]):
+        return False
+    words, other = [w for w in asked if not w.isdigit()], [w for w in name if not w.isdigit()]
+    return len(words) == len(other) and all(fuzz.ratio(a, b) >= WORD_TYPO for a, b in zip(words, other, strict=True))
 
 
 def normalise(name: str) -> str:
@@ -133,7 +150,8 @@ class DiseaseLexicon:
             _, is_name, name = max(exact)
             ids = self._by_name[name] if is_name else self._by_synonym[name]
             return ConditionMatch(self._conditions(ids), name, True)
-        return self._fuzzy([" ".join(words[i:j]) for i, j in spans])
+        # A number after the words is part of the name asked ("… disease 1"): no closest name may drop it.
+        return self._fuzzy([" ".join(words[i:j]) for i, j in spans if j == len(words) or not words[j].isdigit()])
 
     def _fuzzy(self, spans: list[str]) -> ConditionMatch | None:
         best: tuple[float, int, str, list[str]] | None = None
@@ -143,6 +161,7 @@ class DiseaseLexicon:
             if len(span) < MIN_FUZZY_LENGTH or edges[0] in _EDGE_STOPS or edges[-1] in _EDGE_STOPS:
                 continue
             found = process.extract(span, self._names, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=5)
+            found = [f for f in found if typo_of(edges, f[0].split())]
             if not found:
                 continue
             top = found[0][1]
