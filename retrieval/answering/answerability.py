@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from retrieval.answering.offline import sentences
+from retrieval.model.drugs import drug_lexicon
 from retrieval.model.plan import Plan
 from retrieval.model.terms import entities, key_terms, stem, without_possessive, words
 from retrieval.model.types import Evidence
@@ -78,8 +79,8 @@ class Signals:
 
 
 def named_things(question: str, plan: Plan | None, aliases: dict[str, tuple[str, ...]] | None = None) -> list[Named]:
-    """The genes and pathways the plan names (with aliases and ids) and the question's other identifier-like
-    tokens (rs1042522, CDKN2A, V600E) and capitalised names."""
+    """The genes and pathways the plan names (with aliases and ids), the question's other identifier-like tokens
+    (rs1042522, CDKN2A, V600E) and capitalised names, and the drugs it names (model/drugs.py)."""
     aliases = aliases or {}
     named: list[Named] = []
     covered: set[str] = set()
@@ -88,13 +89,19 @@ def named_things(question: str, plan: Plan | None, aliases: dict[str, tuple[str,
         forms = tuple(dict.fromkeys(f for f in forms if f and len(f) > 1))
         named.append(Named(entity.name or entity.id, forms, identifier=True))
         covered |= {f.lower() for f in forms} | {w.lower() for f in forms for w in words(f)}
+    # Any drug named, lower case included ("sorafenib"): a text about it names it.
+    drugs = {asked.lower(): drug for asked, drug in drug_lexicon().named_in(question)}
     for raw in entities(question):
         token = without_possessive(raw)
         if token in _NOT_NAMES or token.lower() in covered:
             continue
         # Written like an id or a gene symbol (CDKN2A, rs1042522, V600E, PTEN): a text about it names it.
-        identifier = bool(_ID_LIKE.match(token)) and len(token) >= 3  # not a phase such as G1
+        identifier = (bool(_ID_LIKE.match(token)) and len(token) >= 3) or token.lower() in drugs  # not a phase (G1)
         named.append(Named(token, (token,), identifier))
+        covered.add(token.lower())
+    for asked, drug in drugs.items():
+        if asked not in covered:
+            named.append(Named(drug.name, tuple(dict.fromkeys((asked, drug.name))), identifier=True))
     return named
 
 
