@@ -1,5 +1,6 @@
 """`hierarchy`: where a pathway sits — its parents (`P part_of ?`), its sub-pathways (`? part_of P`) or both
-(describe), listed or counted. A yes/no question about the hierarchy is the `check` kind's."""
+(describe), listed or counted; its top-level category (`P part_of ?` at any depth: the ancestors with no parent,
+each with the lineage that reaches it). A yes/no question about the hierarchy is the `check` kind's."""
 
 from __future__ import annotations
 
@@ -32,13 +33,22 @@ PARENTS = re.compile(
 )
 
 
+# The category a pathway is filed under: its top-level ancestor(s), not its direct parent.
+TOP_LEVEL = re.compile(
+    r"\btop[- ]?level\b|\bcategor(?:y|ies)\b|\broot (?:pathways?|of)\b|\b(?:highest|uppermost)[- ]level\b", re.I
+)
+
+
 def recognise(read: Read) -> Plan | None:
-    down, up = bool(CHILDREN.search(read.question)), bool(PARENTS.search(read.question))
+    top = bool(TOP_LEVEL.search(read.question))
+    parents = bool(PARENTS.search(read.question))
+    down, up = bool(CHILDREN.search(read.question)), parents or top
     if not (down or up) or (read.named_genes and not read.found and not down):
         return None  # "Which pathways does TP53 belong to?" asks for the gene's pathways
     found = read.found or read.fuzzy(1)
     if not found:
-        return unresolved(read, "hierarchy", "a pathway")
+        # "What are the top-level pathways?" names no pathway to place: not this kind's question.
+        return None if top and not (parents or down) else unresolved(read, "hierarchy", "a pathway")
     pathway = pathway_entity(found[0])
     operation = "count" if read.count else "list"
     if down and not up:
@@ -57,7 +67,8 @@ def recognise(read: Read) -> Plan | None:
             relation="part_of",
             subjects=[pathway],
             returns="pathway",
-            reason=f"parents of {pathway.id}",
+            depth=None if top else 1,
+            reason=f"{'top-level ancestors' if top else 'parents'} of {pathway.id}",
         )
     return Plan(
         kind="hierarchy",
@@ -83,9 +94,16 @@ def accepts(plan: Plan) -> bool:
 def facts(plan: Plan, stores: Stores) -> HierarchyData:
     pathway = plan.entities[0]
     parents, children = stores.graph.hierarchy(pathway.id)
-    return HierarchyData(
+    data = HierarchyData(
         pathway=node(pathway), parents=parents, children=children, direction=direction(plan), count=plan.count
     )  # type: ignore[arg-type]
+    if data.direction == "up" and plan.depth is None:
+        lineages = stores.graph.ancestors(pathway.id)
+        # An ancestor with no parent of its own is a top-level pathway (a Reactome category).
+        tops = sorted(a for a in lineages if a != pathway.id and not stores.graph.hierarchy(a)[0])
+        data.top_level = [lineages[a][-1] for a in tops]
+        data.lineages = [lineages[a] for a in tops]
+    return data
 
 
 def _names(nodes: list[NodeRef]) -> list[str]:
@@ -104,11 +122,28 @@ def hierarchy_statements(data: HierarchyData) -> list[Statement]:
         if data.children
         else f"{node_name(p)} has no sub-pathways in the graph."
     )
+    if data.top_level:
+        paths = ["; ".join(" → ".join(n.name or n.id for n in lineage) for lineage in data.lineages)]
+        up = (
+            f"The top-level pathway{'s' if len(data.top_level) > 1 else ''} above {node_name(p)}: "
+            f"{listing(_names(data.top_level), 25)} (by {paths[0]})."
+        )
     chosen = {"up": [up], "down": [down], "both": [up, down]}[data.direction]
-    return [(text, [p.id]) for text in chosen]
+    cited = [p.id, *(t.id for t in data.top_level)]
+    return [(text, cited) for text in chosen]
 
 
 def data_table(data: HierarchyData) -> DataTable:
+    if data.top_level:
+        return table(
+            f"Top level above {data.pathway.name or data.pathway.id}",
+            ["top-level pathway", "name", "lineage"],
+            [
+                [t.id, t.name, " → ".join(n.id for n in lineage)]
+                for t, lineage in zip(data.top_level, data.lineages, strict=True)
+            ],
+            of="pathway",
+        )
     rows = [["parent", p.id, p.name, p.source] for p in data.parents if data.direction != "down"]
     rows += [["child", c.id, c.name, c.source] for c in data.children if data.direction != "up"]
     return table(
@@ -124,7 +159,10 @@ def grade(answer: FinalAnswer, expected: Expected) -> bool:
     data = answer.data
     if not isinstance(data, HierarchyData):
         return False
-    listed = data.parents if expected.get("direction") == "up" else data.children
+    if expected.get("direction") == "top":
+        listed = data.top_level
+    else:
+        listed = data.parents if expected.get("direction") == "up" else data.children
     return {n.id for n in listed} == expected_set(expected) and count_stated(answer, expected, len(listed))
 
 

@@ -101,6 +101,12 @@ class HierarchyData(BaseModel):
         default="both", description="What the question asked: the pathways above ('up'), below ('down') or both."
     )
     count: bool = Field(default=False, description="The question asked how many.")
+    top_level: list[NodeRef] = Field(
+        default_factory=list, description="Asked for its category: the ancestors that have no parent of their own."
+    )
+    lineages: list[list[NodeRef]] = Field(
+        default_factory=list, description="For each top-level pathway, the shortest lineage from the pathway to it."
+    )
 
 
 class GeneFacts(BaseModel):

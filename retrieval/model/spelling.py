@@ -3,7 +3,8 @@
 Pathway names are matched on canonical words, the same function applied to the name and to the question, so
 "signalling" meets "signaling", "tumour" meets "tumor", "cycles" meets "cycle". A question word that is in no name
 is corrected to the closest name word when it is one or two edits away (difflib's ratio, stdlib): "glycolisis" →
-"glycolysis". Identifiers (a digit or an inner capital: TP53, PI3K) are never corrected.
+"glycolysis". Identifiers (a digit or an inner capital: TP53, PI3K) are never corrected, nor is an English word as
+written (pyspellchecker's English list, about 160,000 words): "plant leaves" is never read as "plate cleave".
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache, lru_cache
 
 # British → American, as a few suffix and prefix rules plus the words no rule covers.
 _WORDS = {
@@ -86,6 +87,14 @@ identical category part within inside action mechanism inhibitor pathogenic tiss
 KEPT_WORDS = frozenset(canonical(w) for w in _KEPT_WORDS.split())
 
 
+@cache
+def english_words() -> frozenset[str]:
+    """The English words a question may use as written (pyspellchecker's English frequency list, read once)."""
+    from spellchecker import SpellChecker
+
+    return frozenset(SpellChecker(language="en", distance=1).word_frequency.dictionary)
+
+
 class TypoCorrector:
     """Corrects a word to the closest word of a vocabulary (pathway-name words and question words), or leaves
     it."""
@@ -122,6 +131,8 @@ class TypoCorrector:
             if any(ch.isdigit() for ch in raw) or any(ch.isupper() for ch in raw[1:]):
                 continue  # TP53, PI3K, mTOR: identifiers, not misspelt words
             word = canonical(raw.lower())
+            if word not in self._known and (raw.lower() in english_words() or word in english_words()):
+                continue  # a word of the language, not a misspelt name word
             fixed = self.correct(word)
             if fixed != word:
                 changed[raw.lower()] = fixed

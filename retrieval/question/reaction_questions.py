@@ -59,8 +59,9 @@ ASKS_REACTION = re.compile(
     r"\bupstream\b|\bwhat happens (?:after|next|before)\b|\bnext step\b|"
     r"\bstep (?:after|before)\b|\bprecede[sd]?\b|\bpreceding\b|\brate[- ]limiting\b|"
     r"\bproducts? of\b|\bwhat (?:does|do) .+ (?:produce|consume|convert)\b|"
-    r"\bconver(?:t|ts|sion) (?:of )?\w+ (?:in)?to (?!an? "
-    r"(?:gene |hgnc |official )?symbol)",
+    # A conversion of a compound, not of an identifier to a symbol ("convert ENSG… to (an) official gene symbol").
+    r"\bconver(?:t|ts|sion) (?:of )?\w+ (?:in)?to (?!(?:an? |its |the )?"
+    r"(?:(?:official|approved|hgnc|gene) )*(?:symbols?|names?)\b)",
     re.I,
 )
 

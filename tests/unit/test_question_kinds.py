@@ -7,7 +7,9 @@ import json
 
 import pytest
 
+from retrieval.kinds.base import Stores
 from retrieval.kinds.hierarchy import direction
+from retrieval.kinds.hierarchy import facts as hierarchy_facts
 from retrieval.kinds.registry import compose_answer as compose
 from retrieval.model.answer import FinalAnswer, validate_answer
 from retrieval.model.answer_data import (
@@ -81,6 +83,8 @@ def ask(question: str) -> Plan:
         ("What is the official symbol of HER2?", "symbol", "ERBB2", "alias"),
         ("her2 is also known as what?", "symbol", "ERBB2", "alias"),
         ("Convert ENSG00000141510 to a gene symbol", "symbol", "TP53", "Ensembl id"),
+        ("Convert ENSG00000141510 to official gene symbol.", "symbol", "TP53", "Ensembl id"),  # no article
+        ("convert ENSG00000141510 into its approved symbol", "symbol", "TP53", "Ensembl id"),
         ("Which gene has the UniProt accession P04637 — what's its symbol?", "symbol", "TP53", "UniProt accession"),
         ("Is MALAT1 protein-coding?", "locus_type", "MALAT1", "symbol"),
         ("Which chromosome is TP53 on?", "location", "TP53", "symbol"),
@@ -221,6 +225,57 @@ def test_a_hierarchy_answer_answers_the_direction_asked() -> None:
     parent = NodeRef(id="R-HSA-1430728", name="Metabolism", source="reactome")
     up = json.loads(compose(HierarchyData(pathway=node, parents=[parent], children=[], direction="up"))[0])
     assert up["answer"].endswith('is part of R-HSA-1430728 "Metabolism".') and "sub-pathways" not in up["answer"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which top-level Reactome category does Glycolysis belong to?",
+        "What is the top-level pathway of Glycolysis in Reactome?",
+        "Which Reactome category is Glycolysis in?",
+    ],
+)
+def test_a_pathway_s_category_is_its_top_level_ancestor_not_its_parent(question: str) -> None:
+    plan = ask(question)
+    assert (plan.kind, plan.pathways[0].id, direction(plan), plan.depth) == ("hierarchy", "R-HSA-70171", "up", None)
+    assert ask("What is the parent pathway of Glycolysis?").depth == 1
+    assert ask("What are the top-level pathways in Reactome?").kind != "hierarchy"  # names no pathway to place
+
+
+class _Graph:
+    """The graph reader's two hierarchy reads, as Reactome files Glycolysis (pure logic: no Neo4j)."""
+
+    PARENTS = {"R-HSA-70171": ["R-HSA-70326"], "R-HSA-70326": ["R-HSA-71387"], "R-HSA-71387": ["R-HSA-1430728"]}
+    NAMES = {
+        "R-HSA-70171": "Glycolysis",
+        "R-HSA-70326": "Glucose metabolism",
+        "R-HSA-71387": "Metabolism of carbohydrates",
+        "R-HSA-1430728": "Metabolism",
+    }
+
+    def ref(self, pid: str) -> NodeRef:
+        return NodeRef(id=pid, name=self.NAMES[pid], source="reactome")
+
+    def hierarchy(self, pid: str) -> tuple[list[NodeRef], list[NodeRef]]:
+        return [self.ref(p) for p in self.PARENTS.get(pid, [])], []
+
+    def ancestors(self, pid: str) -> dict[str, list[NodeRef]]:
+        lineage, out = [self.ref(pid)], {}
+        while self.PARENTS.get(lineage[-1].id):
+            lineage = [*lineage, self.ref(self.PARENTS[lineage[-1].id][0])]
+            out[lineage[-1].id] = lineage
+        return out
+
+
+def test_the_top_level_answer_names_the_category_and_the_lineage_to_it() -> None:
+    plan = ask("Which top-level Reactome category does Glycolysis belong to?")
+    data = hierarchy_facts(plan, Stores(graph=_Graph(), engine=None, genes=GENES, pathways=PATHWAYS))  # type: ignore[arg-type]
+    assert [t.id for t in data.top_level] == ["R-HSA-1430728"] and [p.id for p in data.parents] == ["R-HSA-70326"]
+    answer = json.loads(compose(data)[0])["answer"]
+    assert 'above Reactome R-HSA-70171 "Glycolysis": R-HSA-1430728 "Metabolism"' in answer, answer
+    assert "Glycolysis → Glucose metabolism → Metabolism of carbohydrates → Metabolism" in answer
+    parent = hierarchy_facts(ask("What is the parent pathway of Glycolysis?"), Stores(_Graph(), None, GENES, PATHWAYS))  # type: ignore[arg-type]
+    assert parent.top_level == [] and "Glucose metabolism" in json.loads(compose(parent)[0])["answer"]
 
 
 def test_a_gene_asked_which_pathways_it_belongs_to_is_not_a_hierarchy_question() -> None:

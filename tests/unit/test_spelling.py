@@ -138,3 +138,16 @@ def test_sentences_of_a_text_are_the_same_each_time_and_a_caller_cannot_change_t
     assert first == ["Glycolysis converts glucose into pyruvate.", "It yields two ATP per glucose molecule."]
     first.append("a sentence the text does not hold")
     assert sentences(text) == first[:2]
+
+
+def test_an_english_word_as_written_is_never_read_as_a_name_word() -> None:
+    """PubMedQA's "…remodelling lace plant leaves…" was read as "plate cleave" against name words of the snapshot
+    (platelet and cleavage pathways): an English word is left as written; a misspelt one is still corrected."""
+    corrector = TypoCorrector({"plate", "cleave", "glycolysis", "pathway"})
+    question = "Do mitochondria play a role in remodelling lace plant leaves during programmed cell death?"
+    assert corrector.corrections(question) == {}
+    assert corrector.corrections("Which genes are in glycolisis, and which patwhays?") == {
+        "glycolisis": "glycolysis",
+        "patwhays": "pathways",
+    }
+    assert corrector.correct("plant") == "plate"  # what reading it without the English words would do
