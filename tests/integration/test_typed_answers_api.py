@@ -99,6 +99,22 @@ def test_hierarchy_lists_parents_and_sub_pathways(client: TestClient, graph: Dri
     assert expected and {c["id"] for c in answer["data"]["children"]} == expected
 
 
+# Ancestors of a pathway that have no parent of their own, read over Bolt (not through Flux's code).
+TOP_LEVEL = (
+    "MATCH (:Pathway {id: $id})-[:SUBPATHWAY_OF*1..]->(t:Pathway) WHERE NOT (t)-[:SUBPATHWAY_OF]->() "
+    "RETURN DISTINCT t.id AS s"
+)
+
+
+def test_a_pathway_s_category_is_its_top_level_ancestor(client: TestClient, graph: Driver) -> None:
+    answer = ask(client, "Which top-level Reactome category does Glycolysis belong to?")
+    assert answer["kind"] == "hierarchy" and answer["plan"]["depth"] is None, answer["answer"]
+    expected = values(graph, TOP_LEVEL, id="R-HSA-70171")
+    assert expected and {t["id"] for t in answer["data"]["top_level"]} == expected
+    assert {lineage[0]["id"] for lineage in answer["data"]["lineages"]} == {"R-HSA-70171"}
+    assert expected <= {c["id"] for c in answer["citations"]}
+
+
 def test_literature_questions_keep_text_evidence_and_no_payload(client: TestClient) -> None:
     answer = ask(client, "What does TP53 do in apoptosis?")
     assert answer["kind"] == "literature" and answer["data"] is None and answer["citations"]
