@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import dagster as dg
@@ -134,6 +135,10 @@ def test_a_failed_gate_leaves_serving_on_the_previous_index(
     served = current_index(engine).version
     assert "retrieval" in {run.scorecard for run in accept_latest(engine)}
     with engine.begin() as conn:
+        # The session's accepted scorecard is raised here and put back after: later tests read its metrics.
+        accepted = conn.execute(
+            text("SELECT id, metrics FROM eval_runs WHERE scorecard = 'retrieval' AND accepted")
+        ).all()
         conn.execute(
             text(
                 "UPDATE eval_runs SET metrics = jsonb_set(metrics, '{keywords_to_paper_bm25_hit_at_5}',"
@@ -154,9 +159,14 @@ def test_a_failed_gate_leaves_serving_on_the_previous_index(
         republished = materialize_selection(changed, f"key:candidate_index or {SCORECARDS} or key:published_index")
         assert republished.success and current_index(engine).version == latest_candidate(engine).version != served
     finally:
-        with engine.begin() as conn:  # back to the session's index for any later test
+        with engine.begin() as conn:  # back to the session's index and scorecard for any later test
             conn.execute(text("DELETE FROM index_versions WHERE version <> :v"), {"v": served})
             conn.execute(text("UPDATE index_versions SET published_at = now(), candidate_at = now()"))
+            for run_id, metrics in accepted:
+                conn.execute(
+                    text("UPDATE eval_runs SET metrics = CAST(:m AS jsonb) WHERE id = :id"),
+                    {"m": json.dumps(metrics), "id": run_id},
+                )
 
 
 def _without_bm25(pipeline: Pipeline) -> Pipeline:
