@@ -12,7 +12,7 @@ from retrieval.kinds.members import count_stated
 from retrieval.kinds.reaction_participants import reaction_label
 from retrieval.kinds.reaction_scope import not_held
 from retrieval.model.answer import DataTable, FinalAnswer
-from retrieval.model.plan import Plan
+from retrieval.model.plan import Entity, Plan
 from retrieval.model.reaction_data import ROLES, EntityReactionsData, Involvement, ReactionScopeData
 from retrieval.model.refs import NodeRef
 from retrieval.question.reaction_questions import (
@@ -30,6 +30,13 @@ from retrieval.retrievers.reaction_facts import ReactionReader
 _ROLE_QUESTION = re.compile(
     r"\bwhat (?:does|do|is|are) .+ (?:cataly[sz]\w*|inhibit\w*|activat\w*|regulat\w*)\b|"
     r"\bwhat (?:cataly[sz]es|inhibits|activates|produces|consumes)\b",
+    re.I,
+)
+# "Does ALDOA take part in a reaction that produces DHAP?": the role word describes the reaction, whose output is
+# another thing than the one asked about; the thing's own role is left open (ALDOA catalyses it).
+_REACTION_CLAUSE = re.compile(
+    r"\breactions? (?:that|which) (?:\w+ ){0,2}?(?:produc|generat|yield|form|mak|releas|consum|use|need|requir)\w*"
+    r"\s+(?P<what>.+)$",
     re.I,
 )
 ROLE_AS = {
@@ -60,9 +67,18 @@ def recognise(read: Read) -> Plan | None:
         subjects=entities,
         objects=within,
         returns="reaction",
-        role=asked_role(read.rest(read.found)),
+        role=_role_of(entities[0], question, asked_role(read.rest(read.found))),
         reason=f"reactions {entities[0].label()} takes part in",
     )
+
+
+def _role_of(entity: Entity, question: str, role: str | None) -> str | None:
+    """The role asked of the entity, unless the role word belongs to a clause about the reaction's other thing."""
+    clause = _REACTION_CLAUSE.search(question)
+    if role is None or clause is None:
+        return role
+    names = {n.lower() for n in (entity.asked_as, entity.name, entity.id) if n}
+    return role if any(n in clause.group("what").lower() for n in names) else None
 
 
 def accepts(plan: Plan) -> bool:

@@ -111,6 +111,16 @@ def test_a_pathway_named_beside_a_compound_narrows_its_reactions() -> None:
     assert [e.id for e in plan.objects] == ["R-HSA-70171"] and plan.role == "input"
 
 
+def test_a_role_word_about_the_reaction_s_other_thing_leaves_the_entity_s_role_open() -> None:
+    """"Does GCK take part in a reaction that produces …?" asks about a reaction GCK catalyses, not about GCK as an
+    output: read as an output, the answer was "Flux holds no reaction in which GCK takes part as an output"."""
+    other = read("Does GCK take part in a reaction that produces fructose?", GENES, PATHWAYS)
+    assert (other.kind, [e.id for e in other.subjects], other.role) == ("entity_reactions", ["HGNC:4195"], None)
+    own = read("Which reactions that produce G6P are there?", GENES, PATHWAYS)
+    assert (own.kind, [e.id for e in own.subjects], own.role) == ("entity_reactions", ["CHEBI:4170"], "output")
+    assert read("Which reactions does GCK catalyse?", GENES, PATHWAYS).role == "catalyst"
+
+
 def test_short_compound_names_match_only_as_written() -> None:
     assert [c.id for c in REACTIONS.compounds_in("Which reactions release Pi?")] == ["CHEBI:43474"]
     assert REACTIONS.compounds_in("the value of pi in a typical pipeline") == []
