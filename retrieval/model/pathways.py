@@ -163,6 +163,19 @@ _GENERIC = frozenset(
         "false",
         "confirm",
         "correct",
+        # Verbs that place a pathway ("Does Reactome file Glycolysis under Disease?"), never part of its name.
+        "file",
+        "files",
+        "filed",
+        "place",
+        "places",
+        "placed",
+        "classify",
+        "classifies",
+        "categorize",
+        "categorizes",
+        "categorise",
+        "categorises",
     }
 )
 READ_CACHE = 64  # questions whose reading is kept (thread-safe: serving shares a lexicon between requests)

@@ -391,3 +391,17 @@ def test_bad_input_two_unknown_things_a_wrong_shaped_id_never_a_guessed_entity()
 def _answer(question: str) -> FinalAnswer:
     raw, evidence = compose(table_facts(ask(question), GENES, PATHWAYS))
     return validate_answer(question, raw, evidence)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Does Reactome file Glycolysis under Metabolism?", "Does Reactome place Glycolysis in Metabolism?"],
+)
+def test_a_verb_that_places_a_pathway_is_a_part_of_check_not_part_of_its_name(question: str) -> None:
+    """ "file X under Y" was read as a pathway named "file glycolysis" that the index does not hold."""
+    plan = ask(question)
+    assert (plan.kind, plan.relation, [e.id for e in plan.entities]) == (
+        "check",
+        "part_of",
+        ["R-HSA-70171", "R-HSA-1430728"],
+    )
