@@ -91,6 +91,8 @@ def _other_species(read: Read) -> Plan | None:
     named = _SPECIES.search(read.question)
     if not named or not (PATHWAY_WORD.search(read.question) or read.found or MEMBERS.search(read.question)):
         return None
+    if read.found and not PATHWAY_WORD.search(read.question) and not _next_to_a_name(read, named.group(0)):
+        return None  # "…lace plant leaves during programmed cell death?": the organism is not the pathway's
     return not_found_plan(
         read,
         "pathway",
@@ -98,6 +100,20 @@ def _other_species(read: Read) -> Plan | None:
         f"Flux holds human pathways; the question asks about {named.group(0)}",
         asked=asked_phrase(fold(read.question)),
     )
+
+
+def _next_to_a_name(read: Read, species: str) -> bool:
+    """The organism word is at most one word away from a pathway name the question holds ("yeast cell cycle",
+    "cell cycle - yeast", "cell cycle in yeast")."""
+    words, kind = fold(read.question).split(), fold(species).split()[0]
+    at = [i for i, w in enumerate(words) if w == kind]
+    for ref in read.found:
+        name = fold(ref.name).split()
+        for start in (i for i in range(len(words) - len(name) + 1) if words[i : i + len(name)] == name):
+            end = start + len(name)
+            if any(start - 2 <= i < start or end <= i <= end + 1 for i in at):
+                return True
+    return False
 
 
 def _unknown_gene(read: Read) -> Plan | None:

@@ -405,3 +405,23 @@ def test_a_verb_that_places_a_pathway_is_a_part_of_check_not_part_of_its_name(qu
         "part_of",
         ["R-HSA-70171", "R-HSA-1430728"],
     )
+
+
+SPECIES_PATHWAYS = PathwayLexicon(
+    [("hsa04110", "kegg", "Cell cycle"), ("R-HSA-5357801", "reactome", "Programmed Cell Death")]
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "other_species"),
+    [
+        ("Which genes are in the yeast cell cycle?", True),
+        ("Which genes are in Cell cycle - yeast?", True),
+        ("genes of the cell cycle in yeast", True),
+        # The organism is the study's, not a pathway's: PubMedQA's own question (its abstract is in the index).
+        ("Do mitochondria play a role in remodelling lace plant leaves during programmed cell death?", False),
+    ],
+)
+def test_another_organism_is_refused_only_where_it_names_the_pathway(question: str, other_species: bool) -> None:
+    plan = read(question, GENES, SPECIES_PATHWAYS)
+    assert ("Flux holds human pathways" in (plan.reason or "")) is other_species, plan.reason
