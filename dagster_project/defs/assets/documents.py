@@ -191,7 +191,12 @@ def build_documents_asset(source: str) -> dg.AssetsDefinition:
         rate = quarantined / max(parsed_count + quarantined, 1)
         context.log.info(f"{source}: {len(docs)} documents ({counts}), {quarantined} quarantined")
         return dg.MaterializeResult(
-            data_version=data_version(docs, records, (parsed.kegg_uniprot, meta.get("vocabulary_version"))),
+            # The vocabulary is ClinVar's only: the other sources' versions stay what they were.
+            data_version=data_version(
+                docs,
+                records,
+                (parsed.kegg_uniprot, meta["vocabulary_version"]) if synonyms is not None else parsed.kegg_uniprot,
+            ),
             metadata={
                 **meta,
                 "dataset_version": dv,
