@@ -112,7 +112,7 @@ def test_a_pathway_named_beside_a_compound_narrows_its_reactions() -> None:
 
 
 def test_a_role_word_about_the_reaction_s_other_thing_leaves_the_entity_s_role_open() -> None:
-    """"Does GCK take part in a reaction that produces …?" asks about a reaction GCK catalyses, not about GCK as an
+    """ "Does GCK take part in a reaction that produces …?" asks about a reaction GCK catalyses, not about GCK as an
     output: read as an output, the answer was "Flux holds no reaction in which GCK takes part as an output"."""
     other = read("Does GCK take part in a reaction that produces fructose?", GENES, PATHWAYS)
     assert (other.kind, [e.id for e in other.subjects], other.role) == ("entity_reactions", ["HGNC:4195"], None)
