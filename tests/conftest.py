@@ -78,10 +78,15 @@ def stack(flux_settings: FluxSettings) -> Iterator[FluxSettings]:
         _reset_graph(flux_settings)
         yield flux_settings
     finally:
+        # The Dagster processes first: a code server whose instance database is dropped under it cannot stop cleanly.
+        started = [service for service in reversed(services.services) if service.name in was_stopped]
+        for service in started:
+            if service in (services.daemon, services.code_server):
+                service.stop()
         if services.postgres.is_running():
             _drop_session_databases(flux_settings)
-        for service in services.services:
-            if service.name in was_stopped:
+        for service in started:
+            if service not in (services.daemon, services.code_server):
                 service.stop()
 
 

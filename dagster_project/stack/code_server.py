@@ -147,11 +147,13 @@ class CodeServerService(ProcessService):
         self.settings_file.unlink(missing_ok=True)
         if pid is None:
             return False
+        code_processes = _children(pid)
         try:
             self._client().shutdown_server(timeout=10)
             psutil.Process(pid).wait(timeout=self.stop_timeout)
         except Exception:  # not answering, or not stopping: stop the pid
             stop_pid(pid, timeout=10)
+        stop_left_behind(code_processes)
         self.socket.unlink(missing_ok=True)
         return True
 
@@ -201,3 +203,25 @@ def code_fingerprint(roots: Sequence[Path] = CODE_ROOTS) -> str:
                 continue
             digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
+
+
+def _children(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children()
+    except psutil.NoSuchProcess:
+        return []
+
+
+def stop_left_behind(processes: list[psutil.Process], grace_s: float = 10.0) -> list[psutil.Process]:
+    """Kill the code processes that outlive their server. Dagster's code process ignores SIGTERM and waits for its
+    launched runs to be cleared before it exits; when it cannot clear one (the instance's database is gone), it
+    would wait forever, holding a loaded location's memory. A run it launched is a process of its own, left running.
+    Returns the processes it killed."""
+    _, alive = psutil.wait_procs(processes, timeout=grace_s)
+    for process in alive:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            continue
+    psutil.wait_procs(alive, timeout=grace_s)
+    return alive
