@@ -51,6 +51,14 @@ _HIERARCHY_WORDS = re.compile(
     re.I,
 )
 _PART_OF = re.compile(rf"\b(?:{_FORWARD}|{_REVERSE})\b", re.I)
+# "Do mitochondria play a role in … programmed cell death?": a function, which the hierarchy cannot confirm or deny;
+# its "in" makes no part-of question unless a hierarchy word is there too.
+_FUNCTION = re.compile(
+    r"\b(?:play(?:s|ed|ing)?|ha(?:s|ve)) (?:an? |any |some |no )?(?:\w+ )?roles?\b|\binvolved\b|\bcontribut\w*|"
+    r"\bregulat\w*|\baffect\w*|\bcaus\w*|\bmediat\w*|\bpromot\w*|\binhibit\w*|\bneeded\b|\brequired\b|"
+    r"\bessential\b|\bimportant\b|\bresponsible\b",
+    re.I,
+)
 _REVERSED = re.compile(rf"\b(?:{_REVERSE})\b", re.I)
 _SAME = re.compile(
     r"\b(?:the )?same(?: pathway| thing| as)?\b|\bequivalent\b|\bidentical\b|\bcorrespond\w*\b|"
@@ -211,7 +219,7 @@ def _membership(read: Read, genes: list[Gene], compounds: list[Entity]) -> Plan 
 def _part_of_question(read: Read) -> Plan | None:
     """ "Is X part of Y?" between two pathways; "not found" for a side the index does not hold."""
     rest = read.rest(read.found)
-    if not _PART_OF.search(rest):
+    if not _PART_OF.search(rest) or (_FUNCTION.search(rest) and not _HIERARCHY_WORDS.search(rest)):
         return None
     two = _pathways_in_order(read)
     if len(two) < 2 and _category(read, two[:1]):

@@ -145,6 +145,27 @@ def test_literature_questions_with_link_words_are_not_connections(question: str)
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        # PubMedQA's own question: its "in" is no hierarchy, and its clause names no pathway Flux lacks.
+        "Do mitochondria play a role in remodelling lace plant leaves during programmed cell death?",
+        "Does glycolysis play a role in programmed cell death?",
+        "Is glycolysis involved in programmed cell death?",
+        "Is glycolysis required in programmed cell death?",
+    ],
+)
+def test_a_function_in_a_pathway_is_no_hierarchy_check_and_no_missing_name(question: str) -> None:
+    plan = ask(question)
+    assert (plan.kind, plan.operation) == ("literature", "search"), plan.explain()
+    assert "R-HSA-5357801" in [e.id for e in plan.entities]
+
+
+def test_a_hierarchy_word_beside_a_function_word_is_still_a_part_of_check() -> None:
+    plan = ask("Is glycolysis, which is important, part of programmed cell death?")
+    assert (plan.kind, plan.relation, [e.id for e in plan.objects]) == ("check", "part_of", ["R-HSA-5357801"])
+
+
+@pytest.mark.parametrize(
     ("question", "missing"),
     [
         ("What is the mechanism of action of metformin?", "drug"),
