@@ -331,7 +331,7 @@ def facts(plan: Plan, stores: Stores) -> CheckData:
     relation = plan.relation
     check = {"member_of": _member, "part_of": _part_of, "in_category": _in_category, "corresponds_to": _same}[relation]  # type: ignore[index]
     items = [check(subject, obj, stores) for obj in plan.objects for subject in plan.subjects]
-    return CheckData(relation=relation, items=items, negated=plan.negated)  # type: ignore[arg-type]
+    return CheckData(relation=relation, items=items, negated=plan.negated, choice=plan.choice)  # type: ignore[arg-type]
 
 
 def _member(subject: Entity, pathway: Entity, stores: Stores) -> CheckItem:
@@ -499,6 +499,8 @@ def _same_text(head: str, item: CheckItem) -> str:
 
 def statements(data: CheckData) -> list[Statement]:
     out = [_item_statement(data.relation, item, data.negated) for item in data.items]
+    if data.choice:
+        return [_choice_statement(data), *out]
     if len(data.items) > 1:
         held = sum(item.holds for item in data.items)
         # "X and Y are in Z" holds when all do; "X and Y are not in Z" is false when any is
@@ -506,6 +508,19 @@ def statements(data: CheckData) -> list[Statement]:
         cited = list(dict.fromkeys(c for _, ids in out for c in ids))
         out.insert(0, (f"{head}: {held} of the {len(data.items)} hold.", cited))
     return out
+
+
+def _choice_statement(data: CheckData) -> Statement:
+    """ "Of the 3 options, 2 hold: GCK and PKM." — the options for which the sentence as written holds."""
+    chosen = [item for item in data.items if item.holds != data.negated]
+    by_subject = len({item.subject.id for item in data.items}) > 1
+    options = [item.subject if by_subject else item.object for item in chosen]
+    names = [option.name for option in options]
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+    n = len(data.items)
+    head = f"Of the {n} options, {len(chosen)} hold: {listed}." if chosen else f"Of the {n} options, none holds."
+    cited = [node.id for item in chosen for node in (item.subject, item.object)]
+    return head, list(dict.fromkeys(cited))
 
 
 def data_table(data: CheckData) -> DataTable:

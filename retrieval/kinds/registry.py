@@ -45,6 +45,7 @@ from retrieval.model.pathways import PathwayLexicon
 from retrieval.model.plan import Plan, validate
 from retrieval.model.polarity import polarity
 from retrieval.model.types import Evidence
+from retrieval.question.choices import Choice, multiple_choice
 from retrieval.question.followup import TurnContext
 from retrieval.question.reading import Read, is_yes_no
 
@@ -96,7 +97,48 @@ def read_question(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -
     """The question as a plan: the first kind whose recogniser reads it, else a literature search. A yes/no
     question or statement that denies its relation is read without the negation, and its check plan keeps it
     (`negated`: the verdict answers the sentence as written); one that only leans ("Isn't X in Y?") is read as the
-    positive question it asks."""
+    positive question it asks. A multiple-choice question is read option by option (`read_choice`)."""
+    choice = multiple_choice(question)
+    if choice is not None and (plan := read_choice(question, choice, genes, pathways)) is not None:
+        return plan
+    return _read_one(question, genes, pathways)
+
+
+def read_choice(question: str, choice: Choice, genes: GeneLexicon, pathways: PathwayLexicon) -> Plan | None:
+    """Each option asked as its own yes/no question. Checks that differ only in the option join into one check
+    (`choice`); an option the index does not hold is named (not found); checks that do not join (gene-condition
+    pairs, which Flux answers one at a time; options read as different relations) go to the literature rather than
+    to one option's answer. None: not a choice between checks (the question is read as a whole)."""
+    plans = [_read_one(choice.asked(option), genes, pathways) for option in choice.options]
+    checks = [p for p in plans if p.operation == "check"]
+    absent = [p for p in plans if p.kind == "not_found"]
+    if len(checks) + len(absent) < len(plans):
+        return None
+    if absent:
+        return absent[0]
+    joined = None if any(p.kind == "association_check" for p in checks) else _joined(checks)
+    return joined or literature.plan_for(Read.of(question, genes, pathways)).model_copy(
+        update={"reason": f"a choice among {len(plans)} checks that are not one relation over one side"}
+    )
+
+
+def _joined(checks: list[Plan]) -> Plan | None:
+    first = checks[0]
+    same = {(p.kind, p.relation, p.negated, p.depth) for p in checks}
+    if len(same) > 1:
+        return None
+    ids = [([e.id for e in p.subjects], [e.id for e in p.objects]) for p in checks]
+    if all(objects == ids[0][1] for _, objects in ids):
+        side = "subjects"
+    elif all(subjects == ids[0][0] for subjects, _ in ids):
+        side = "objects"
+    else:
+        return None
+    options = list({e.id: e for p in checks for e in getattr(p, side)}.values())
+    return validate(first.model_copy(update={side: options, "choice": True, "reason": f"which of: {first.reason}"}))
+
+
+def _read_one(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Plan:
     sentence = polarity(question)
     if sentence.changed and is_yes_no(sentence.positive):
         plan = read_as_written(sentence.positive, genes, pathways)

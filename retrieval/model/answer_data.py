@@ -222,6 +222,7 @@ class CheckData(BaseModel):
     relation: Literal["member_of", "part_of", "in_category", "corresponds_to"]
     items: list[CheckItem]
     negated: bool = Field(default=False, description="The sentence asked denies the relation: True/False answer it.")
+    choice: bool = Field(default=False, description="Which of the options the sentence holds for, no yes/no.")
 
 
 class GraphPath(BaseModel):

@@ -183,12 +183,28 @@ class GeneLexicon:
             gene = self.by_id(identifier)
             if gene is not None and gene.hgnc_id not in seen:
                 seen[gene.hgnc_id] = GeneMention(identifier.removeprefix("ENTREZ:"), gene, kind)
-        lower_case = question == question.lower()
+        lower_case, upper_case = question == question.lower(), question == question.upper()
         for token in _TOKEN.findall(question):
-            mention = self.lookup(token) or (self._lower_case_symbol(token) if lower_case else None)
+            mention = (
+                self.lookup(token)
+                or (self._lower_case_symbol(token) if lower_case else None)
+                or (None if upper_case else self._capitalised_symbol(token))
+            )
             if mention and mention.gene.hgnc_id not in seen:
                 seen[mention.gene.hgnc_id] = mention
         return list(seen.values())
+
+    def holds_symbol(self, token: str) -> bool:
+        """Whether the token is an approved symbol, alias or previous symbol the table holds, whatever the word."""
+        return token.upper() in self._table
+
+    def _capitalised_symbol(self, token: str) -> GeneMention | None:
+        """An approved symbol that is also an English word, written in capitals in a question that is not:
+        "Is BAD in apoptosis?", "Which pathways contain KIT?" ("bad", "kit" and "Bad" stay words)."""
+        hit = self._table.get(token)
+        if hit is None or hit[1] != "symbol" or len(token) < 3 or not token.isupper() or token not in COMMON_WORDS:
+            return None
+        return GeneMention(token, hit[0], "symbol")
 
     def _lower_case_symbol(self, token: str) -> GeneMention | None:
         hit = self._table.get(token.upper())

@@ -54,6 +54,7 @@ GeneRecordField = Literal["symbol", "ids", "locus_type", "location", "summary"]
 
 MAX_PATH_STEPS = 4  # "what connects A and B": graph paths up to this many relationships
 MAX_ENTITIES = 8  # entities on one side of a plan: more is a list the executor does not walk
+MAX_CHOICES = 24  # the options of one multiple-choice check ("which of A, B, … is in X?"), each checked
 
 
 class Entity(BaseModel):
@@ -142,6 +143,11 @@ class Plan(BaseModel):
         description='check: the sentence denies the relation ("X is not part of Y, right?"); the verdict '
         "answers the sentence as written.",
     )
+    choice: bool = Field(
+        default=False,
+        description='check: "which of A, B, C …": the answer names the options for which the sentence holds, '
+        "with no yes/no verdict.",
+    )
     proposed_by: Literal["rules", "llm"] = "rules"
     corrections: list[tuple[str, str]] = Field(default_factory=list, description="Typos read as name words.")
     literature: LiteratureRequest | None = Field(
@@ -175,7 +181,7 @@ class Plan(BaseModel):
 
     def explain(self) -> str:
         """One line a person can check: `check part_of R-HSA-70171 'Glycolysis' → R-HSA-1430728 'Metabolism'`."""
-        parts: list[str] = [self.operation, "not" if self.negated else "", self.relation or ""]
+        parts = [self.operation, "which of" if self.choice else "", "not" if self.negated else "", self.relation or ""]
         if self.subjects:
             parts.append(", ".join(e.label() for e in self.subjects))
         if self.objects:
@@ -225,8 +231,9 @@ def validate(plan: Plan) -> Plan:
             f"a {plan.operation} plan needs {least} entities ({least_objects} on the object side); "
             f"it names {len(plan.subjects)} and {len(plan.objects)}"
         )
-    if len(plan.subjects) > MAX_ENTITIES or len(plan.objects) > MAX_ENTITIES:
-        raise PlanError(f"a plan names at most {MAX_ENTITIES} entities on each side")
+    most = MAX_CHOICES if plan.choice and plan.operation == "check" else MAX_ENTITIES
+    if len(plan.subjects) > most or len(plan.objects) > most:
+        raise PlanError(f"a plan names at most {most} entities on each side")
     if plan.relation is not None:
         _check_signature(plan)
     elif plan.operation not in ("describe", "compare", "intersect", "difference"):

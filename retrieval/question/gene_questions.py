@@ -137,5 +137,5 @@ def unknown_gene_tokens(question: str, lexicon: GeneLexicon) -> list[str]:
     return [
         t
         for t in dict.fromkeys(_GENE_SHAPED.findall(question))
-        if t.upper() not in _NOT_GENES and lexicon.lookup(t) is None and not t.isdigit()
+        if t.upper() not in _NOT_GENES and lexicon.lookup(t) is None and not t.isdigit() and not lexicon.holds_symbol(t)
     ]
