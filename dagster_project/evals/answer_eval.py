@@ -209,11 +209,35 @@ def _kind_metrics(rows: list[dict]) -> dict[str, float]:
     absent = [r for r in rows if r["absent"]]
     out["not_found_precision"] = _share(sum(r["absent"] for r in said_absent), len(said_absent))
     out["not_found_recall"] = _share(sum(r["answer_kind"] == "not_found" for r in absent), len(absent))
+    out |= confusion_metrics(rows)
     denied = [r for r in rows if r["phrasing"].endswith("_denied")]
     if denied:  # statements that deny their relation, answered "Yes"/"No" as if they asserted it
         out["denied_statements"] = float(len(denied))
         out["wrong_polarity"] = float(sum(bool(_UNNEGATED_VERDICT.match(r["answer"])) for r in denied))
     return out
+
+
+def confusion(rows: list[dict]) -> Counter[tuple[str, str]]:
+    """(the kind a generated question was written for, the kind that answered it) for every question answered by
+    another kind."""
+    return Counter((r["expected_kind"], r["answer_kind"]) for r in rows if r["answer_kind"] != r["expected_kind"])
+
+
+def confusion_metrics(rows: list[dict]) -> dict[str, float]:
+    """The confusion matrix's off-diagonal mass, and the questions another typed kind took and answered wrongly
+    (a kind stealing its neighbour's phrasings; one read as a literature search is a miss, not a theft)."""
+    off = confusion(rows)
+    taken = [
+        r
+        for r in rows
+        if not r["kind_pass"] and r["answer_kind"] not in (r["expected_kind"], kind_eval.TEXT_ANSWER_KIND)
+    ]
+    worst = max((n for (_, answered), n in off.items() if answered != kind_eval.TEXT_ANSWER_KIND), default=0)
+    return {
+        "kinds_confusion_off_diagonal": sum(off.values()) / len(rows),
+        "kinds_taken_by_another": float(len(taken)),
+        "kinds_taken_most_by_one_pair": float(worst),
+    }
 
 
 def metrics(rows: list[dict]) -> dict[str, float]:
