@@ -217,13 +217,13 @@ def _kind_metrics(rows: list[dict]) -> dict[str, float]:
     return out
 
 
-def confusion(rows: list[dict]) -> Counter[tuple[str, str]]:
+def confusion(rows: list[dict[str, Any]]) -> Counter[tuple[str, str]]:
     """(the kind a generated question was written for, the kind that answered it) for every question answered by
     another kind."""
     return Counter((r["expected_kind"], r["answer_kind"]) for r in rows if r["answer_kind"] != r["expected_kind"])
 
 
-def confusion_metrics(rows: list[dict]) -> dict[str, float]:
+def confusion_metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
     """The confusion matrix's off-diagonal mass, and the questions another typed kind took and answered wrongly
     (a kind stealing its neighbour's phrasings; one read as a literature search is a miss, not a theft)."""
     off = confusion(rows)

@@ -207,9 +207,10 @@ def code_fingerprint(roots: Sequence[Path] = CODE_ROOTS) -> str:
 
 def _children(pid: int) -> list[psutil.Process]:
     try:
-        return psutil.Process(pid).children()
+        children: list[psutil.Process] = psutil.Process(pid).children()
     except psutil.NoSuchProcess:
         return []
+    return children
 
 
 def stop_left_behind(processes: list[psutil.Process], grace_s: float = 10.0) -> list[psutil.Process]:
@@ -217,7 +218,7 @@ def stop_left_behind(processes: list[psutil.Process], grace_s: float = 10.0) -> 
     launched runs to be cleared before it exits; when it cannot clear one (the instance's database is gone), it
     would wait forever, holding a loaded location's memory. A run it launched is a process of its own, left running.
     Returns the processes it killed."""
-    _, alive = psutil.wait_procs(processes, timeout=grace_s)
+    alive: list[psutil.Process] = psutil.wait_procs(processes, timeout=grace_s)[1]
     for process in alive:
         try:
             process.kill()
