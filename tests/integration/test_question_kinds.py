@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from dagster_project.core.settings import FluxSettings
 from dagster_project.core.stores import engine_for, graph_driver
 from dagster_project.evals import answer_eval, kind_eval, kind_questions
-from dagster_project.evals.answer_eval import eval_pipeline, metrics
+from dagster_project.evals.answer_eval import confusion, eval_pipeline, metrics
 from dagster_project.evals.gate import compare
 from dagster_project.evals.grounding import GroundingRule
 from dagster_project.evals.kind_truth import Truth, load_truth
@@ -21,7 +21,7 @@ from dagster_project.evals.questions import EvalQuestion
 from retrieval.kinds import registry
 from retrieval.model.index_state import current_index
 from tests.integration.conftest import ask_api as ask
-from tests.support.plans import six_kinds
+from tests.support.plans import members_of_any_pathway, six_kinds
 
 
 @pytest.fixture(scope="module")
@@ -90,9 +90,21 @@ def test_the_gate_fails_on_a_deliberately_worse_parser(
     baseline, _ = kind_scorecard
     assert worse["kinds_pass_rate"] < baseline["kinds_pass_rate"] - 0.3
     failed = {c.metric for c in compare("answer", worse, baseline, tolerance=0.02) if c.failed}
-    assert {"kinds_pass_rate", "not_found_recall", "kinds_taken_by_another"} <= failed
-    # It reads counts and directions as the six old kinds: those kinds take their neighbours' questions.
-    assert worse["kinds_taken_by_another"] > baseline["kinds_taken_by_another"], (worse, baseline)
+    assert {"kinds_pass_rate", "not_found_recall"} <= failed
+    assert not [c for c in compare("answer", baseline, baseline, tolerance=0.02) if c.failed]
+
+
+def test_a_kind_that_takes_its_neighbours_questions_fails_the_gate(
+    demo_platform: FluxSettings, truth: Truth, kind_scorecard: tuple[dict, list], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The six old kinds send what they do not know to the literature (misses); a kind that claims every question
+    naming one pathway takes its neighbours' questions, and the confusion gate sees it."""
+    baseline, rows = kind_scorecard
+    assert baseline["kinds_taken_by_another"] <= len(rows) * 0.01, confusion(rows).most_common(5)
+    monkeypatch.setattr(registry, "read_question", members_of_any_pathway)
+    worse, worse_rows = _evaluate(demo_platform, truth)
+    assert worse["kinds_taken_by_another"] > baseline["kinds_taken_by_another"] + 50, confusion(worse_rows)
+    assert "kinds_taken_by_another" in {c.metric for c in compare("answer", worse, baseline, 0.02) if c.failed}
     assert not [c for c in compare("answer", baseline, baseline, tolerance=0.02) if c.failed]
 
 

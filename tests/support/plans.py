@@ -44,3 +44,15 @@ def six_kinds(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Pl
             }
         )
     return Plan(kind="literature", operation="search", subjects=plan.entities, reason="not a kind this parser knows")
+
+
+def members_of_any_pathway(question: str, genes: GeneLexicon, pathways: PathwayLexicon) -> Plan:
+    """A deliberately greedy kind: any question that names exactly one pathway is read as a list of its members, on
+    that one name alone (today's rules otherwise)."""
+    plan = _READ(question, genes, pathways)
+    named = plan.of_type("pathway")
+    if plan.kind == "members" or len(named) != 1:
+        return plan
+    return Plan(
+        kind="members", operation="list", relation="member_of", objects=named, returns="gene", reason="a pathway named"
+    )
