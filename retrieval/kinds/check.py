@@ -518,7 +518,8 @@ def _choice_statement(data: CheckData) -> Statement:
     names = [option.name for option in options]
     listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
     n = len(data.items)
-    head = f"Of the {n} options, {len(chosen)} hold: {listed}." if chosen else f"Of the {n} options, none holds."
+    verb = "holds" if len(chosen) == 1 else "hold"
+    head = f"Of the {n} options, {len(chosen)} {verb}: {listed}." if chosen else f"Of the {n} options, none holds."
     cited = [node.id for item in chosen for node in (item.subject, item.object)]
     return head, list(dict.fromkeys(cited))
 

@@ -72,6 +72,7 @@ def _foreign_ids(read: Read) -> Plan | None:
         for i in _FOREIGN_ID.findall(read.question)
         if (i.upper() if i[:2].upper() == "R-" else i) not in read.pathways.by_id
         and not read.pathways.reactions.holds(i.upper())
+        and not read.genes.holds_symbol(i)  # "gpr132", "defb114": a gene symbol written in lower case
     ]
     if not unknown:
         return None

@@ -119,7 +119,7 @@ def test_the_answer_names_the_options_that_hold_and_cites_them() -> None:
     assert reply["answer"].startswith("Of the 3 options, 2 hold: GCK and PKM.")
     assert "HGNC:GCK" in reply["citations"] and "HGNC:PKM" in reply["citations"]
     negated = json.loads(compose_answer(data.model_copy(update={"choice": True, "negated": True}))[0])
-    assert negated["answer"].startswith("Of the 3 options, 1 hold: TP53.")
+    assert negated["answer"].startswith("Of the 3 options, 1 holds: TP53.")
     none = CheckData(relation="member_of", items=[_item("TP53", False)], choice=True)
     assert json.loads(compose_answer(none)[0])["answer"].startswith("Of the 1 options, none holds.")
     # Without `choice` the same items are a statement about all of them, answered yes or no.

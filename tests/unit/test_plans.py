@@ -13,6 +13,8 @@ from retrieval.kinds.registry import compose_answer, kind_for, turn_context
 from retrieval.kinds.scope import literature_may_answer
 from retrieval.model.answer import FinalAnswer
 from retrieval.model.answer_data import CheckData, CheckItem, ConnectionData, GeneRef, GraphPath, NodeRef, ScopeData
+from retrieval.model.genes import GeneLexicon
+from retrieval.model.pathways import PathwayLexicon
 from retrieval.model.plan import Absent, Entity, Plan, PlanError, plan_schema, validate
 from tests.support.demo_lexicons import demo_lexicons
 from tests.support.llm_server import response_format_problem
@@ -292,3 +294,24 @@ def test_abstaining_kinds_compose_with_confidence_zero() -> None:
     reply = json.loads(compose_answer(scope)[0])
     assert reply["confidence"] == 0.0 and reply["answer"].startswith("Flux does not hold that: it holds no drug")
     assert json.loads(compose_answer(CheckData(relation="member_of", items=[]))[0])["confidence"] == 0.95
+
+
+LOWER_CASE_SYMBOLS = GeneLexicon(
+    [("HGNC:4467", "GPR132", "G protein-coupled receptor 132", [], []), ("HGNC:18094", "DEFB114", "defensin", [], [])]
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("what type of gene is gpr132?", "gene_facts"),
+        ("which kegg or reactome pathways have defb114 as a member?", "gene_pathways"),
+    ],
+)
+def test_a_lower_case_symbol_shaped_like_a_kegg_id_is_the_gene(question: str, kind: str) -> None:
+    """ "gpr132" has the shape of another organism's KEGG id (three letters, three digits); the gene table holds it."""
+    plan = registry.read_question(question, LOWER_CASE_SYMBOLS, PathwayLexicon([]))
+    assert plan.kind == kind, plan.explain()
+    assert (
+        registry.read_question("is mmu04110 in the index?", LOWER_CASE_SYMBOLS, PathwayLexicon([])).kind == "not_found"
+    )
