@@ -26,7 +26,16 @@ from dagster_project.core.run_settings import location_settings
 from dagster_project.core.settings import PACKAGE_DIR, REPO_ROOT, as_environment
 from dagster_project.ops.instance import DEFINITIONS_MODULE, LOCATION_NAME, code_server_socket, render_dagster_home
 from dagster_project.stack.base import ProcessService, ServiceState, ServiceStatus
-from dagster_project.stack.process import PidFile, ServiceStartError, spawn_detached, stop_pid, tail, wait_until
+from dagster_project.stack.process import (
+    PidFile,
+    ServiceStartError,
+    children,
+    spawn_detached,
+    stop_left_behind,
+    stop_pid,
+    tail,
+    wait_until,
+)
 
 # The packages whose modules the location imports, and the dbt manifest its dbt assets are built from.
 CODE_ROOTS = (PACKAGE_DIR, PACKAGE_DIR.parent / "retrieval", REPO_ROOT / "dbt" / "target" / "manifest.json")
@@ -147,7 +156,7 @@ class CodeServerService(ProcessService):
         self.settings_file.unlink(missing_ok=True)
         if pid is None:
             return False
-        code_processes = _children(pid)
+        code_processes = children(pid)
         try:
             self._client().shutdown_server(timeout=10)
             psutil.Process(pid).wait(timeout=self.stop_timeout)
@@ -203,26 +212,3 @@ def code_fingerprint(roots: Sequence[Path] = CODE_ROOTS) -> str:
                 continue
             digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
-
-
-def _children(pid: int) -> list[psutil.Process]:
-    try:
-        children: list[psutil.Process] = psutil.Process(pid).children()
-    except psutil.NoSuchProcess:
-        return []
-    return children
-
-
-def stop_left_behind(processes: list[psutil.Process], grace_s: float = 10.0) -> list[psutil.Process]:
-    """Kill the code processes that outlive their server. Dagster's code process ignores SIGTERM and waits for its
-    launched runs to be cleared before it exits; when it cannot clear one (the instance's database is gone), it
-    would wait forever, holding a loaded location's memory. A run it launched is a process of its own, left running.
-    Returns the processes it killed."""
-    alive: list[psutil.Process] = psutil.wait_procs(processes, timeout=grace_s)[1]
-    for process in alive:
-        try:
-            process.kill()
-        except psutil.NoSuchProcess:
-            continue
-    psutil.wait_procs(alive, timeout=grace_s)
-    return alive

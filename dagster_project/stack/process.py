@@ -171,3 +171,26 @@ def stack_lock(run_dir: Path, timeout: float) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def children(pid: int) -> list[psutil.Process]:
+    try:
+        found: list[psutil.Process] = psutil.Process(pid).children()
+    except psutil.NoSuchProcess:
+        return []
+    return found
+
+
+def stop_left_behind(processes: list[psutil.Process], grace_s: float = 10.0) -> list[psutil.Process]:
+    """Kill the code processes that outlive their server. Dagster's code process ignores SIGTERM and waits for its
+    launched runs to be cleared before it exits; when it cannot clear one (the instance's database is gone), it
+    would wait forever, holding a loaded location's memory. A run it launched is a process of its own, left running.
+    Returns the processes it killed."""
+    alive: list[psutil.Process] = psutil.wait_procs(processes, timeout=grace_s)[1]
+    for process in alive:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            continue
+    psutil.wait_procs(alive, timeout=grace_s)
+    return alive

@@ -8,7 +8,7 @@ import sys
 
 import psutil
 
-from dagster_project.stack.code_server import stop_left_behind
+from dagster_project.stack.process import stop_left_behind
 
 # Like Dagster's code process: SIGTERM and SIGINT ignored, and it would otherwise wait forever.
 DEAF = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); time.sleep(600)"
