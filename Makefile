@@ -26,7 +26,7 @@ SAMPLE_QUESTION ?= Which KEGG pathway corresponds to Reactome's glycolysis, and 
 # No Dagster daemon on the test stack: the tests that need one start their own. No lineage check: the tests each read
 # a raw zone of their own in one instance (the lineage tests turn it on).
 TEST_ENV := FLUX_HOME=$(CURDIR)/.flux/test FLUX_PG_PORT=55442 FLUX_NEO4J_BOLT_PORT=57697 FLUX_REDIS_PORT=56389 \
-            FLUX_DAGSTER_DAEMON=false FLUX_LINEAGE_GUARD=false RAY_worker_niceness=0
+            FLUX_DAGSTER_DAEMON=false FLUX_LINEAGE_GUARD=false
 
 .PHONY: help setup up down status env dagster mlflow run serve test unit integration test-extended \
         lint lint-checks type-baseline redis-server chromium wheel asset-graph llm-server llm-model
@@ -204,10 +204,6 @@ REPORTS := .flux/test/reports
 # Unit tests on both cores (pytest-xdist): they share no state; `make unit UNIT_WORKERS=0` runs them in one process.
 UNIT_WORKERS ?= 2
 UNIT := tests/unit -n $(UNIT_WORKERS) --basetemp=.flux/test/pytest-unit
-# All four phases start together. The integration phase is the longest and waits on its servers for most of its
-# time (0.8 of the two cores busy when it ran alone), so the unit tests and the lint fill that idle CPU at a lower
-# priority instead of running before it; the e2e keeps the normal priority, since its own stack's servers share it.
-BESIDE_NICE ?= 10
 # `timed NAME COMMAND...`: runs COMMAND and appends "NAME start end exit-code" to the phase table.
 TIMED = timed() { local name=$$1 start=$$(date +%s.%N); shift; "$$@"; local rc=$$?; \
           echo "$$name $$start $$(date +%s.%N) $$rc" >> $(REPORTS)/phases.tsv; return $$rc; }
@@ -218,12 +214,10 @@ test: setup
 	  tmp=$$(mktemp -d /tmp/flux-test.XXXXXX); \
 	  timed e2e $(PYTEST) tests/e2e --basetemp=$$tmp/e2e --report-log=$(REPORTS)/e2e.jsonl $(PYTEST_ARGS) \
 	    > $(REPORTS)/e2e.log 2>&1 & e2e=$$!; \
-	  timed lint nice -n $(BESIDE_NICE) $(MAKE) --no-print-directory lint-checks > $(REPORTS)/lint.log 2>&1 & lint=$$!; \
-	  timed unit nice -n $(BESIDE_NICE) $(PYTEST) $(UNIT) --report-log=$(REPORTS)/unit.jsonl $(PYTEST_ARGS) \
-	    > $(REPORTS)/unit.log 2>&1 & unit_pid=$$!; \
+	  timed lint $(MAKE) --no-print-directory lint-checks > $(REPORTS)/lint.log 2>&1 & lint=$$!; \
+	  timed unit $(PYTEST) $(UNIT) --report-log=$(REPORTS)/unit.jsonl $(PYTEST_ARGS); unit=$$?; \
 	  timed integration $(PYTEST) tests/integration $(FAST) --report-log=$(REPORTS)/integration.jsonl $(PYTEST_ARGS); \
 	  integration=$$?; \
-	  wait $$unit_pid; unit=$$?; echo "--- tests/unit (ran beside the others) ---"; cat $(REPORTS)/unit.log; \
 	  wait $$lint; lint_rc=$$?; echo "--- make lint (ran beside the tests) ---"; cat $(REPORTS)/lint.log; \
 	  wait $$e2e; e2e_rc=$$?; echo "--- tests/e2e (ran beside the others) ---"; cat $(REPORTS)/e2e.log; \
 	  rm -rf $$tmp; \
