@@ -3,11 +3,18 @@ served rules (the offline judge's threshold, the evidence floor), and the questi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.table import Table
 
 from dagster_project.cli.output import console, err_console
 from dagster_project.core.settings import FluxConfigError, get_settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from dagster_project.evals.store import EvalRun
 
 evals_app = typer.Typer(
     help="Eval scorecards: show the latest, accept them as the regression baseline; fits.", no_args_is_help=True
@@ -54,6 +61,27 @@ def evals_show() -> None:
                 gate,
             )
         console.print(table)
+        if scorecard == "answer":
+            _print_question_changes(engine, baseline, current)
+
+
+def _print_question_changes(engine: Engine, baseline: EvalRun | None, current: EvalRun) -> None:
+    """What the answer gate sees question by question (docs/evals.md, "Question by question")."""
+    from dagster_project.evals.question_changes import against_baseline
+
+    found = against_baseline(engine, baseline, current)
+    if found is None:
+        console.print("questions: not compared (no baseline, or the data changed since it)")
+        return
+    console.print(
+        f"questions the baseline answered right: {len(found.changed)} changed, {len(found.unexplained)} without a"
+        f" reason in answer_changes.json; {found.reworded} still right in other words, {found.no_longer_asked} no"
+        " longer asked"
+    )
+    for change in found.unexplained[:10]:
+        console.print(
+            f"  [red]unexplained[/red] {change.set}: {change.question!r} → {change.now.outcome} ({change.now.kind})"
+        )
 
 
 @evals_app.command("accept")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from dagster_project.core.settings import FluxSettings
-from dagster_project.evals import abstention_eval, kind_eval
+from dagster_project.evals import abstention_eval, kind_eval, question_changes
 from dagster_project.evals.answer_checks import (
     GENE_LIST_MIN,
     RawCheck,
@@ -241,10 +241,16 @@ def confusion_metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def metrics(rows: list[dict]) -> dict[str, float]:
+    """The scorecard's metrics, and each graded set's right / refused / wrong counts (question_changes.py)."""
     kind_rows = [r for r in rows if r["variant"] == "kinds"]
     abstention_rows = [r for r in rows if r["variant"] == "answerability"]
-    rows = [r for r in rows if r["variant"] not in ("kinds", "answerability")]
-    return _answer_metrics(rows) | _kind_metrics(kind_rows) | abstention_eval.metrics(abstention_rows)
+    others = [r for r in rows if r["variant"] not in ("kinds", "answerability")]
+    return (
+        _answer_metrics(others)
+        | _kind_metrics(kind_rows)
+        | abstention_eval.metrics(abstention_rows)
+        | question_changes.set_metrics(rows)
+    )
 
 
 def _answer_metrics(rows: list[dict]) -> dict[str, float]:

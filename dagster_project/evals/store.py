@@ -26,6 +26,7 @@ class EvalRun:
     accepted: bool
     created_at: datetime
     reused_from: int | None = None  # the eval run whose result this one reuses (same inputs)
+    dataset_version: str = ""  # the data the candidate index was built from
 
 
 def save_run(
@@ -153,10 +154,13 @@ def _row(row: Any) -> EvalRun:
         row.accepted,
         row.created_at,
         row.reused_from,
+        row.dataset_version or "",
     )
 
 
-_COLUMNS = "id, scorecard, dagster_run_id, index_version, metrics, params, accepted, created_at, reused_from"
+_COLUMNS = (
+    "id, scorecard, dagster_run_id, index_version, metrics, params, accepted, created_at, reused_from, dataset_version"
+)
 
 
 def latest(engine: Engine, scorecard: str, dagster_run_id: str | None = None) -> EvalRun | None:
@@ -195,3 +199,15 @@ def accept_latest(engine: Engine, scorecards: tuple[str, ...] = SCORECARDS) -> l
             if row is not None:
                 accepted.append(_row(row))
     return accepted
+
+
+def question_rows(engine: Engine, eval_run_id: int) -> list[dict[str, Any]]:
+    """The stored per-question results of one eval run."""
+    with engine.connect() as conn:
+        results: list[dict[str, Any]] = list(
+            conn.execute(
+                text("SELECT result FROM eval_question_results WHERE eval_run_id = :id ORDER BY question_id, variant"),
+                {"id": eval_run_id},
+            ).scalars()
+        )
+    return results

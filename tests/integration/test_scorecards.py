@@ -161,6 +161,8 @@ def test_a_failed_gate_leaves_serving_on_the_previous_index(
     finally:
         with engine.begin() as conn:  # back to the session's index and scorecard for any later test
             conn.execute(text("DELETE FROM index_versions WHERE version <> :v"), {"v": served})
+            # The scorecards accepted on the other index are no baseline for the session's index.
+            conn.execute(text("UPDATE eval_runs SET accepted = false WHERE index_version <> :v"), {"v": served})
             conn.execute(text("UPDATE index_versions SET published_at = now(), candidate_at = now()"))
             for run_id, metrics in accepted:
                 conn.execute(

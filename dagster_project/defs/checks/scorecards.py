@@ -3,6 +3,7 @@
 FLUX_EVAL_TOLERANCE). With no accepted baseline yet the check passes and says how to accept one."""
 
 import dagster as dg
+from dagster._core.definitions.metadata import RawMetadataValue
 
 from dagster_project.defs.assets.scorecards import (
     answer_scorecard,
@@ -13,6 +14,7 @@ from dagster_project.defs.assets.scorecards import (
 from dagster_project.defs.check_decorator import flux_check
 from dagster_project.defs.resources import PostgresResource
 from dagster_project.defs.resources.settings import FluxSettingsParam
+from dagster_project.evals import question_changes
 from dagster_project.evals.gate import compare, markdown
 from dagster_project.evals.store import accepted_baseline, latest
 
@@ -27,16 +29,24 @@ def _gate(
     baseline = accepted_baseline(engine, scorecard)
     comparisons = compare(scorecard, current.metrics, baseline.metrics if baseline else None, tolerance)
     failed = [c.metric for c in comparisons if c.failed]
-    return dg.AssetCheckResult(
-        passed=not failed,
-        metadata={
-            "eval_run_id": current.id,
-            "baseline_eval_run_id": baseline.id if baseline else "none (flux evals accept)",
-            "tolerance": tolerance,
-            "regressed": ", ".join(failed) or "none",
-            "comparison": dg.MetadataValue.md(markdown(comparisons)),
-        },
-    )
+    metadata: dict[str, RawMetadataValue] = {
+        "eval_run_id": current.id,
+        "baseline_eval_run_id": baseline.id if baseline else "none (flux evals accept)",
+        "tolerance": tolerance,
+        "regressed": ", ".join(failed) or "none",
+        "comparison": dg.MetadataValue.md(markdown(comparisons)),
+    }
+    changed = question_changes.against_baseline(engine, baseline, current) if scorecard == "answer" else None
+    if changed is not None:
+        unexplained = len(changed.unexplained)
+        if unexplained:
+            failed.append(f"{unexplained} question(s) the accepted scorecard answered right, changed without a reason")
+        metadata |= {
+            "questions_changed": len(changed.changed),
+            "questions_changed_unexplained": unexplained,
+            "question_changes": dg.MetadataValue.md(question_changes.markdown(changed)),
+        }
+    return dg.AssetCheckResult(passed=not failed, metadata=metadata | {"regressed": ", ".join(failed) or "none"})
 
 
 def _make_gate(asset: dg.AssetsDefinition, scorecard: str) -> dg.AssetChecksDefinition:
