@@ -17,12 +17,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine
 
-    from dagster_project.evals.store import EvalRun
+from dagster_project.evals.store import EvalRun, question_rows
 
 EXPLAINED_FILE = Path(__file__).with_name("answer_changes.json")
 OUTCOMES = ("right", "refused", "wrong")
@@ -77,14 +76,9 @@ def _outcome(right: bool, refused: bool) -> str:
 
 def set_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     """`set_<set>_<outcome>` counts for every graded set (reported on each platform the scorecard runs on)."""
-    counts: Counter[tuple[str, str]] = Counter()
-    sets: set[str] = set()
-    for row in rows:
-        grade = graded(row)
-        if grade is not None:
-            counts[(grade.set, grade.outcome)] += 1
-            sets.add(grade.set)
-    return {f"set_{s}_{outcome}": float(counts[(s, outcome)]) for s in sorted(sets) for outcome in OUTCOMES}
+    counts = Counter((g.set, g.outcome) for row in rows if (g := graded(row)) is not None)
+    sets = sorted({s for s, _ in counts})
+    return {f"set_{s}_{outcome}": float(counts[(s, outcome)]) for s in sets for outcome in OUTCOMES}
 
 
 def _key(row: Mapping[str, Any]) -> tuple[str, str]:
@@ -129,8 +123,6 @@ def against_baseline(engine: Engine, baseline: EvalRun | None, current: EvalRun)
     """The stored answer scorecard `current` against the accepted `baseline`, question by question, with the
     reasons the change gives; None without a baseline or when the data changed since it (a refresh may change what
     is right, and the gated metrics judge it)."""
-    from dagster_project.evals.store import question_rows
-
     if baseline is None or baseline.dataset_version != current.dataset_version:
         return None
     return compare(question_rows(engine, baseline.id), question_rows(engine, current.id), load_explained())

@@ -33,7 +33,6 @@ def _gate(
         "eval_run_id": current.id,
         "baseline_eval_run_id": baseline.id if baseline else "none (flux evals accept)",
         "tolerance": tolerance,
-        "regressed": ", ".join(failed) or "none",
         "comparison": dg.MetadataValue.md(markdown(comparisons)),
     }
     changed = question_changes.against_baseline(engine, baseline, current) if scorecard == "answer" else None
